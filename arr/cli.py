@@ -1,0 +1,142 @@
+"""The ``arr`` command: demo, index, search and memory, each a Hydra app over ``conf/``.
+
+Free-text values (``query=``, ``title=``, ``body=``, ``tags=``, ``id=``) are taken out of the
+argument list before Hydra sees it, so a query may contain ``:``, ``,``, quotes or ``${...}``
+without being parsed as override syntax or resolved as an interpolation. Everything else is a
+Hydra override (``fusion.rank_constant=30 tools=[bm25]``; ``-m`` for sweeps). Errors are one
+line on stderr (``arr: error: ...``) with exit code 2; no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arr.errors import ArrError, ConfigError
+
+COMMANDS = ("demo", "index", "search", "memory")
+MEMORY_ACTIONS = ("add", "publish", "retract", "list")
+FREE_TEXT_KEYS = ("query", "title", "body", "tags", "id")
+USAGE = """usage: arr <command> [key=value ...] [hydra overrides ...]
+
+commands:
+  demo                       index the demo workspace and answer its demo queries
+  index [scope=NAME]         (re)build indexes and seed the memory store
+  search query=TEXT scope=NAME [--json]
+                             answer one query (--json: the full RouterResult)
+  memory add id=ID scope=NAME title=TEXT body=TEXT [tags=a,b]
+  memory publish id=ID | memory retract id=ID | memory list [scope=NAME] [status=S]
+
+Any Hydra override works: tools=[bm25] fusion.rank_constant=30 pipeline=bm25_only ...
+"""
+log = logging.getLogger("arr.cli")
+
+
+def split_arguments(args: list[str]) -> tuple[dict[str, str], list[str]]:
+    texts: dict[str, str] = {}
+    overrides = []
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if sep and key in FREE_TEXT_KEYS:
+            texts[key] = value
+        elif arg == "--json":
+            overrides.append("output=json")
+        else:
+            overrides.append(arg)
+    return texts, overrides
+
+
+def fail(message: str, code: int = 2) -> int:
+    print(f"arr: error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    args = list(sys.argv[1:] if argv is None else argv)
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command not in COMMANDS:
+        return fail(f"unknown command {command!r}; valid commands: {', '.join(COMMANDS)}")
+    action = None
+    if command == "memory":
+        if not rest or rest[0] not in MEMORY_ACTIONS:
+            return fail(f"memory needs an action: {', '.join(MEMORY_ACTIONS)}")
+        action, rest = rest[0], rest[1:]
+    texts, overrides = split_arguments(rest)
+    multirun = any(o in ("-m", "--multirun") for o in overrides)
+    try:
+        if not multirun:
+            from arr.api import compose
+
+            compose(command, overrides)  # one-line error for a bad override, before any run
+        return _run_hydra(command, lambda cfg: _dispatch(command, action, texts, cfg), overrides)
+    except ArrError as exc:
+        return fail(str(exc))
+
+
+def _run_hydra(command: str, task: Callable[[Any], int], overrides: list[str]) -> int:
+    import hydra
+
+    from arr.api import CONF_DIR, register_resolvers, searchpath_override
+
+    register_resolvers()
+    outcome: dict[str, int] = {}
+
+    def job(cfg: Any) -> None:
+        outcome["code"] = max(outcome.get("code", 0), _guarded(task, cfg))
+
+    app = hydra.main(config_path=str(CONF_DIR), config_name=command, version_base="1.3")(job)
+    saved = sys.argv
+    sys.argv = [f"arr-{command}", *overrides, searchpath_override()]
+    try:
+        app()
+    finally:
+        sys.argv = saved
+    return outcome.get("code", 1)
+
+
+def _guarded(task: Callable[[Any], int], cfg: Any) -> int:
+    try:
+        return task(cfg)
+    except ArrError as exc:
+        log.error("%s", exc)
+        return fail(str(exc))
+    except Exception as exc:  # a bug: keep the traceback in the run log, one line for the user
+        log.exception("internal error")
+        return fail(f"internal error ({type(exc).__name__}: {exc}); details in the run log", 1)
+
+
+def _run_dir() -> Path:
+    from hydra.core.hydra_config import HydraConfig
+
+    return Path(HydraConfig.get().runtime.output_dir)
+
+
+def _dispatch(command: str, action: str | None, texts: dict[str, str], cfg: Any) -> int:
+    from omegaconf import OmegaConf
+
+    from arr import commands
+
+    if OmegaConf.select(cfg, "scope", throw_on_missing=False) is None and \
+            OmegaConf.is_missing(cfg, "scope"):
+        raise ConfigError("scope is required: add scope=<name> (see the workspace's scopes)")
+    from arr.runner import config_container
+
+    container = config_container(cfg)
+    run_dir = _run_dir()
+    (run_dir / "config.resolved.json").write_text(json.dumps(container, indent=2, default=str))
+    handler = getattr(commands, f"run_{command}")
+    return int(handler(container, texts, action, run_dir))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

@@ -1,0 +1,101 @@
+"""The runner: the one place that instantiates stages from a composed config.
+
+It refuses any ``_target_`` outside ``arr.`` (so a config file cannot make ARR import and run
+arbitrary code), injects each tool's name from its YAML key, and turns Hydra's instantiation
+errors into one-line ConfigErrors that name the offending option.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from typing import Any
+
+from arr.errors import ArrError, ConfigError
+from arr.router.router import RetrievalRouter
+from arr.workspace import Workspace
+
+ALLOWED_TARGET_PREFIX = "arr."
+
+
+def _targets(node: Any, path: str = "") -> Iterator[tuple[str, str]]:
+    if isinstance(node, dict):
+        for key, value in node.items():
+            where = f"{path}.{key}" if path else str(key)
+            if key == "_target_":
+                yield path or "<root>", str(value)
+            else:
+                yield from _targets(value, where)
+    elif isinstance(node, list):
+        for index, value in enumerate(node):
+            yield from _targets(value, f"{path}[{index}]")
+
+
+def check_targets(container: dict[str, Any]) -> None:
+    """Every ``_target_`` must live in the arr package."""
+    for where, target in _targets(container):
+        if not target.startswith(ALLOWED_TARGET_PREFIX):
+            raise ConfigError(f"{where}._target_ = {target!r} is outside the arr package; "
+                              f"only '{ALLOWED_TARGET_PREFIX}*' targets may be instantiated")
+
+
+def instantiate_stage(node: dict[str, Any], label: str, **kwargs: Any) -> Any:
+    from hydra.errors import InstantiationException
+    from hydra.utils import instantiate
+
+    if not isinstance(node, dict) or "_target_" not in node:
+        raise ConfigError(f"config group {label!r} has no _target_; pick an option, e.g. "
+                          f"{label}=<name>")
+    check_targets(node)
+    try:
+        return instantiate(node, _convert_="all", **kwargs)
+    except InstantiationException as exc:
+        cause = exc.__cause__
+        if isinstance(cause, ArrError):
+            raise cause from None
+        detail = str(cause) if cause is not None else str(exc).splitlines()[0]
+        raise ConfigError(f"cannot build {label} ({node['_target_']}): {detail}") from None
+
+
+def config_container(cfg: Any) -> dict[str, Any]:
+    """A resolved plain-dict copy of an OmegaConf config (hydra node removed)."""
+    from omegaconf import OmegaConf
+    from omegaconf.errors import OmegaConfBaseException
+
+    try:
+        container = OmegaConf.to_container(cfg, resolve=True, throw_on_missing=True)
+    except OmegaConfBaseException as exc:
+        raise ConfigError(f"config cannot be resolved: {str(exc).splitlines()[0]}") from None
+    assert isinstance(container, dict)
+    container.pop("hydra", None)
+    return container
+
+
+def build_workspace(container: dict[str, Any]) -> Workspace:
+    workspace = instantiate_stage(container.get("workspace"), "workspace")
+    if not isinstance(workspace, Workspace):
+        raise ConfigError("workspace._target_ must build an arr.workspace.Workspace")
+    return workspace
+
+
+def build_tools(container: dict[str, Any], workspace: Workspace) -> dict[str, Any]:
+    tools_cfg = container.get("tools") or {}
+    if not isinstance(tools_cfg, dict):
+        raise ConfigError("tools must be a mapping of tool name -> tool config")
+    return {name: instantiate_stage(node, f"tools.{name}", name=name, workspace=workspace)
+            for name, node in sorted(tools_cfg.items())}
+
+
+def build_router(container: dict[str, Any]) -> RetrievalRouter:
+    """Workspace, tools, planner, fusion, reranker -> a RetrievalRouter (not yet warm)."""
+    check_targets(container)
+    workspace = build_workspace(container)
+    tools = build_tools(container, workspace)
+    router = instantiate_stage(
+        container.get("router"), "router", tools=tools,
+        planner=instantiate_stage(container.get("planner"), "planner"),
+        fusion=instantiate_stage(container.get("fusion"), "fusion"),
+        reranker=instantiate_stage(container.get("reranker"), "reranker"),
+        scopes=workspace.named_scopes())
+    if not isinstance(router, RetrievalRouter):
+        raise ConfigError("router._target_ must build an arr.router.router.RetrievalRouter")
+    return router

@@ -1,0 +1,35 @@
+"""The Tool contract every channel implements (STYLE "Stage contract").
+
+A tool is cheap to build (``__init__`` stores plain values), explicit to warm (``warm_up``
+loads indexes lazily and idempotently), reports index freshness per scope, and returns evidence
+already filtered to the request scope. The Router is the only caller of ``retrieve``.
+"""
+
+from __future__ import annotations
+
+from typing import Protocol, runtime_checkable
+
+from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall
+
+
+@runtime_checkable
+class Tool(Protocol):
+    name: str
+    read_only: bool
+    provider: str
+    summary: str
+
+    def warm_up(self) -> None: ...
+
+    def freshness(self, scope: ScopeKey) -> Freshness: ...
+
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]: ...
+
+
+class ChannelError(Exception):
+    """A channel could not answer; the Router records it as a degradation with ``code``."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail

@@ -1,0 +1,194 @@
+"""BM25 channel on bm25s: one persistent index per scope partition, memory-mapped on load.
+
+Config: ``conf/tools/bm25.yaml``. Isolation holds by construction: a query only ever touches the
+partition of its own ScopeKey. Each partition's manifest records the source fingerprint, build
+time and arr version, which ``freshness`` compares with the workspace as it is now.
+
+Tokenisation splits identifiers as well as keeping them whole (``learning_rate`` yields
+``learning_rate``, ``learning`` and ``rate``), so a researcher finds a config key both by its
+exact name and by the words in it. Scores <= 0 are dropped: bm25s pads with zero-score rows.
+"""
+
+from __future__ import annotations
+
+import re
+import threading
+import time
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from arr import __version__, codes
+from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.tools.base import ChannelError
+from arr.tools.partition import build_generation, current_generation, read_manifest
+from arr.workspace import Document, Workspace
+
+_TOKEN = re.compile(r"[A-Za-z0-9_]+|[^\W\d_]+", re.UNICODE)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+DOCS_FILE = "documents.jsonl"
+
+
+def make_tokenizer(stemmer_language: str | None = "english",
+                   stopwords: Iterable[str] = ()) -> Callable[[str], list[str]]:
+    """A deterministic tokenizer shared by indexing and querying."""
+    stem = None
+    if stemmer_language:
+        import Stemmer  # PyStemmer; light, but only needed once a tool is used
+
+        stem = Stemmer.Stemmer(stemmer_language).stemWord
+    stop = frozenset(stopwords)
+
+    def tokenize(text: str) -> list[str]:
+        tokens: list[str] = []
+        for match in _TOKEN.findall(text):
+            parts = [match] + [p for p in re.split(r"_+", match) if p and p != match]
+            if any(c.isupper() for c in match[1:]):
+                parts += [p for p in _CAMEL.findall(match) if p != match]
+            for part in parts:
+                lowered = part.lower()
+                if len(lowered) < 2 or lowered in stop:
+                    continue
+                tokens.append(stem(lowered) if stem else lowered)
+        return tokens
+
+    return tokenize
+
+
+def _english_stopwords() -> tuple[str, ...]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return tuple(STOPWORDS_EN)
+
+
+class BM25Tool:
+    read_only = True
+    provider = "local"
+    summary = ("bm25: lexical ranking over the project's notes, code, configs and logs; good for "
+               "exact terms, symbols, config keys and error messages")
+
+    def __init__(self, name: str, workspace: Workspace, top_k: int = 20,
+                 snippet_chars: int = 400, freshness_tolerance_s: float = 0.0,
+                 k1: float = 1.5, b: float = 0.75, stemmer_language: str | None = "english",
+                 show_progress: bool = False) -> None:
+        if top_k < 1:
+            raise ValueError(f"top_k must be >= 1, got {top_k}")
+        if freshness_tolerance_s < 0:
+            raise ValueError(f"freshness_tolerance_s must be >= 0, got {freshness_tolerance_s}")
+        self.name = name
+        self.workspace = workspace
+        self.index_dir = workspace.index_dir / name
+        self.top_k = top_k
+        self.snippet_chars = snippet_chars
+        self.freshness_tolerance_s = freshness_tolerance_s
+        self.k1, self.b = k1, b
+        self.stemmer_language = stemmer_language
+        self.show_progress = show_progress
+        self._tokenize: Callable[[str], list[str]] | None = None
+        self._loaded: dict[str, tuple[Path, Any, list[Document], ScopeKey]] = {}
+        self._lock = threading.Lock()
+
+    def warm_up(self) -> None:
+        if self._tokenize is None:
+            self._tokenize = make_tokenizer(self.stemmer_language, _english_stopwords())
+
+    # ---- building -------------------------------------------------------------------------
+    def build(self, scope: ScopeKey) -> dict[str, Any]:
+        """(Re)build the partition of one scope; returns its manifest."""
+        import bm25s
+
+        self.warm_up()
+        assert self._tokenize is not None
+        fingerprint, newest_ns = self.workspace.source_state(scope)
+        documents = list(self.workspace.documents(scope))
+        corpus_tokens = [self._tokenize(d.text) or ["\u2400empty"] for d in documents]
+        manifest = {
+            "scope": scope.model_dump(), "source_fingerprint": fingerprint,
+            "source_newest_mtime_ns": newest_ns, "built_at": time.time(),
+            "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "arr_version": __version__, "documents": len(documents), "k1": self.k1, "b": self.b,
+            "stemmer": self.stemmer_language,
+        }
+
+        def write(folder: Path) -> None:
+            if documents:
+                retriever = bm25s.BM25(k1=self.k1, b=self.b)
+                retriever.index(corpus_tokens, show_progress=self.show_progress)
+                retriever.save(str(folder))
+            with (folder / DOCS_FILE).open("w", encoding="utf-8") as handle:
+                for doc in documents:
+                    handle.write(doc.model_dump_json() + "\n")
+
+        build_generation(self.index_dir, scope, manifest, write)
+        with self._lock:
+            self._loaded.pop(scope.fingerprint(), None)
+        return manifest
+
+    # ---- serving --------------------------------------------------------------------------
+    def freshness(self, scope: ScopeKey) -> Freshness:
+        generation = current_generation(self.index_dir, scope)
+        if generation is None:
+            return Freshness(fresh=False, code=codes.INDEX_MISSING,
+                             detail=f"no {self.name} index for scope {scope.label()}; run arr index")
+        try:
+            manifest = read_manifest(generation)
+            fingerprint, newest_ns = self.workspace.source_state(scope)
+        except (OSError, ValueError) as exc:
+            return Freshness(fresh=False, code=codes.INDEX_STALE, detail=f"unreadable: {exc}")
+        if manifest.get("source_fingerprint") == fingerprint:
+            return Freshness(fresh=True)
+        lag_s = newest_ns / 1e9 - float(manifest.get("built_at", 0))
+        if self.freshness_tolerance_s and lag_s <= self.freshness_tolerance_s:
+            return Freshness(fresh=True, code="fresh_within_tolerance", detail=f"lag {lag_s:.1f}s")
+        return Freshness(fresh=False, code=codes.INDEX_STALE,
+                         detail=f"sources changed after the {self.name} index was built")
+
+    def _load(self, scope: ScopeKey) -> tuple[Any, list[Document], ScopeKey]:
+        import bm25s
+
+        generation = current_generation(self.index_dir, scope)
+        if generation is None:
+            raise ChannelError(codes.INDEX_MISSING, f"no {self.name} index for {scope.label()}")
+        key = scope.fingerprint()
+        with self._lock:
+            cached = self._loaded.get(key)
+            if cached is not None and cached[0] == generation:
+                return cached[1], cached[2], cached[3]
+        try:
+            manifest = read_manifest(generation)
+            owner = ScopeKey.model_validate(manifest["scope"])
+            with (generation / DOCS_FILE).open(encoding="utf-8") as handle:
+                documents = [Document.model_validate_json(line) for line in handle]
+            retriever = (bm25s.BM25.load(str(generation), mmap=True, show_progress=False)
+                         if documents else None)
+        except (OSError, ValueError, KeyError) as exc:
+            raise ChannelError(codes.INDEX_CORRUPT, f"{self.name} index unreadable: {exc}") from None
+        with self._lock:
+            self._loaded[key] = (generation, retriever, documents, owner)
+        return retriever, documents, owner
+
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
+        self.warm_up()
+        assert self._tokenize is not None
+        retriever, documents, owner = self._load(scope)
+        if retriever is None:
+            return []
+        vocab = retriever.vocab_dict
+        tokens = [t for t in dict.fromkeys(self._tokenize(call.query)) if t in vocab]
+        if not tokens:
+            return []
+        k = min(call.top_k or self.top_k, len(documents))
+        rows, scores = retriever.retrieve([tokens], k=k, show_progress=False, n_threads=1)
+        ranked = [(int(r), float(s)) for r, s in zip(rows[0], scores[0], strict=True) if s > 0]
+        ranked.sort(key=lambda pair: (-pair[1], documents[pair[0]].id))
+        return [self._evidence(documents[row], score, rank, owner)
+                for rank, (row, score) in enumerate(ranked, 1)]
+
+    def _evidence(self, doc: Document, score: float, rank: int, owner: ScopeKey) -> EvidenceChunk:
+        return EvidenceChunk(
+            id=doc.id, scope=owner, channel=self.name,
+            location=Location(path=doc.path, start_line=doc.start_line, end_line=doc.end_line,
+                              document_id=doc.document_id),
+            snippet=doc.text[: self.snippet_chars], score=score, ranks={self.name: rank})
+

@@ -1,0 +1,75 @@
+"""Per-scope index partitions on disk, swapped in atomically.
+
+Layout: ``<index_dir>/<scope fingerprint>/CURRENT`` names the live generation folder
+(``gen-<ns>``) next to it; each generation holds the index files and ``manifest.json``. A build
+writes a new generation, then replaces ``CURRENT`` with ``os.replace`` (atomic on POSIX), so a
+reader sees the old index or the new one, never half of one; a crashed build leaves only an
+orphan folder that the next build removes. Used by the bm25 channel (and any indexed channel).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arr.models import ScopeKey
+
+MANIFEST = "manifest.json"
+POINTER = "CURRENT"
+
+
+def partition_dir(index_dir: Path, scope: ScopeKey) -> Path:
+    return index_dir / scope.fingerprint()
+
+
+def current_generation(index_dir: Path, scope: ScopeKey) -> Path | None:
+    """The live generation folder of a scope, or None when no complete build exists."""
+    base = partition_dir(index_dir, scope)
+    try:
+        name = (base / POINTER).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        return None
+    if not name.startswith("gen-") or "/" in name:
+        return None
+    generation = base / name
+    return generation if (generation / MANIFEST).is_file() else None
+
+
+def read_manifest(generation: Path) -> dict[str, Any]:
+    return json.loads((generation / MANIFEST).read_text(encoding="utf-8"))
+
+
+def build_generation(index_dir: Path, scope: ScopeKey, manifest: dict[str, Any],
+                     write: Callable[[Path], None]) -> Path:
+    """Write a new generation with ``write(folder)``, then swap it in and clean up old ones."""
+    base = partition_dir(index_dir, scope)
+    base.mkdir(parents=True, exist_ok=True)
+    generation = base / f"gen-{time.time_ns()}-{os.getpid()}"
+    generation.mkdir()
+    try:
+        write(generation)
+        tmp_manifest = generation / (MANIFEST + ".tmp")
+        tmp_manifest.write_text(json.dumps(manifest, indent=2, sort_keys=True), encoding="utf-8")
+        os.replace(tmp_manifest, generation / MANIFEST)
+        tmp_pointer = base / f"{POINTER}.tmp-{os.getpid()}"
+        tmp_pointer.write_text(generation.name, encoding="utf-8")
+        os.replace(tmp_pointer, base / POINTER)
+    except BaseException:
+        shutil.rmtree(generation, ignore_errors=True)
+        raise
+    _remove_stale(base, keep=generation.name)
+    return generation
+
+
+def _remove_stale(base: Path, keep: str) -> None:
+    # Readers that already mapped an old generation keep their open files (POSIX semantics).
+    for entry in base.iterdir():
+        if entry.name != keep and entry.name.startswith("gen-"):
+            shutil.rmtree(entry, ignore_errors=True)
+        elif entry.name.startswith(f"{POINTER}.tmp-"):
+            entry.unlink(missing_ok=True)
