@@ -14,8 +14,9 @@ if TYPE_CHECKING:
     from arr.router.router import RetrievalRouter
 
 
-def load_router(overrides: list[str] | None = None, config_name: str = "search",
-                warm: bool = True) -> RetrievalRouter:
+def load_router(
+    overrides: list[str] | None = None, config_name: str = "search", warm: bool = True
+) -> RetrievalRouter:
     """Compose the Hydra config with ``overrides`` and build a ready RetrievalRouter."""
     from arr.api import load_router as _load_router
 

@@ -46,14 +46,16 @@ def compose(config_name: str = "search", overrides: list[str] | None = None) -> 
     register_resolvers()
     try:
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
-            return hydra_compose(config_name=config_name,
-                                 overrides=[*(overrides or []), searchpath_override()])
+            return hydra_compose(
+                config_name=config_name, overrides=[*(overrides or []), searchpath_override()]
+            )
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
         raise ConfigError(_first_line(exc)) from None
 
 
-def load_router(overrides: list[str] | None = None, config_name: str = "search",
-                warm: bool = True) -> RetrievalRouter:
+def load_router(
+    overrides: list[str] | None = None, config_name: str = "search", warm: bool = True
+) -> RetrievalRouter:
     router = build_router(config_container(compose(config_name, overrides)))
     if warm:
         router.warm_up()

@@ -17,7 +17,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arr.errors import ArrError, ConfigError
+from arr.errors import ArrError
 
 COMMANDS = ("demo", "index", "search", "memory")
 MEMORY_ACTIONS = ("add", "publish", "retract", "list")
@@ -122,13 +122,7 @@ def _run_dir() -> Path:
 
 
 def _dispatch(command: str, action: str | None, texts: dict[str, str], cfg: Any) -> int:
-    from omegaconf import OmegaConf
-
     from arr import commands
-
-    if OmegaConf.select(cfg, "scope", throw_on_missing=False) is None and \
-            OmegaConf.is_missing(cfg, "scope"):
-        raise ConfigError("scope is required: add scope=<name> (see the workspace's scopes)")
     from arr.runner import config_container
 
     container = config_container(cfg)

@@ -10,6 +10,7 @@ NOT_READ_ONLY = "not_read_only"
 PROVIDER_NOT_LOCAL = "provider_not_local"
 INDEX_STALE = "index_stale"
 INDEX_MISSING = "index_missing"
+FRESHNESS_UNKNOWN = "freshness_unknown"
 BUDGET_ROUNDS = "budget_rounds_exhausted"
 BUDGET_CALLS = "budget_calls_exhausted"
 
@@ -34,6 +35,7 @@ ADMISSION_CODES: tuple[str, ...] = (
     PROVIDER_NOT_LOCAL,
     INDEX_STALE,
     INDEX_MISSING,
+    FRESHNESS_UNKNOWN,
     BUDGET_ROUNDS,
     BUDGET_CALLS,
 )

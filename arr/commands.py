@@ -25,13 +25,15 @@ def _scopes_to_index(container: dict[str, Any], named: dict[str, Any]) -> dict[s
     return {scope: resolve_scope(scope, named)}
 
 
-def run_index(container: dict[str, Any], texts: dict[str, str], action: str | None,
-              run_dir: Path) -> int:
+def run_index(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
     workspace = build_workspace(container)
     tools = build_tools(container, workspace)
     scopes = _scopes_to_index(container, workspace.named_scopes())
-    (added, kept), reports = index_workspace(workspace, tools, scopes,
-                                             progress=bool(container.get("progress", True)))
+    (added, kept), reports = index_workspace(
+        workspace, tools, scopes, progress=bool(container.get("progress", True))
+    )
     print(f"memory store {workspace.memory_db}: {added} seeded, {kept} already present")
     for report in reports:
         status = f"FAILED: {report.error}" if report.error else f"{report.documents} documents"
@@ -45,11 +47,16 @@ def _search_one(router: Any, query: str, scope_name: str) -> RouterResult:
     return router.search(query, router.resolve_scope(scope_name))
 
 
-def run_search(container: dict[str, Any], texts: dict[str, str], action: str | None,
-               run_dir: Path) -> int:
+def run_search(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
     if "query" not in texts:
         raise ConfigError('query is required: arr search query="..." scope=<name>')
     router = build_router(container)
+    if not container.get("scope"):
+        raise ConfigError(
+            f"scope is required: add scope=<name>; known scopes: {sorted(router.scopes)}"
+        )
     router.warm_up()
     result = _search_one(router, texts["query"], container["scope"])
     payload = result.model_dump_json(indent=2)
@@ -61,8 +68,9 @@ def run_search(container: dict[str, Any], texts: dict[str, str], action: str | N
     return 0
 
 
-def run_demo(container: dict[str, Any], texts: dict[str, str], action: str | None,
-             run_dir: Path) -> int:
+def run_demo(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
     code = run_index(container, texts, action, run_dir)
     router = build_router(container)
     router.warm_up()
@@ -77,8 +85,9 @@ def run_demo(container: dict[str, Any], texts: dict[str, str], action: str | Non
     return code
 
 
-def run_memory(container: dict[str, Any], texts: dict[str, str], action: str | None,
-               run_dir: Path) -> int:
+def run_memory(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
     workspace = build_workspace(container)
     store = ResearchMemoryStore(workspace.memory_db)
     named = workspace.named_scopes()
@@ -86,13 +95,18 @@ def run_memory(container: dict[str, Any], texts: dict[str, str], action: str | N
     if action == "list":
         scope = container.get("scope")
         if not workspace.memory_db.is_file():
-            raise MemoryStoreError(f"memory database {str(workspace.memory_db)!r} does not exist;"
-                                   " run arr index or arr memory add first")
-        memories = store.list(resolve_scope(scope, named) if scope else None,
-                              container.get("status"))
+            raise MemoryStoreError(
+                f"memory database {str(workspace.memory_db)!r} does not exist;"
+                " run arr index or arr memory add first"
+            )
+        memories = store.list(
+            resolve_scope(scope, named) if scope else None, container.get("status")
+        )
         for memory in memories:
-            print(f"{memory.id:<20} {memory.status:<10} v{memory.version}  "
-                  f"{memory.scope.label():<60} {memory.title}")
+            print(
+                f"{memory.id:<20} {memory.status:<10} v{memory.version}  "
+                f"{memory.scope.label():<60} {memory.title}"
+            )
         print(f"{len(memories)} memories")
         return 0
     if "id" not in texts:
@@ -100,12 +114,21 @@ def run_memory(container: dict[str, Any], texts: dict[str, str], action: str | N
     if action == "add":
         missing = [k for k in ("title", "body") if not texts.get(k)]
         if missing or not container.get("scope"):
-            raise ConfigError("memory add needs id=, scope=, title= and body= "
-                              f"(missing: {', '.join(missing + ([] if container.get('scope') else ['scope']))})")
+            raise ConfigError(
+                "memory add needs id=, scope=, title= and body= "
+                f"(missing: {', '.join(missing + ([] if container.get('scope') else ['scope']))})"
+            )
         tags = tuple(t.strip() for t in texts.get("tags", "").split(",") if t.strip())
         try:
-            memory = store.add_draft(texts["id"], resolve_scope(container["scope"], named),
-                                     texts["title"], texts["body"], tags, "cli", actor=actor)
+            memory = store.add_draft(
+                texts["id"],
+                resolve_scope(container["scope"], named),
+                texts["title"],
+                texts["body"],
+                tags,
+                "cli",
+                actor=actor,
+            )
         except ValueError as exc:  # pydantic validation of id/title/body
             raise MemoryStoreError(f"invalid memory: {str(exc).splitlines()[0]}") from None
     else:

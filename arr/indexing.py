@@ -28,9 +28,12 @@ class BuildReport:
     error: str = ""
 
 
-def index_workspace(workspace: Workspace, tools: Mapping[str, object],
-                    scopes: Mapping[str, ScopeKey], progress: bool = True
-                    ) -> tuple[tuple[int, int], list[BuildReport]]:
+def index_workspace(
+    workspace: Workspace,
+    tools: Mapping[str, object],
+    scopes: Mapping[str, ScopeKey],
+    progress: bool = True,
+) -> tuple[tuple[int, int], list[BuildReport]]:
     from tqdm import tqdm
 
     store = ResearchMemoryStore(workspace.memory_db)
@@ -38,12 +41,16 @@ def index_workspace(workspace: Workspace, tools: Mapping[str, object],
     seeded = (0, 0)
     if workspace.memory_seed is not None:
         seeded = seed_memories(store, workspace.memory_seed, workspace.named_scopes())
-    jobs = [(tool_name, tool, scope_name, key)
-            for tool_name, tool in sorted(tools.items()) if hasattr(tool, "build")
-            for scope_name, key in sorted(scopes.items())]
+    jobs = [
+        (tool_name, tool, scope_name, key)
+        for tool_name, tool in sorted(tools.items())
+        if hasattr(tool, "build")
+        for scope_name, key in sorted(scopes.items())
+    ]
     reports = []
-    bar = tqdm(jobs, desc="indexing", unit="partition", file=sys.stderr,
-               disable=not progress or not jobs)
+    bar = tqdm(
+        jobs, desc="indexing", unit="partition", file=sys.stderr, disable=not progress or not jobs
+    )
     for tool_name, tool, scope_name, key in bar:
         bar.set_postfix_str(f"{tool_name}:{scope_name}")
         started = time.perf_counter()
@@ -52,6 +59,13 @@ def index_workspace(workspace: Workspace, tools: Mapping[str, object],
             error, count = "", int(manifest.get("documents", 0))
         except (ArrError, OSError, ValueError) as exc:
             error, count = str(exc), 0
-        reports.append(BuildReport(tool_name, scope_name, count,
-                                   round((time.perf_counter() - started) * 1000, 1), error))
+        reports.append(
+            BuildReport(
+                tool_name,
+                scope_name,
+                count,
+                round((time.perf_counter() - started) * 1000, 1),
+                error,
+            )
+        )
     return seeded, reports

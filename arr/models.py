@@ -8,6 +8,7 @@ validated field by field. Scope fields are compared byte-exactly and never norma
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import unicodedata
@@ -47,6 +48,12 @@ def _check_scope_value(value: str) -> str:
     return value
 
 
+@functools.lru_cache(maxsize=4096)
+def _fingerprint(fields: tuple[str, ...]) -> str:
+    canonical = json.dumps(list(fields), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
+
+
 class ScopeKey(Frozen):
     """The five-field isolation key every request and every indexed item carries."""
 
@@ -65,15 +72,15 @@ class ScopeKey(Frozen):
 
     def fingerprint(self) -> str:
         """Stable, collision-resistant name for per-scope partitions (index folders)."""
-        canonical = json.dumps([getattr(self, f) for f in SCOPE_FIELDS], ensure_ascii=False)
-        return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
+        return _fingerprint(tuple(getattr(self, f) for f in SCOPE_FIELDS))
 
     def label(self) -> str:
         return "/".join(getattr(self, f) for f in SCOPE_FIELDS)
 
 
-def resolve_scope(scope: ScopeKey | str | Mapping[str, str],
-                  named: Mapping[str, ScopeKey]) -> ScopeKey:
+def resolve_scope(
+    scope: ScopeKey | str | Mapping[str, str], named: Mapping[str, ScopeKey]
+) -> ScopeKey:
     """A ScopeKey, the name of a configured scope, or a five-field mapping -> ScopeKey."""
     if isinstance(scope, ScopeKey):
         return scope
@@ -159,6 +166,9 @@ class Freshness(Frozen):
     fresh: bool
     code: str = "fresh"
     detail: str = ""
+
+
+FRESH = Freshness(fresh=True)
 
 
 class ToolTrace(Frozen):

@@ -10,8 +10,9 @@ def _one_line(text: str, width: int) -> str:
     return flat if len(flat) <= width else flat[: width - 1] + "…"
 
 
-def render_result(result: RouterResult, scope_name: str | None = None, max_evidence: int = 10,
-                  width: int = 96) -> str:
+def render_result(
+    result: RouterResult, scope_name: str | None = None, max_evidence: int = 10, width: int = 96
+) -> str:
     scope = f"{scope_name} ({result.scope.label()})" if scope_name else result.scope.label()
     lines = [
         f"query: {result.query}",
@@ -23,17 +24,23 @@ def render_result(result: RouterResult, scope_name: str | None = None, max_evide
     ]
     for rank, chunk in enumerate(result.evidence[:max_evidence], 1):
         ranks = ", ".join(f"{c}#{r}" for c, r in sorted(chunk.ranks.items()))
-        lines.append(f"  {rank:>2}. [{chunk.channel}] {chunk.location.render()}  "
-                     f"score {chunk.score:.4f}  ({ranks})")
+        lines.append(
+            f"  {rank:>2}. [{chunk.channel}] {chunk.location.render()}  "
+            f"score {chunk.score:.4f}  ({ranks})"
+        )
         lines.append(f"      {_one_line(chunk.snippet, width)}")
     if not result.evidence:
         lines.append("  (none)")
     lines.append("trace:")
     for trace in result.traces:
-        lines.append(f"  round {trace.round}  {trace.tool:<10} {trace.status:<8} {trace.code:<24}"
-                     f" {trace.candidates:>3} candidates  {trace.elapsed_ms:8.2f} ms")
-    lines.append("rejections: " + (", ".join(f"{r.tool}({r.code})" for r in result.rejections)
-                                   or "none"))
-    lines.append("degradations: " + (", ".join(f"{d.stage}:{d.code}" for d in result.degradations)
-                                     or "none"))
+        lines.append(
+            f"  round {trace.round}  {trace.tool:<10} {trace.status:<8} {trace.code:<24}"
+            f" {trace.candidates:>3} candidates  {trace.elapsed_ms:8.2f} ms"
+        )
+    lines.append(
+        "rejections: " + (", ".join(f"{r.tool}({r.code})" for r in result.rejections) or "none")
+    )
+    lines.append(
+        "degradations: " + (", ".join(f"{d.stage}:{d.code}" for d in result.degradations) or "none")
+    )
     return "\n".join(lines)

@@ -34,8 +34,10 @@ def check_targets(container: dict[str, Any]) -> None:
     """Every ``_target_`` must live in the arr package."""
     for where, target in _targets(container):
         if not target.startswith(ALLOWED_TARGET_PREFIX):
-            raise ConfigError(f"{where}._target_ = {target!r} is outside the arr package; "
-                              f"only '{ALLOWED_TARGET_PREFIX}*' targets may be instantiated")
+            raise ConfigError(
+                f"{where}._target_ = {target!r} is outside the arr package; "
+                f"only '{ALLOWED_TARGET_PREFIX}*' targets may be instantiated"
+            )
 
 
 def instantiate_stage(node: dict[str, Any], label: str, **kwargs: Any) -> Any:
@@ -43,8 +45,9 @@ def instantiate_stage(node: dict[str, Any], label: str, **kwargs: Any) -> Any:
     from hydra.utils import instantiate
 
     if not isinstance(node, dict) or "_target_" not in node:
-        raise ConfigError(f"config group {label!r} has no _target_; pick an option, e.g. "
-                          f"{label}=<name>")
+        raise ConfigError(
+            f"config group {label!r} has no _target_; pick an option, e.g. {label}=<name>"
+        )
     check_targets(node)
     try:
         return instantiate(node, _convert_="all", **kwargs)
@@ -74,6 +77,7 @@ def build_workspace(container: dict[str, Any]) -> Workspace:
     workspace = instantiate_stage(container.get("workspace"), "workspace")
     if not isinstance(workspace, Workspace):
         raise ConfigError("workspace._target_ must build an arr.workspace.Workspace")
+    workspace.check()
     return workspace
 
 
@@ -81,8 +85,10 @@ def build_tools(container: dict[str, Any], workspace: Workspace) -> dict[str, An
     tools_cfg = container.get("tools") or {}
     if not isinstance(tools_cfg, dict):
         raise ConfigError("tools must be a mapping of tool name -> tool config")
-    return {name: instantiate_stage(node, f"tools.{name}", name=name, workspace=workspace)
-            for name, node in sorted(tools_cfg.items())}
+    return {
+        name: instantiate_stage(node, f"tools.{name}", name=name, workspace=workspace)
+        for name, node in sorted(tools_cfg.items())
+    }
 
 
 def build_router(container: dict[str, Any]) -> RetrievalRouter:
@@ -91,11 +97,14 @@ def build_router(container: dict[str, Any]) -> RetrievalRouter:
     workspace = build_workspace(container)
     tools = build_tools(container, workspace)
     router = instantiate_stage(
-        container.get("router"), "router", tools=tools,
+        container.get("router"),
+        "router",
+        tools=tools,
         planner=instantiate_stage(container.get("planner"), "planner"),
         fusion=instantiate_stage(container.get("fusion"), "fusion"),
         reranker=instantiate_stage(container.get("reranker"), "reranker"),
-        scopes=workspace.named_scopes())
+        scopes=workspace.named_scopes(),
+    )
     if not isinstance(router, RetrievalRouter):
         raise ConfigError("router._target_ must build an arr.router.router.RetrievalRouter")
     return router

@@ -20,8 +20,22 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 from arr.errors import WorkspaceError
 from arr.models import ScopeKey
 
-TEXT_SUFFIXES = (".md", ".txt", ".py", ".yaml", ".yml", ".json", ".toml", ".log", ".cfg", ".ini",
-                 ".csv", ".tsv", ".rst", ".sh")
+TEXT_SUFFIXES = (
+    ".md",
+    ".txt",
+    ".py",
+    ".yaml",
+    ".yml",
+    ".json",
+    ".toml",
+    ".log",
+    ".cfg",
+    ".ini",
+    ".csv",
+    ".tsv",
+    ".rst",
+    ".sh",
+)
 SENSITIVE_NAMES = (".env", "id_rsa", "id_ed25519", "credentials", ".netrc", ".pgpass", ".npmrc")
 
 
@@ -48,8 +62,11 @@ class ScopeSpec(BaseModel):
 
 def _is_sensitive(name: str) -> bool:
     lowered = name.lower()
-    return lowered.startswith(".env") or any(s in lowered for s in SENSITIVE_NAMES) or \
-        lowered.endswith((".pem", ".key", ".p12", ".pfx", ".jks"))
+    return (
+        lowered.startswith(".env")
+        or any(s in lowered for s in SENSITIVE_NAMES)
+        or lowered.endswith((".pem", ".key", ".p12", ".pfx", ".jks"))
+    )
 
 
 def _walk_files(root: Path, max_file_bytes: int) -> Iterator[tuple[str, Path]]:
@@ -69,11 +86,16 @@ def _walk_files(root: Path, max_file_bytes: int) -> Iterator[tuple[str, Path]]:
 def _chunk_lines(rel: str, text: str, chunk_lines: int) -> Iterator[Document]:
     lines = text.splitlines()
     for start in range(0, len(lines), chunk_lines):
-        window = lines[start:start + chunk_lines]
+        window = lines[start : start + chunk_lines]
         if not any(line.strip() for line in window):
             continue
-        yield Document(id=f"doc:{rel}#L{start + 1}", text="\n".join(window), path=rel,
-                       start_line=start + 1, end_line=start + len(window))
+        yield Document(
+            id=f"doc:{rel}#L{start + 1}",
+            text="\n".join(window),
+            path=rel,
+            start_line=start + 1,
+            end_line=start + len(window),
+        )
 
 
 def _beir_documents(path: Path) -> Iterator[Document]:
@@ -116,11 +138,27 @@ class Workspace(BaseModel):
     def scope_names(self) -> list[str]:
         return sorted(self.scopes)
 
+    def check(self) -> None:
+        """Fail early, with the path, when the workspace or a scope root cannot be read."""
+        if not self.root.is_dir():
+            raise WorkspaceError(f"workspace root {str(self.root)!r} is not a readable directory")
+        for spec in self.scopes.values():
+            self._root_paths(spec)
+
     def named_scopes(self) -> dict[str, ScopeKey]:
         return {name: spec.key for name, spec in sorted(self.scopes.items())}
 
     def spec_for(self, scope: ScopeKey) -> ScopeSpec | None:
-        return next((s for s in self.scopes.values() if s.key == scope), None)
+        fingerprint = scope.fingerprint()
+        # Fingerprint first (cached, cheap), then byte-exact equality of all five fields.
+        return next(
+            (
+                s
+                for s in self.scopes.values()
+                if s.key.fingerprint() == fingerprint and s.key == scope
+            ),
+            None,
+        )
 
     def _root_paths(self, spec: ScopeSpec) -> list[Path]:
         paths = []
@@ -135,8 +173,11 @@ class Workspace(BaseModel):
         if spec.beir_corpus is None:
             return None
         path = Path(spec.beir_corpus)
-        path = path if path.is_absolute() else self.root / path
-        if not path.is_file():
+        return path if path.is_absolute() else self.root / path
+
+    def _beir_checked(self, spec: ScopeSpec) -> Path | None:
+        path = self._beir_path(spec)
+        if path is not None and not path.is_file():
             raise WorkspaceError(f"BEIR corpus {str(path)!r} is not a readable file")
         return path
 
@@ -154,7 +195,7 @@ class Workspace(BaseModel):
                     continue
                 text = raw.decode("utf-8", errors="replace")
                 yield from _chunk_lines(prefix + rel, text, self.chunk_lines)
-        beir = self._beir_path(spec)
+        beir = self._beir_checked(spec)
         if beir is not None:
             yield from _beir_documents(beir)
 
@@ -166,13 +207,19 @@ class Workspace(BaseModel):
         newest = 0
         if spec is None:
             return digest.hexdigest(), newest
-        files = [(f"{root.name}/{rel}", path) for root in self._root_paths(spec)
-                 for rel, path in _walk_files(root, self.max_file_bytes)]
+        files = [
+            (f"{root.name}/{rel}", path)
+            for root in self._root_paths(spec)
+            for rel, path in _walk_files(root, self.max_file_bytes)
+        ]
         beir = self._beir_path(spec)
         if beir is not None:
             files.append((f"beir:{beir}", beir))
         for label, path in files:
-            info = path.lstat()
+            try:
+                info = os.stat(path)
+            except FileNotFoundError:
+                raise WorkspaceError(f"source {str(path)!r} vanished or is unreadable") from None
             newest = max(newest, info.st_mtime_ns)
             digest.update(f"{label}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
         return digest.hexdigest(), newest

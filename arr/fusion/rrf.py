@@ -26,8 +26,11 @@ def dedupe(ranking: Ranking) -> list[EvidenceChunk]:
     return unique
 
 
-def rrf_scores(rankings: Mapping[str, Ranking], rank_constant: int = 60,
-               weights: Mapping[str, float] | None = None) -> dict[str, float]:
+def rrf_scores(
+    rankings: Mapping[str, Ranking],
+    rank_constant: int = 60,
+    weights: Mapping[str, float] | None = None,
+) -> dict[str, float]:
     """Fused score per evidence id: sum over channels of w / (rank_constant + rank), rank from 1."""
     scores: dict[str, float] = {}
     for channel, ranking in rankings.items():
@@ -40,8 +43,9 @@ def rrf_scores(rankings: Mapping[str, Ranking], rank_constant: int = 60,
 class RRFFusion:
     name = "rrf"
 
-    def __init__(self, rank_constant: int = 60, weights: Mapping[str, float] | None = None,
-                 top_k: int = 50) -> None:
+    def __init__(
+        self, rank_constant: int = 60, weights: Mapping[str, float] | None = None, top_k: int = 50
+    ) -> None:
         if rank_constant < 0:
             raise ValueError(f"rank_constant must be >= 0, got {rank_constant}")
         if top_k < 1:
@@ -66,5 +70,4 @@ class RRFFusion:
                 first.setdefault(chunk.id, chunk)
                 ranks.setdefault(chunk.id, {})[channel] = rank
         order = sorted(scores, key=lambda i: (-scores[i], i))[: self.top_k]
-        return [first[i].model_copy(update={"score": scores[i], "ranks": ranks[i]})
-                for i in order]
+        return [first[i].model_copy(update={"score": scores[i], "ranks": ranks[i]}) for i in order]

@@ -38,19 +38,29 @@ def read_seed(path: Path) -> list[SeedRecord]:
         try:
             records.append(SeedRecord.model_validate(json.loads(line)))
         except (ValueError, ValidationError) as exc:
-            raise MemoryStoreError(f"{path}:{number}: invalid seed record: "
-                                   f"{str(exc).splitlines()[0]}") from None
+            raise MemoryStoreError(
+                f"{path}:{number}: invalid seed record: {str(exc).splitlines()[0]}"
+            ) from None
     return records
 
 
-def seed_memories(store: ResearchMemoryStore, path: Path,
-                  scopes: Mapping[str, ScopeKey]) -> tuple[int, int]:
+def seed_memories(
+    store: ResearchMemoryStore, path: Path, scopes: Mapping[str, ScopeKey]
+) -> tuple[int, int]:
     """Insert absent seed memories (publishing/retracting as recorded); returns (added, kept)."""
     added = kept = 0
     for record in read_seed(path):
         scope = resolve_scope(record.scope, scopes)
-        created = store.add_draft(record.id, scope, record.title, record.body, record.tags,
-                                  record.provenance, actor="seed", if_absent=True)
+        created = store.add_draft(
+            record.id,
+            scope,
+            record.title,
+            record.body,
+            record.tags,
+            record.provenance,
+            actor="seed",
+            if_absent=True,
+        )
         if created is None:
             kept += 1
             continue

@@ -59,10 +59,17 @@ def _now() -> str:
 
 def _row_to_memory(row: sqlite3.Row) -> ResearchMemory:
     return ResearchMemory(
-        id=row["id"], scope=ScopeKey(**{f: row[f] for f in SCOPE_FIELDS}), title=row["title"],
-        body=row["body"], tags=tuple(json.loads(row["tags"])), status=row["status"],
-        version=row["version"], created_at=datetime.fromisoformat(row["created_at"]),
-        updated_at=datetime.fromisoformat(row["updated_at"]), provenance=row["provenance"])
+        id=row["id"],
+        scope=ScopeKey(**{f: row[f] for f in SCOPE_FIELDS}),
+        title=row["title"],
+        body=row["body"],
+        tags=tuple(json.loads(row["tags"])),
+        status=row["status"],
+        version=row["version"],
+        created_at=datetime.fromisoformat(row["created_at"]),
+        updated_at=datetime.fromisoformat(row["updated_at"]),
+        provenance=row["provenance"],
+    )
 
 
 class ResearchMemoryStore:
@@ -77,8 +84,7 @@ class ResearchMemoryStore:
             raise MemoryStoreError(f"memory database {str(self.path)!r} does not exist")
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000,
-                               isolation_level=None)
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)
         conn.row_factory = sqlite3.Row
         try:
             conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
@@ -89,8 +95,9 @@ class ResearchMemoryStore:
                 conn.execute("SELECT 1 FROM memories LIMIT 1").fetchall()
         except sqlite3.DatabaseError as exc:
             conn.close()
-            raise MemoryStoreError(f"memory database {str(self.path)!r} is unusable: {exc}") \
-                from None
+            raise MemoryStoreError(
+                f"memory database {str(self.path)!r} is unusable: {exc}"
+            ) from None
         return conn
 
     @contextmanager
@@ -110,19 +117,39 @@ class ResearchMemoryStore:
         self._connect(create=True).close()
 
     @staticmethod
-    def _audit(conn: sqlite3.Connection, action: str, memory_id: str, actor: str,
-               detail: dict[str, object]) -> None:
-        conn.execute("INSERT INTO audit (at, action, memory_id, actor, detail) VALUES (?,?,?,?,?)",
-                     (_now(), action, memory_id, actor, json.dumps(detail, sort_keys=True)))
+    def _audit(
+        conn: sqlite3.Connection, action: str, memory_id: str, actor: str, detail: dict[str, object]
+    ) -> None:
+        conn.execute(
+            "INSERT INTO audit (at, action, memory_id, actor, detail) VALUES (?,?,?,?,?)",
+            (_now(), action, memory_id, actor, json.dumps(detail, sort_keys=True)),
+        )
 
-    def add_draft(self, memory_id: str, scope: ScopeKey, title: str, body: str,
-                  tags: tuple[str, ...] = (), provenance: str = "", actor: str = "cli",
-                  if_absent: bool = False) -> ResearchMemory | None:
+    def add_draft(
+        self,
+        memory_id: str,
+        scope: ScopeKey,
+        title: str,
+        body: str,
+        tags: tuple[str, ...] = (),
+        provenance: str = "",
+        actor: str = "cli",
+        if_absent: bool = False,
+    ) -> ResearchMemory | None:
         """Insert a draft; an existing id is an error (or skipped with ``if_absent``)."""
         now = _now()
-        memory = ResearchMemory(id=memory_id, scope=scope, title=title, body=body, tags=tags,
-                                status="draft", version=1, created_at=datetime.fromisoformat(now),
-                                updated_at=datetime.fromisoformat(now), provenance=provenance)
+        memory = ResearchMemory(
+            id=memory_id,
+            scope=scope,
+            title=title,
+            body=body,
+            tags=tags,
+            status="draft",
+            version=1,
+            created_at=datetime.fromisoformat(now),
+            updated_at=datetime.fromisoformat(now),
+            provenance=provenance,
+        )
         with self._transaction() as conn:
             if conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone():
                 if if_absent:
@@ -132,8 +159,19 @@ class ResearchMemoryStore:
                 "INSERT INTO memories (id, team_id, project_id, repository, branch,"
                 " experiment_environment, title, body, tags, status, version, created_at,"
                 " updated_at, provenance) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (memory_id, *(getattr(scope, f) for f in SCOPE_FIELDS), title, body,
-                 json.dumps(list(tags)), "draft", 1, now, now, provenance))
+                (
+                    memory_id,
+                    *(getattr(scope, f) for f in SCOPE_FIELDS),
+                    title,
+                    body,
+                    json.dumps(list(tags)),
+                    "draft",
+                    1,
+                    now,
+                    now,
+                    provenance,
+                ),
+            )
             self._audit(conn, "add_draft", memory_id, actor, {"scope": scope.label()})
         return memory
 
@@ -148,13 +186,18 @@ class ResearchMemoryStore:
                 raise MemoryStoreError(f"no memory with id {memory_id!r}")
             if row["status"] != before:
                 raise MemoryStoreError(
-                    f"cannot {action} memory {memory_id!r}: it is {row['status']}, not {before}")
-            conn.execute("UPDATE memories SET status = ?, version = version + 1, updated_at = ?"
-                         " WHERE id = ?", (after, _now(), memory_id))
+                    f"cannot {action} memory {memory_id!r}: it is {row['status']}, not {before}"
+                )
+            conn.execute(
+                "UPDATE memories SET status = ?, version = version + 1, updated_at = ?"
+                " WHERE id = ?",
+                (after, _now(), memory_id),
+            )
             if after == "published":
-                conn.execute("INSERT INTO memory_fts (memory_id, title, body, tags)"
-                             " VALUES (?,?,?,?)", (memory_id, row["title"], row["body"],
-                                                   " ".join(json.loads(row["tags"]))))
+                conn.execute(
+                    "INSERT INTO memory_fts (memory_id, title, body, tags) VALUES (?,?,?,?)",
+                    (memory_id, row["title"], row["body"], " ".join(json.loads(row["tags"]))),
+                )
             else:
                 conn.execute("DELETE FROM memory_fts WHERE memory_id = ?", (memory_id,))
             self._audit(conn, action, memory_id, actor, {"from": before, "to": after})
@@ -169,7 +212,9 @@ class ResearchMemoryStore:
             conn.close()
         return _row_to_memory(row) if row else None
 
-    def list(self, scope: ScopeKey | None = None, status: str | None = None) -> list[ResearchMemory]:
+    def list(
+        self, scope: ScopeKey | None = None, status: str | None = None
+    ) -> list[ResearchMemory]:
         sql, args = "SELECT * FROM memories WHERE 1 = 1", []
         if scope is not None:
             sql += "".join(f" AND {f} = ?" for f in SCOPE_FIELDS)
@@ -198,17 +243,21 @@ class ResearchMemoryStore:
         if not expression:
             return []
         where = " AND ".join(f"m.{f} = ?" for f in SCOPE_FIELDS)
-        sql = ("SELECT m.*, bm25(memory_fts) AS rank FROM memory_fts"
-               " JOIN memories m ON m.id = memory_fts.memory_id"
-               f" WHERE memory_fts MATCH ? AND m.status = 'published' AND {where}"
-               " ORDER BY rank, m.id LIMIT ?")
+        sql = (
+            "SELECT m.*, bm25(memory_fts) AS rank FROM memory_fts"
+            " JOIN memories m ON m.id = memory_fts.memory_id"
+            f" WHERE memory_fts MATCH ? AND m.status = 'published' AND {where}"
+            " ORDER BY rank, m.id LIMIT ?"
+        )
         conn = self._connect(create=False)
         try:
-            rows = conn.execute(sql, (expression, *(getattr(scope, f) for f in SCOPE_FIELDS),
-                                      top_k)).fetchall()
+            rows = conn.execute(
+                sql, (expression, *(getattr(scope, f) for f in SCOPE_FIELDS), top_k)
+            ).fetchall()
         except sqlite3.DatabaseError as exc:
-            raise MemoryStoreError(f"memory database {str(self.path)!r} is unusable: {exc}") \
-                from None
+            raise MemoryStoreError(
+                f"memory database {str(self.path)!r} is unusable: {exc}"
+            ) from None
         finally:
             conn.close()
         # FTS5 bm25() is lower-is-better; negate so every channel reports higher-is-better.

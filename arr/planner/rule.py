@@ -15,19 +15,23 @@ from dataclasses import dataclass, field
 
 from arr.models import Degradation, QueryPlan, ToolCall
 
-_ERROR = re.compile(r"(error|exception|traceback|warning|failed|fatal|errno|segfault|nan\b|"
-                    r"\binf\b|oom|out of memory)", re.IGNORECASE)
+_ERROR = re.compile(
+    r"(error|exception|traceback|warning|failed|fatal|errno|segfault|nan\b|"
+    r"\binf\b|oom|out of memory)",
+    re.IGNORECASE,
+)
 _SYMBOL = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z]\w+\b|\b\w+\(\)|\b\w+\.\w+\.\w+\b")
 _PATH = re.compile(r"(^|\s)[\w.\-]*/[\w.\-/]+|\b[\w\-]+\.(py|yaml|yml|json|toml|md|log|cfg|sh)\b")
 _CONFIG = re.compile(r"\b[\w.]+\s*[=:]\s*\S+|--[a-z][\w-]+")
 
 
+# One pass over the query instead of four.
+_LEXICAL = re.compile(f"(?i:{_ERROR.pattern})|{_SYMBOL.pattern}|{_PATH.pattern}|{_CONFIG.pattern}")
+
+
 def query_shape(query: str) -> str:
     """'lexical' for error text, symbols, paths and config keys; 'semantic' otherwise."""
-    for pattern in (_ERROR, _SYMBOL, _PATH, _CONFIG):
-        if pattern.search(query):
-            return "lexical"
-    return "semantic"
+    return "lexical" if _LEXICAL.search(query) else "semantic"
 
 
 @dataclass(frozen=True)
@@ -40,9 +44,13 @@ class PlanOutcome:
 class RuleQueryPlanner:
     name = "rule"
 
-    def __init__(self, lexical_tools: Sequence[str] = ("grep", "bm25"),
-                 semantic_tools: Sequence[str] = ("vector", "bm25", "memory"),
-                 top_k: int | None = None, version: str = "arr-router-v2") -> None:
+    def __init__(
+        self,
+        lexical_tools: Sequence[str] = ("grep", "bm25"),
+        semantic_tools: Sequence[str] = ("vector", "bm25", "memory"),
+        top_k: int | None = None,
+        version: str = "arr-router-v2",
+    ) -> None:
         if not lexical_tools or not semantic_tools:
             raise ValueError("lexical_tools and semantic_tools must each name at least one tool")
         self.lexical_tools = tuple(lexical_tools)
@@ -55,6 +63,7 @@ class RuleQueryPlanner:
         preferred = self.lexical_tools if query_shape(query) == "lexical" else self.semantic_tools
         chosen = [t for t in preferred if t in tools] or sorted(tools)
         calls = tuple(ToolCall(tool=t, query=query[:2000], top_k=self.top_k) for t in chosen)
-        plan = QueryPlan.model_validate({"version": self.version,
-                                         "tool_rounds": [{"calls": calls}]})
+        plan = QueryPlan.model_validate(
+            {"version": self.version, "tool_rounds": [{"calls": calls}]}
+        )
         return PlanOutcome(plan=plan, planner=self.name)

@@ -35,8 +35,15 @@ from arr.models import (
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 from arr.tools.base import ChannelError, Tool
 
-FORBIDDEN_IDENTIFIERS: tuple[str, ...] = ("remote", "websearch", "shell", "command", "write",
-                                          "exec")
+FORBIDDEN_IDENTIFIERS: tuple[str, ...] = (
+    "remote",
+    "websearch",
+    "shell",
+    "command",
+    "write",
+    "exec",
+)
+_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MAX_ROUNDS = 6
 MAX_CALLS = 12
 
@@ -58,7 +65,7 @@ def check_query(query: object, max_query_chars: int) -> str:
         raise QueryError("query is empty")
     if len(query) > max_query_chars:
         raise QueryError(f"query is {len(query)} characters; the limit is {max_query_chars}")
-    if any(unicodedata.category(c) == "Cc" and c not in "\t\n\r" for c in query):
+    if _CONTROL.search(query):
         raise QueryError("query contains control characters")
     return query
 
@@ -77,10 +84,17 @@ class _Run:
 
 
 class RetrievalRouter:
-    def __init__(self, tools: Mapping[str, Tool], planner: object, fusion: object,
-                 reranker: object, scopes: Mapping[str, ScopeKey] | None = None,
-                 max_rounds: int = MAX_ROUNDS, max_calls: int = MAX_CALLS,
-                 max_query_chars: int = 1000) -> None:
+    def __init__(
+        self,
+        tools: Mapping[str, Tool],
+        planner: object,
+        fusion: object,
+        reranker: object,
+        scopes: Mapping[str, ScopeKey] | None = None,
+        max_rounds: int = MAX_ROUNDS,
+        max_calls: int = MAX_CALLS,
+        max_query_chars: int = 1000,
+    ) -> None:
         if not 1 <= max_rounds <= MAX_ROUNDS:
             raise ConfigError(f"router.max_rounds must be in 1..{MAX_ROUNDS}, got {max_rounds}")
         if not 1 <= max_calls <= MAX_CALLS:
@@ -111,8 +125,9 @@ class RetrievalRouter:
         return resolve_scope(scope, self.scopes)
 
     # ---- the request path --------------------------------------------------------------------
-    def search(self, query: str, scope: ScopeKey | str | Mapping[str, str],
-               plan: QueryPlan | None = None) -> RouterResult:
+    def search(
+        self, query: str, scope: ScopeKey | str | Mapping[str, str], plan: QueryPlan | None = None
+    ) -> RouterResult:
         """Plan (unless a plan is given), admit, execute, fuse, rerank, check scope."""
         started = time.perf_counter()
         check_query(query, self.max_query_chars)
@@ -125,54 +140,91 @@ class RetrievalRouter:
         evidence = [c for c in ranked if c.scope == key]
         dropped = len(ranked) - len(evidence)
         if dropped:
-            run.degradations.append(Degradation(stage="router", code=codes.SCOPE_MISMATCH_DROPPED,
-                                                detail=f"{dropped} candidates dropped"))
+            run.degradations.append(
+                Degradation(
+                    stage="router",
+                    code=codes.SCOPE_MISMATCH_DROPPED,
+                    detail=f"{dropped} candidates dropped",
+                )
+            )
         return RouterResult(
-            query=query, scope=key, planner=outcome.planner, plan=outcome.plan,
-            evidence=tuple(evidence), traces=tuple(run.traces), rejections=tuple(run.rejections),
-            degradations=tuple(run.degradations), partial=run.partial, scope_dropped=dropped,
-            scope_leak_count=sum(c.scope != key for c in evidence), reranker=reranker_name,
-            elapsed_ms=round((time.perf_counter() - started) * 1000, 3))
+            query=query,
+            scope=key,
+            planner=outcome.planner,
+            plan=outcome.plan,
+            evidence=tuple(evidence),
+            traces=tuple(run.traces),
+            rejections=tuple(run.rejections),
+            degradations=tuple(run.degradations),
+            partial=run.partial,
+            scope_dropped=dropped,
+            scope_leak_count=sum(c.scope != key for c in evidence),
+            reranker=reranker_name,
+            elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+        )
 
     def _plan(self, query: str) -> PlanOutcome:
         try:
             return self.planner.plan(query, self.tool_summaries())  # type: ignore[attr-defined]
         except Exception as exc:  # a broken planner must never break a search
             outcome = self._fallback_planner.plan(query, self.tool_summaries())
-            failure = Degradation(stage="planner", code=codes.PLANNER_FALLBACK,
-                                  detail=f"{type(exc).__name__}: {exc}"[:300])
+            failure = Degradation(
+                stage="planner",
+                code=codes.PLANNER_FALLBACK,
+                detail=f"{type(exc).__name__}: {exc}"[:300],
+            )
             return PlanOutcome(plan=outcome.plan, planner="rule", degradations=(failure,))
 
-    def _rerank(self, query: str, fused: list[EvidenceChunk],
-                run: _Run) -> tuple[list[EvidenceChunk], str]:
+    def _rerank(
+        self, query: str, fused: list[EvidenceChunk], run: _Run
+    ) -> tuple[list[EvidenceChunk], str]:
         try:
             return self.reranker.rerank(query, fused), self.reranker.name  # type: ignore[attr-defined]
         except Exception as exc:
-            run.degradations.append(Degradation(stage="reranker", code="reranker_error",
-                                                detail=f"{type(exc).__name__}: {exc}"[:300]))
+            run.degradations.append(
+                Degradation(
+                    stage="reranker",
+                    code="reranker_error",
+                    detail=f"{type(exc).__name__}: {exc}"[:300],
+                )
+            )
             return fused, "none"
 
     def _execute(self, plan: QueryPlan, scope: ScopeKey, run: _Run) -> None:
         added_last = True
         for number, tool_round in enumerate(plan.tool_rounds, 1):
             if number > self.max_rounds:
-                for call in (c for r in plan.tool_rounds[number - 1:] for c in r.calls):
-                    self._reject(run, number, call.tool, codes.BUDGET_ROUNDS,
-                                 f"at most {self.max_rounds} rounds")
+                for call in (c for r in plan.tool_rounds[number - 1 :] for c in r.calls):
+                    self._reject(
+                        run,
+                        number,
+                        call.tool,
+                        codes.BUDGET_ROUNDS,
+                        f"at most {self.max_rounds} rounds",
+                    )
                 run.partial = True
                 return
             if not added_last:
-                run.degradations.append(Degradation(
-                    stage="router", code=codes.NO_NEW_EVIDENCE,
-                    detail=f"round {number - 1} added nothing; rounds {number}.. skipped"))
+                run.degradations.append(
+                    Degradation(
+                        stage="router",
+                        code=codes.NO_NEW_EVIDENCE,
+                        detail=f"round {number - 1} added nothing; rounds {number}.. skipped",
+                    )
+                )
                 run.partial = True
                 return
             added_last = False
             for call in tool_round.calls:
                 added_last |= self._run_call(number, call, scope, run)
         if run.calls_used == 0:
-            run.degradations.append(Degradation(stage="router", code=codes.NO_ADMITTED_CALLS,
-                                                detail="every proposed call was rejected"))
+            run.degradations.append(
+                Degradation(
+                    stage="router",
+                    code=codes.NO_ADMITTED_CALLS,
+                    detail="every proposed call was rejected",
+                )
+            )
 
     def _admission(self, call: ToolCall, scope: ScopeKey, run: _Run) -> tuple[str, str] | None:
         if is_forbidden(call.tool):
@@ -186,7 +238,10 @@ class RetrievalRouter:
             return codes.PROVIDER_NOT_LOCAL, f"provider {getattr(tool, 'provider', None)!r}"
         if run.calls_used >= self.max_calls:
             return codes.BUDGET_CALLS, f"at most {self.max_calls} calls"
-        freshness = tool.freshness(scope)
+        try:
+            freshness = tool.freshness(scope)
+        except Exception as exc:  # cannot tell: refuse rather than serve a possibly stale index
+            return codes.FRESHNESS_UNKNOWN, f"{type(exc).__name__}: {exc}"[:300]
         if not freshness.fresh:
             return freshness.code, freshness.detail
         return None
@@ -213,13 +268,26 @@ class RetrievalRouter:
             run.degradations.append(Degradation(stage=call.tool, code=exc.code, detail=exc.detail))
         except Exception as exc:  # any channel failure is a degradation, never a lost search
             found, status, code = [], "error", codes.CHANNEL_ERROR
-            run.degradations.append(Degradation(stage=call.tool, code=codes.CHANNEL_ERROR,
-                                                detail=f"{type(exc).__name__}: {exc}"[:300]))
+            run.degradations.append(
+                Degradation(
+                    stage=call.tool,
+                    code=codes.CHANNEL_ERROR,
+                    detail=f"{type(exc).__name__}: {exc}"[:300],
+                )
+            )
         elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
         if status == "error":
             run.partial = True
-        run.traces.append(ToolTrace(round=number, tool=call.tool, status=status, code=code,
-                                    candidates=len(found), elapsed_ms=elapsed_ms))
+        run.traces.append(
+            ToolTrace(
+                round=number,
+                tool=call.tool,
+                status=status,
+                code=code,
+                candidates=len(found),
+                elapsed_ms=elapsed_ms,
+            )
+        )
         fresh = [c for c in found if c.id not in run.seen]
         run.seen.update(c.id for c in found)
         run.rankings.setdefault(call.tool, []).extend(found)

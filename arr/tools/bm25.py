@@ -20,9 +20,14 @@ from pathlib import Path
 from typing import Any
 
 from arr import __version__, codes
-from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.tools.base import ChannelError
-from arr.tools.partition import build_generation, current_generation, read_manifest
+from arr.tools.partition import (
+    build_generation,
+    current_generation,
+    pointer_state,
+    read_manifest,
+)
 from arr.workspace import Document, Workspace
 
 _TOKEN = re.compile(r"[A-Za-z0-9_]+|[^\W\d_]+", re.UNICODE)
@@ -30,8 +35,9 @@ _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 DOCS_FILE = "documents.jsonl"
 
 
-def make_tokenizer(stemmer_language: str | None = "english",
-                   stopwords: Iterable[str] = ()) -> Callable[[str], list[str]]:
+def make_tokenizer(
+    stemmer_language: str | None = "english", stopwords: Iterable[str] = ()
+) -> Callable[[str], list[str]]:
     """A deterministic tokenizer shared by indexing and querying."""
     stem = None
     if stemmer_language:
@@ -62,16 +68,56 @@ def _english_stopwords() -> tuple[str, ...]:
     return tuple(STOPWORDS_EN)
 
 
+class _Partition:
+    """One loaded generation: the memory-mapped index, its documents and their scope."""
+
+    def __init__(
+        self, generation: Path, retriever: Any, documents: list[Document], owner: ScopeKey
+    ) -> None:
+        self.generation = generation
+        self.retriever = retriever
+        self.documents = documents
+        self.owner = owner
+        self._locations: dict[int, Location] = {}
+
+    def location(self, row: int) -> Location:
+        # Built once per document and reused: a generation never changes after it is written.
+        found = self._locations.get(row)
+        if found is None:
+            doc = self.documents[row]
+            found = Location(
+                path=doc.path,
+                start_line=doc.start_line,
+                end_line=doc.end_line,
+                document_id=doc.document_id,
+            )
+            self._locations[row] = found
+        return found
+
+    def snippet(self, row: int, chars: int) -> str:
+        return self.documents[row].text[:chars]
+
+
 class BM25Tool:
     read_only = True
     provider = "local"
-    summary = ("bm25: lexical ranking over the project's notes, code, configs and logs; good for "
-               "exact terms, symbols, config keys and error messages")
+    summary = (
+        "bm25: lexical ranking over the project's notes, code, configs and logs; good for "
+        "exact terms, symbols, config keys and error messages"
+    )
 
-    def __init__(self, name: str, workspace: Workspace, top_k: int = 20,
-                 snippet_chars: int = 400, freshness_tolerance_s: float = 0.0,
-                 k1: float = 1.5, b: float = 0.75, stemmer_language: str | None = "english",
-                 show_progress: bool = False) -> None:
+    def __init__(
+        self,
+        name: str,
+        workspace: Workspace,
+        top_k: int = 20,
+        snippet_chars: int = 400,
+        freshness_tolerance_s: float = 0.0,
+        k1: float = 1.5,
+        b: float = 0.75,
+        stemmer_language: str | None = "english",
+        show_progress: bool = False,
+    ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
         if freshness_tolerance_s < 0:
@@ -86,7 +132,9 @@ class BM25Tool:
         self.stemmer_language = stemmer_language
         self.show_progress = show_progress
         self._tokenize: Callable[[str], list[str]] | None = None
-        self._loaded: dict[str, tuple[Path, Any, list[Document], ScopeKey]] = {}
+        self._loaded: dict[str, _Partition] = {}
+        self._manifests: dict[Path, dict[str, Any]] = {}
+        self._pointers: dict[str, tuple[tuple[int, int] | None, Path | None]] = {}
         self._lock = threading.Lock()
 
     def warm_up(self) -> None:
@@ -104,10 +152,15 @@ class BM25Tool:
         documents = list(self.workspace.documents(scope))
         corpus_tokens = [self._tokenize(d.text) or ["\u2400empty"] for d in documents]
         manifest = {
-            "scope": scope.model_dump(), "source_fingerprint": fingerprint,
-            "source_newest_mtime_ns": newest_ns, "built_at": time.time(),
+            "scope": scope.model_dump(),
+            "source_fingerprint": fingerprint,
+            "source_newest_mtime_ns": newest_ns,
+            "built_at": time.time(),
             "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
-            "arr_version": __version__, "documents": len(documents), "k1": self.k1, "b": self.b,
+            "arr_version": __version__,
+            "documents": len(documents),
+            "k1": self.k1,
+            "b": self.b,
             "stemmer": self.stemmer_language,
         }
 
@@ -126,52 +179,88 @@ class BM25Tool:
         return manifest
 
     # ---- serving --------------------------------------------------------------------------
-    def freshness(self, scope: ScopeKey) -> Freshness:
+    def _generation(self, scope: ScopeKey) -> Path | None:
+        """The live generation; the pointer is re-read only when its inode or mtime changed."""
+        key = scope.fingerprint()
+        state = pointer_state(self.index_dir, scope)
+        with self._lock:
+            cached = self._pointers.get(key)
+        if cached is not None and cached[0] == state:
+            return cached[1]
         generation = current_generation(self.index_dir, scope)
+        with self._lock:
+            self._pointers[key] = (state, generation)
+        return generation
+
+    def freshness(self, scope: ScopeKey) -> Freshness:
+        generation = self._generation(scope)
         if generation is None:
-            return Freshness(fresh=False, code=codes.INDEX_MISSING,
-                             detail=f"no {self.name} index for scope {scope.label()}; run arr index")
+            return Freshness(
+                fresh=False,
+                code=codes.INDEX_MISSING,
+                detail=f"no {self.name} index for scope {scope.label()}; run arr index",
+            )
         try:
-            manifest = read_manifest(generation)
+            manifest = self._manifest(generation)
             fingerprint, newest_ns = self.workspace.source_state(scope)
         except (OSError, ValueError) as exc:
             return Freshness(fresh=False, code=codes.INDEX_STALE, detail=f"unreadable: {exc}")
         if manifest.get("source_fingerprint") == fingerprint:
-            return Freshness(fresh=True)
+            return FRESH
         lag_s = newest_ns / 1e9 - float(manifest.get("built_at", 0))
         if self.freshness_tolerance_s and lag_s <= self.freshness_tolerance_s:
             return Freshness(fresh=True, code="fresh_within_tolerance", detail=f"lag {lag_s:.1f}s")
-        return Freshness(fresh=False, code=codes.INDEX_STALE,
-                         detail=f"sources changed after the {self.name} index was built")
+        return Freshness(
+            fresh=False,
+            code=codes.INDEX_STALE,
+            detail=f"sources changed after the {self.name} index was built",
+        )
 
-    def _load(self, scope: ScopeKey) -> tuple[Any, list[Document], ScopeKey]:
+    def _manifest(self, generation: Path) -> dict[str, Any]:
+        # A generation folder never changes once its manifest exists, so it is read once.
+        with self._lock:
+            cached = self._manifests.get(generation)
+        if cached is None:
+            cached = read_manifest(generation)
+            with self._lock:
+                self._manifests[generation] = cached
+        return cached
+
+    def _load(self, scope: ScopeKey) -> _Partition:
         import bm25s
 
-        generation = current_generation(self.index_dir, scope)
+        generation = self._generation(scope)
         if generation is None:
             raise ChannelError(codes.INDEX_MISSING, f"no {self.name} index for {scope.label()}")
         key = scope.fingerprint()
         with self._lock:
             cached = self._loaded.get(key)
-            if cached is not None and cached[0] == generation:
-                return cached[1], cached[2], cached[3]
+        # Identity, not equality: _generation hands out the same Path until the pointer moves.
+        if cached is not None and cached.generation is generation:
+            return cached
         try:
-            manifest = read_manifest(generation)
-            owner = ScopeKey.model_validate(manifest["scope"])
+            owner = ScopeKey.model_validate(self._manifest(generation)["scope"])
             with (generation / DOCS_FILE).open(encoding="utf-8") as handle:
                 documents = [Document.model_validate_json(line) for line in handle]
-            retriever = (bm25s.BM25.load(str(generation), mmap=True, show_progress=False)
-                         if documents else None)
+            retriever = (
+                bm25s.BM25.load(str(generation), mmap=True, show_progress=False)
+                if documents
+                else None
+            )
         except (OSError, ValueError, KeyError) as exc:
-            raise ChannelError(codes.INDEX_CORRUPT, f"{self.name} index unreadable: {exc}") from None
+            raise ChannelError(
+                codes.INDEX_CORRUPT, f"{self.name} index unreadable: {exc}"
+            ) from None
+        partition = _Partition(generation, retriever, documents, owner)
         with self._lock:
-            self._loaded[key] = (generation, retriever, documents, owner)
-        return retriever, documents, owner
+            self._loaded[key] = partition
+        return partition
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
         self.warm_up()
         assert self._tokenize is not None
-        retriever, documents, owner = self._load(scope)
+        partition = self._load(scope)
+        retriever, documents = partition.retriever, partition.documents
         if retriever is None:
             return []
         vocab = retriever.vocab_dict
@@ -179,16 +268,20 @@ class BM25Tool:
         if not tokens:
             return []
         k = min(call.top_k or self.top_k, len(documents))
-        rows, scores = retriever.retrieve([tokens], k=k, show_progress=False, n_threads=1)
-        ranked = [(int(r), float(s)) for r, s in zip(rows[0], scores[0], strict=True) if s > 0]
+        rows, scores = retriever.retrieve([tokens], k=k, show_progress=False, n_threads=0)
+        ranked = [
+            (r, s) for r, s in zip(rows[0].tolist(), scores[0].tolist(), strict=True) if s > 0
+        ]
         ranked.sort(key=lambda pair: (-pair[1], documents[pair[0]].id))
-        return [self._evidence(documents[row], score, rank, owner)
-                for rank, (row, score) in enumerate(ranked, 1)]
-
-    def _evidence(self, doc: Document, score: float, rank: int, owner: ScopeKey) -> EvidenceChunk:
-        return EvidenceChunk(
-            id=doc.id, scope=owner, channel=self.name,
-            location=Location(path=doc.path, start_line=doc.start_line, end_line=doc.end_line,
-                              document_id=doc.document_id),
-            snippet=doc.text[: self.snippet_chars], score=score, ranks={self.name: rank})
-
+        return [
+            EvidenceChunk(
+                id=documents[row].id,
+                scope=partition.owner,
+                channel=self.name,
+                location=partition.location(row),
+                snippet=partition.snippet(row, self.snippet_chars),
+                score=score,
+                ranks={self.name: rank},
+            )
+            for rank, (row, score) in enumerate(ranked, 1)
+        ]

@@ -11,7 +11,7 @@ from pathlib import Path
 from arr import codes
 from arr.errors import MemoryStoreError
 from arr.memory.store import ResearchMemoryStore
-from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.tools.base import ChannelError
 from arr.workspace import Workspace
 
@@ -19,11 +19,14 @@ from arr.workspace import Workspace
 class MemoryTool:
     read_only = True
     provider = "local"
-    summary = ("research-memory: published research notes and findings of this project "
-               "(conclusions, decisions, known pitfalls); good for natural-language questions")
+    summary = (
+        "research-memory: published research notes and findings of this project "
+        "(conclusions, decisions, known pitfalls); good for natural-language questions"
+    )
 
-    def __init__(self, name: str, workspace: Workspace, top_k: int = 10,
-                 snippet_chars: int = 300) -> None:
+    def __init__(
+        self, name: str, workspace: Workspace, top_k: int = 10, snippet_chars: int = 300
+    ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
         self.name = name
@@ -36,21 +39,26 @@ class MemoryTool:
         """Nothing to load: every search opens a short-lived connection."""
 
     def freshness(self, scope: ScopeKey) -> Freshness:
-        return Freshness(fresh=True)
+        return FRESH
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
         if not self.db_path.is_file():
-            raise ChannelError(codes.MEMORY_DB_MISSING,
-                               f"memory database {str(self.db_path)!r} does not exist")
+            raise ChannelError(
+                codes.MEMORY_DB_MISSING, f"memory database {str(self.db_path)!r} does not exist"
+            )
         try:
             hits = self._store.search(call.query, scope, call.top_k or self.top_k)
         except MemoryStoreError as exc:
             raise ChannelError(codes.MEMORY_DB_CORRUPT, str(exc)) from None
         return [
             EvidenceChunk(
-                id=f"mem:{memory.id}", scope=memory.scope, channel=self.name,
+                id=f"mem:{memory.id}",
+                scope=memory.scope,
+                channel=self.name,
                 location=Location(memory_id=memory.id),
                 snippet=f"{memory.title}: {memory.body}"[: self.snippet_chars],
-                score=score, ranks={self.name: rank})
+                score=score,
+                ranks={self.name: rank},
+            )
             for rank, (memory, score) in enumerate(hits, 1)
         ]

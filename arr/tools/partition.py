@@ -27,12 +27,21 @@ def partition_dir(index_dir: Path, scope: ScopeKey) -> Path:
     return index_dir / scope.fingerprint()
 
 
+def pointer_state(index_dir: Path, scope: ScopeKey) -> tuple[int, int] | None:
+    """(inode, mtime) of the pointer file: changes on every swap, costs one stat."""
+    try:
+        info = os.stat(partition_dir(index_dir, scope) / POINTER)
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_mtime_ns
+
+
 def current_generation(index_dir: Path, scope: ScopeKey) -> Path | None:
     """The live generation folder of a scope, or None when no complete build exists."""
     base = partition_dir(index_dir, scope)
     try:
         name = (base / POINTER).read_text(encoding="utf-8").strip()
-    except FileNotFoundError:
+    except (FileNotFoundError, NotADirectoryError):
         return None
     if not name.startswith("gen-") or "/" in name:
         return None
@@ -44,8 +53,9 @@ def read_manifest(generation: Path) -> dict[str, Any]:
     return json.loads((generation / MANIFEST).read_text(encoding="utf-8"))
 
 
-def build_generation(index_dir: Path, scope: ScopeKey, manifest: dict[str, Any],
-                     write: Callable[[Path], None]) -> Path:
+def build_generation(
+    index_dir: Path, scope: ScopeKey, manifest: dict[str, Any], write: Callable[[Path], None]
+) -> Path:
     """Write a new generation with ``write(folder)``, then swap it in and clean up old ones."""
     base = partition_dir(index_dir, scope)
     base.mkdir(parents=True, exist_ok=True)

@@ -1,0 +1,39 @@
+# ARR — make help lists the targets. The README's two commands: `make demo` and `make test`.
+PYTHON ?= python3
+VENV ?= .venv
+BIN := $(VENV)/bin
+export HF_HUB_OFFLINE := 1
+export TRANSFORMERS_OFFLINE := 1
+
+.PHONY: help setup demo test test-fast lint bench clean
+
+help: ## list the targets
+	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
+
+setup: $(VENV)/.installed ## create .venv and install ARR with every extra (CPU torch first)
+
+$(VENV)/.installed: pyproject.toml
+	$(PYTHON) -m venv $(VENV)
+	$(BIN)/pip install -q --upgrade pip
+	# torch first, exact pin: the CPU build on this machine's disk (unpinned pulls CUDA).
+	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q -e '.[vector,llm,dev]'
+	touch $@
+
+demo: setup ## index the bundled demo workspace and answer its demo queries
+	$(BIN)/arr demo
+
+test: setup ## run the whole test suite (slow, model and service tests included)
+	$(BIN)/pytest
+
+test-fast: setup ## run the fast tests only
+	$(BIN)/pytest -m "not slow and not model and not service"
+
+lint: setup ## ruff lint and format check
+	$(BIN)/ruff check . && $(BIN)/ruff format --check arr tests
+
+bench: setup ## benchmarks: BM25 through the Router vs raw bm25s on SciFact, demo latency
+	$(BIN)/python -m arr.bench
+
+clean: ## remove derived indexes and run folders (never the memory store)
+	rm -rf outputs data/demo/.index/bm25

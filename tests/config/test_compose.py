@@ -1,0 +1,80 @@
+"""Every option of every config group, every recipe and every primary config composes and builds."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arr.api import CONF_DIR, PIPELINES_DIR, compose, load_router
+from arr.errors import ConfigError
+from arr.router.router import RetrievalRouter
+from arr.runner import build_router, check_targets, config_container
+
+STAGE_GROUPS = ("workspace", "planner", "tools", "fusion", "reranker", "router")
+PRIMARY = sorted(p.stem for p in CONF_DIR.glob("*.yaml") if p.stem != "base")
+
+
+def options(group: str, root: Path = CONF_DIR) -> list[str]:
+    return sorted(p.stem for p in (root / group).glob("*.yaml"))
+
+
+CASES = [
+    pytest.param(f"{g}={[o] if g == 'tools' else o}".replace("'", ""), id=f"{g}={o}")
+    for g in STAGE_GROUPS
+    for o in options(g)
+]
+CASES += [
+    pytest.param(f"pipeline={o}", id=f"pipeline={o}") for o in options("pipeline", PIPELINES_DIR)
+]
+
+
+@pytest.mark.parametrize("override", CASES)
+def test_every_option_composes_and_instantiates(override: str, demo_overrides: list[str]) -> None:
+    cfg = compose("search", [override, "scope=vision-main", *demo_overrides])
+    router = build_router(config_container(cfg))
+    assert isinstance(router, RetrievalRouter) and router.tools
+
+
+@pytest.mark.parametrize("name", PRIMARY)
+def test_every_primary_config_composes(name: str, demo_overrides: list[str]) -> None:
+    container = config_container(compose(name, [*demo_overrides, "scope=vision-main"]))
+    assert container["task_name"] == name
+    build_router(container)
+
+
+def test_recipe_changes_the_tool_set(demo_overrides: list[str]) -> None:
+    router = load_router([*demo_overrides, "pipeline=bm25_only"], warm=False)
+    assert sorted(router.tools) == ["bm25"]
+    router = load_router([*demo_overrides, "tools=[memory]", "fusion.rank_constant=30"], warm=False)
+    assert sorted(router.tools) == ["memory"] and router.fusion.rank_constant == 30
+
+
+@pytest.mark.parametrize(
+    "overrides, message",
+    [
+        pytest.param(["planner=oracle"], "planner", id="unknown-option"),
+        pytest.param(["tools=[bm25,teleport]"], "teleport", id="unknown-tool"),
+        pytest.param(["router.max_calls=13"], "max_calls", id="budget-raised"),
+        pytest.param(["fusion.rank_constant=-5"], "rank_constant", id="bad-value"),
+        pytest.param(["nonsense_key=1"], "nonsense_key", id="unknown-key"),
+        pytest.param(["tools=[]"], "no tools", id="no-tools"),
+    ],
+)
+def test_bad_config_is_one_clear_error(
+    overrides: list[str], message: str, demo_overrides: list[str]
+) -> None:
+    with pytest.raises(ConfigError, match=message) as info:
+        load_router([*demo_overrides, *overrides], warm=False)
+    assert "\n" not in str(info.value)
+
+
+@pytest.mark.parametrize(
+    "target", ["os.system", "subprocess.Popen", "builtins.eval", "arrx.evil.Thing"]
+)
+def test_targets_outside_arr_are_refused(target: str, demo_overrides: list[str]) -> None:
+    with pytest.raises(ConfigError, match="outside the arr package"):
+        check_targets({"tools": {"bm25": {"_target_": target}}})
+    cfg = compose("search", [*demo_overrides, f"tools.bm25._target_={target}"])
+    with pytest.raises(ConfigError, match="outside the arr package"):
+        build_router(config_container(cfg))

@@ -1,0 +1,111 @@
+"""Shared fixtures: scopes, a private copy of the demo workspace, fake tools for fast tests."""
+
+from __future__ import annotations
+
+import shutil
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+import pytest
+
+from arr.fusion.rrf import RRFFusion
+from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.planner.rule import RuleQueryPlanner
+from arr.reranker.rule import RuleReranker
+from arr.router.router import RetrievalRouter
+
+REPO = Path(__file__).resolve().parent.parent
+DEMO = REPO / "data" / "demo"
+SCOPE_A = ScopeKey(
+    team_id="t1", project_id="p1", repository="r1", branch="main", experiment_environment="e1"
+)
+
+
+def chunk(
+    cid: str,
+    channel: str = "fake",
+    score: float = 1.0,
+    rank: int = 1,
+    scope: ScopeKey = SCOPE_A,
+    snippet: str = "",
+) -> EvidenceChunk:
+    return EvidenceChunk(
+        id=cid,
+        scope=scope,
+        channel=channel,
+        location=Location(document_id=cid),
+        snippet=snippet or cid,
+        score=score,
+        ranks={channel: rank},
+    )
+
+
+class FakeTool:
+    """A fast in-memory channel whose answers, freshness and failures a test sets."""
+
+    summary = "fake channel"
+
+    def __init__(
+        self,
+        name: str,
+        ids: Sequence[str] = (),
+        read_only: bool = True,
+        provider: str = "local",
+        fresh: Freshness | None = None,
+        error: Exception | None = None,
+        scope: ScopeKey | None = None,
+        answer: Callable[[ToolCall], Sequence[str]] | None = None,
+    ) -> None:
+        self.name, self.ids, self.read_only, self.provider = name, list(ids), read_only, provider
+        self.fresh = fresh or Freshness(fresh=True)
+        self.error, self.scope, self.answer = error, scope, answer
+        self.calls: list[ToolCall] = []
+
+    def warm_up(self) -> None:
+        pass
+
+    def freshness(self, scope: ScopeKey) -> Freshness:
+        return self.fresh
+
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
+        self.calls.append(call)
+        if self.error is not None:
+            raise self.error
+        ids = list(self.answer(call)) if self.answer else self.ids
+        return [
+            chunk(i, self.name, score=10.0 - r, rank=r, scope=self.scope or scope)
+            for r, i in enumerate(ids, 1)
+        ]
+
+
+def make_router(*tools: FakeTool, **kwargs: object) -> RetrievalRouter:
+    return RetrievalRouter(
+        tools={t.name: t for t in tools},
+        planner=RuleQueryPlanner(),
+        fusion=RRFFusion(),
+        reranker=RuleReranker(),
+        **kwargs,
+    )  # type: ignore[arg-type]
+
+
+@pytest.fixture
+def scope_a() -> ScopeKey:
+    return SCOPE_A
+
+
+@pytest.fixture
+def demo_copy(tmp_path: Path) -> Path:
+    """A private copy of data/demo (without derived state) under tmp_path/data/demo."""
+    target = tmp_path / "data" / "demo"
+    shutil.copytree(DEMO, target, ignore=shutil.ignore_patterns(".index", "*.sqlite3*"))
+    return target
+
+
+@pytest.fixture
+def demo_overrides(demo_copy: Path, tmp_path: Path) -> list[str]:
+    """Hydra overrides that point every path of the demo config into tmp_path."""
+    return [
+        f"paths.data_dir={demo_copy.parent}",
+        f"paths.output_dir={tmp_path / 'outputs'}",
+        "progress=false",
+    ]

@@ -1,0 +1,157 @@
+"""The bm25 channel on a real bm25s index in a temporary workspace."""
+
+from __future__ import annotations
+
+import os
+import time
+from pathlib import Path
+
+import pytest
+
+from arr import codes
+from arr.models import SCOPE_FIELDS, QueryPlan, ScopeKey, ToolCall
+from arr.tools.bm25 import BM25Tool, make_tokenizer
+from arr.tools.partition import current_generation
+from arr.workspace import Workspace
+from tests.conftest import SCOPE_A, make_router
+
+TEXT = "Linear warmup over 2000 steps removed the loss spikes.\nscheduler.warmup_steps: 2000\n"
+
+
+def workspace(tmp_path: Path, scopes: dict[str, ScopeKey], chunk_lines: int = 40) -> Workspace:
+    specs = {}
+    for name, key in scopes.items():
+        root = tmp_path / "ws" / name
+        (root / "notes").mkdir(parents=True, exist_ok=True)
+        (root / "notes" / "warmup.md").write_text(TEXT)
+        (root / "notes" / "other.md").write_text("nothing about schedules here\n")
+        specs[name] = {"key": key, "roots": [name]}
+    return Workspace(
+        name="t",
+        root=tmp_path / "ws",
+        index_dir=tmp_path / "idx",
+        memory_db=tmp_path / "m.sqlite3",
+        scopes=specs,
+        chunk_lines=chunk_lines,
+    )
+
+
+def call(query: str) -> ToolCall:
+    return ToolCall(tool="bm25", query=query)
+
+
+def test_tokenizer_keeps_and_splits_identifiers() -> None:
+    tokens = make_tokenizer(None)("scheduler.warmup_steps gradCheckpointing")
+    assert {
+        "warmup_steps",
+        "warmup",
+        "steps",
+        "gradcheckpointing",
+        "grad",
+        "checkpointing",
+        "scheduler",
+    } <= set(tokens)
+
+
+def test_build_search_and_freshness(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = BM25Tool("bm25", ws)
+    assert tool.freshness(SCOPE_A).code == codes.INDEX_MISSING
+    manifest = tool.build(SCOPE_A)
+    assert manifest["documents"] == 2 and manifest["arr_version"]
+    assert tool.freshness(SCOPE_A).fresh
+    hits = tool.retrieve(call("warmup loss spikes"), SCOPE_A)
+    assert [h.id for h in hits] == ["doc:notes/warmup.md#L1"]
+    assert hits[0].location.path == "notes/warmup.md" and hits[0].location.end_line == 2
+    assert hits[0].scope == SCOPE_A and hits[0].score > 0
+    assert tool.retrieve(call("zebra unicorn"), SCOPE_A) == []
+    # An edit makes the index stale; a rebuild makes it fresh again.
+    target = ws.root / "a" / "notes" / "warmup.md"
+    target.write_text(TEXT + "new line\n")
+    os.utime(target, ns=(time.time_ns() + 10**9, time.time_ns() + 10**9))
+    assert tool.freshness(SCOPE_A).code == codes.INDEX_STALE
+    tolerant = BM25Tool("bm25", ws, freshness_tolerance_s=3600)
+    assert tolerant.freshness(SCOPE_A).fresh
+    tool.build(SCOPE_A)
+    assert tool.freshness(SCOPE_A).fresh
+
+
+def test_stale_index_is_rejected_by_the_router(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    (ws.root / "a" / "notes" / "added.md").write_text("warmup again\n")
+    result = make_router(tool).search("warmup", SCOPE_A)
+    assert [r.code for r in result.rejections] == [codes.INDEX_STALE]
+    assert result.evidence == ()
+
+
+@pytest.mark.parametrize("field", SCOPE_FIELDS)
+def test_identical_text_never_crosses_scopes(tmp_path: Path, field: str) -> None:
+    other = ScopeKey(**{**SCOPE_A.model_dump(), field: getattr(SCOPE_A, field) + "2"})
+    ws = workspace(tmp_path, {"a": SCOPE_A, "b": other})
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    tool.build(other)
+    for scope in (SCOPE_A, other):
+        hits = make_router(tool).search("warmup loss spikes", scope).evidence
+        assert hits and all(h.scope == scope for h in hits)
+    # A scope with no partition of its own sees nothing, never a neighbour's index.
+    stranger = ScopeKey(**{**SCOPE_A.model_dump(), field: "stranger"})
+    result = make_router(tool).search("warmup", stranger)
+    assert result.evidence == () and [r.code for r in result.rejections] == [codes.INDEX_MISSING]
+
+
+def test_corrupt_index_is_a_degradation(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    generation = current_generation(tool.index_dir, SCOPE_A)
+    (generation / "documents.jsonl").write_text("{not json")
+    fresh_tool = BM25Tool("bm25", ws)
+    result = make_router(fresh_tool).search(
+        "warmup",
+        SCOPE_A,
+        plan=QueryPlan.model_validate(
+            {"tool_rounds": [{"calls": [{"tool": "bm25", "query": "warmup"}]}]}
+        ),
+    )
+    assert [d.code for d in result.degradations] == [codes.INDEX_CORRUPT]
+
+
+def test_rebuild_swaps_generations_and_cleans_up(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    first = current_generation(tool.index_dir, SCOPE_A)
+    tool.retrieve(call("warmup"), SCOPE_A)  # loaded (memory-mapped) from the first generation
+    tool.build(SCOPE_A)
+    second = current_generation(tool.index_dir, SCOPE_A)
+    assert first != second and not first.exists()
+    assert [p.name for p in second.parent.iterdir() if p.name.startswith("gen-")] == [second.name]
+    assert tool.retrieve(call("warmup"), SCOPE_A)[0].id == "doc:notes/warmup.md#L1"
+
+
+def test_chunking_keeps_line_ranges(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A}, chunk_lines=1)
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    hit = tool.retrieve(call("scheduler.warmup_steps"), SCOPE_A)[0]
+    assert (hit.id, hit.location.start_line, hit.location.end_line) == (
+        "doc:notes/warmup.md#L2",
+        2,
+        2,
+    )
+
+
+def test_symlinks_and_sensitive_files_are_not_indexed(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    secret = tmp_path / "outside.md"
+    secret.write_text("warmup secret outside the root\n")
+    (ws.root / "a" / "link.md").symlink_to(secret)
+    (ws.root / "a" / ".env").write_text("WARMUP_TOKEN=abc\n")
+    (ws.root / "a" / "id_rsa.txt").write_text("warmup key material\n")
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    ids = [h.id for h in tool.retrieve(call("warmup secret key token"), SCOPE_A)]
+    assert ids == ["doc:notes/warmup.md#L1"]

@@ -1,0 +1,55 @@
+from __future__ import annotations
+
+import pytest
+
+from arr.planner.rule import RuleQueryPlanner, query_shape
+from arr.reranker.rule import RuleReranker, symbol_tokens
+from tests.conftest import chunk
+
+TOOLS = {"grep": "", "bm25": "", "vector": "", "memory": ""}
+
+
+@pytest.mark.parametrize(
+    "query, shape",
+    [
+        pytest.param("RuntimeError: CUDA out of memory", "lexical", id="error-text"),
+        pytest.param("cosine_with_warmup", "lexical", id="snake-symbol"),
+        pytest.param("buildTransforms", "lexical", id="camel-symbol"),
+        pytest.param("src/train.py", "lexical", id="path"),
+        pytest.param("scheduler.warmup_steps=2000", "lexical", id="config-key"),
+        pytest.param("--grad-checkpointing", "lexical", id="flag"),
+        pytest.param("why does warmup help large batch training", "semantic", id="question"),
+    ],
+)
+def test_query_shape(query: str, shape: str) -> None:
+    assert query_shape(query) == shape
+
+
+def test_rule_plan_channels() -> None:
+    planner = RuleQueryPlanner()
+    lexical = planner.plan("KeyError: 'lr'", TOOLS).plan.tool_rounds[0].calls
+    assert [c.tool for c in lexical] == ["grep", "bm25"]
+    semantic = planner.plan("why does warmup help", TOOLS).plan.tool_rounds[0].calls
+    assert [c.tool for c in semantic] == ["vector", "bm25", "memory"]
+    only_memory = planner.plan("ValueError", {"memory": ""}).plan.tool_rounds[0].calls
+    assert [c.tool for c in only_memory] == ["memory"]
+
+
+def test_reranker_is_deterministic_and_documented() -> None:
+    evidence = [
+        chunk("a", snippet="nothing relevant"),
+        chunk("b", snippet="we set warmup_steps to 2000"),
+        chunk("c", snippet="also nothing"),
+    ]
+    reranker = RuleReranker()
+    first = reranker.rerank("warmup_steps", evidence)
+    assert [c.id for c in first] == ["b", "a", "c"]
+    assert first == reranker.rerank("warmup_steps", evidence)
+    assert [c.score for c in first] == [evidence[1].score, evidence[0].score, evidence[2].score]
+    assert symbol_tokens("set scheduler.warmup_steps and lr") == ["scheduler.warmup_steps"]
+
+
+def test_reranker_agreement_bonus() -> None:
+    agreed = chunk("z").model_copy(update={"ranks": {"bm25": 2, "memory": 1}})
+    ranked = RuleReranker().rerank("question", [chunk("a"), agreed])
+    assert [c.id for c in ranked] == ["z", "a"] and ranked[0].rerank_score == 0.25
