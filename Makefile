@@ -17,6 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	$(BIN)/pip install -q --upgrade pip
 	# torch first, exact pin: the CPU build on this machine's disk (unpinned pulls CUDA).
 	$(BIN)/pip install -q torch==2.13.0
+	$(BIN)/pip install -q --only-binary ripgrep ripgrep==14.1.0
 	$(BIN)/pip install -q -e '.[vector,llm,dev]'
 	touch $@
 

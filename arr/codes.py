@@ -18,6 +18,7 @@ BUDGET_CALLS = "budget_calls_exhausted"
 OK = "ok"
 EMPTY = "empty"
 CHANNEL_ERROR = "channel_error"
+CHANNEL_DEADLINE = "channel_deadline"
 
 # Degradations.
 MEMORY_DB_MISSING = "memory_db_missing"

@@ -151,6 +151,9 @@ class ToolCall(Frozen):
     tool: str = Field(min_length=1, max_length=64)
     query: str = Field(min_length=1, max_length=2000)
     top_k: int | None = Field(default=None, ge=1, le=MAX_TOP_K)
+    # grep only: a sub-path relative to the scope's roots, and regex (instead of literal) mode.
+    path: str | None = Field(default=None, min_length=1, max_length=512)
+    regex: bool = False
 
 
 class ToolRound(Frozen):
@@ -178,6 +181,9 @@ class ToolTrace(Frozen):
     code: str
     candidates: int = 0
     elapsed_ms: float = 0.0
+    # Channel counters, e.g. grep's files_scanned, skipped_<reason>, matches.
+    counters: dict[str, int] = Field(default_factory=dict)
+    note: str = ""
 
 
 class Rejection(Frozen):

@@ -19,6 +19,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arr.errors import WorkspaceError
 from arr.models import ScopeKey
+from arr.safety import credential_kind, is_sensitive_name, unsafe_root_reason
 
 TEXT_SUFFIXES = (
     ".md",
@@ -36,7 +37,6 @@ TEXT_SUFFIXES = (
     ".rst",
     ".sh",
 )
-SENSITIVE_NAMES = (".env", "id_rsa", "id_ed25519", "credentials", ".netrc", ".pgpass", ".npmrc")
 
 
 class Document(BaseModel):
@@ -60,22 +60,15 @@ class ScopeSpec(BaseModel):
     beir_corpus: str | None = None
 
 
-def _is_sensitive(name: str) -> bool:
-    lowered = name.lower()
-    return (
-        lowered.startswith(".env")
-        or any(s in lowered for s in SENSITIVE_NAMES)
-        or lowered.endswith((".pem", ".key", ".p12", ".pfx", ".jks"))
-    )
-
-
 def _walk_files(root: Path, max_file_bytes: int) -> Iterator[tuple[str, Path]]:
     """Regular text files under root, in sorted order; links, hidden dirs and big files skipped."""
     for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
             path = Path(dirpath) / name
-            if not name.endswith(TEXT_SUFFIXES) or _is_sensitive(name):
+            if not name.endswith(TEXT_SUFFIXES) or is_sensitive_name(
+                path.relative_to(root).as_posix()
+            ):
                 continue
             info = path.lstat()
             if not stat.S_ISREG(info.st_mode) or info.st_size > max_file_bytes:
@@ -163,10 +156,16 @@ class Workspace(BaseModel):
     def _root_paths(self, spec: ScopeSpec) -> list[Path]:
         paths = []
         for root in spec.roots:
+            if not root or ".." in Path(root).parts:
+                raise WorkspaceError(f"scope root {root!r} must be a non-empty path without '..'")
             path = (self.root / root) if not Path(root).is_absolute() else Path(root)
             if not path.is_dir():
                 raise WorkspaceError(f"scope root {str(path)!r} is not a readable directory")
-            paths.append(path)
+            resolved = os.path.realpath(path)
+            reason = unsafe_root_reason(resolved)
+            if reason is not None:
+                raise WorkspaceError(f"scope root {str(path)!r} refused: {reason}")
+            paths.append(Path(resolved))
         return paths
 
     def _beir_path(self, spec: ScopeSpec) -> Path | None:
@@ -191,7 +190,7 @@ class Workspace(BaseModel):
             prefix = f"{root.name}/" if len(roots) > 1 else ""
             for rel, path in _walk_files(root, self.max_file_bytes):
                 raw = path.read_bytes()
-                if b"\x00" in raw:
+                if b"\x00" in raw or credential_kind(raw) is not None:
                     continue
                 text = raw.decode("utf-8", errors="replace")
                 yield from _chunk_lines(prefix + rel, text, self.chunk_lines)

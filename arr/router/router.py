@@ -33,7 +33,7 @@ from arr.models import (
     resolve_scope,
 )
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
-from arr.tools.base import ChannelError, Tool
+from arr.tools.base import ChannelAnswer, ChannelError, Tool
 
 FORBIDDEN_IDENTIFIERS: tuple[str, ...] = (
     "remote",
@@ -246,6 +246,21 @@ class RetrievalRouter:
             return freshness.code, freshness.detail
         return None
 
+    def _call_tool(self, call: ToolCall, scope: ScopeKey, run: _Run) -> ChannelAnswer:
+        """Run one admitted call; failures become degradations and an empty error answer."""
+        try:
+            answer = self.tools[call.tool].retrieve(call, scope)
+        except ChannelError as exc:
+            run.degradations.append(Degradation(stage=call.tool, code=exc.code, detail=exc.detail))
+            return ChannelAnswer([], {"_error": 1}, exc.code)
+        except Exception as exc:  # any channel failure is a degradation, never a lost search
+            detail = f"{type(exc).__name__}: {exc}"[:300]
+            run.degradations.append(
+                Degradation(stage=call.tool, code=codes.CHANNEL_ERROR, detail=detail)
+            )
+            return ChannelAnswer([], {"_error": 1}, codes.CHANNEL_ERROR)
+        return answer if isinstance(answer, ChannelAnswer) else ChannelAnswer(list(answer))
+
     def _reject(self, run: _Run, number: int, tool: str, code: str, detail: str) -> None:
         run.rejections.append(Rejection(round=number, tool=tool, code=code, detail=detail))
         run.traces.append(ToolTrace(round=number, tool=tool, status="rejected", code=code))
@@ -260,24 +275,25 @@ class RetrievalRouter:
             return False
         run.calls_used += 1
         started = time.perf_counter()
-        try:
-            found = self.tools[call.tool].retrieve(call, scope)
+        answer = self._call_tool(call, scope, run)
+        found = answer.evidence
+        if answer.counters.get("_error"):
+            status, code = "error", answer.cut
+        elif answer.cut:
+            status, code = ("ok" if found else "empty"), f"cut_{answer.cut}"
+        else:
             status, code = ("ok", codes.OK) if found else ("empty", codes.EMPTY)
-        except ChannelError as exc:
-            found, status, code = [], "error", exc.code
-            run.degradations.append(Degradation(stage=call.tool, code=exc.code, detail=exc.detail))
-        except Exception as exc:  # any channel failure is a degradation, never a lost search
-            found, status, code = [], "error", codes.CHANNEL_ERROR
+        if status == "error" or answer.cut == "deadline":
+            run.partial = True
+        if answer.cut == "deadline":
             run.degradations.append(
                 Degradation(
                     stage=call.tool,
-                    code=codes.CHANNEL_ERROR,
-                    detail=f"{type(exc).__name__}: {exc}"[:300],
+                    code=codes.CHANNEL_DEADLINE,
+                    detail="the scan hit its deadline; results cut",
                 )
             )
-        elapsed_ms = round((time.perf_counter() - started) * 1000, 3)
-        if status == "error":
-            run.partial = True
+        counters = {k: v for k, v in answer.counters.items() if not k.startswith("_")}
         run.traces.append(
             ToolTrace(
                 round=number,
@@ -285,7 +301,8 @@ class RetrievalRouter:
                 status=status,
                 code=code,
                 candidates=len(found),
-                elapsed_ms=elapsed_ms,
+                elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+                counters=counters,
             )
         )
         fresh = [c for c in found if c.id not in run.seen]

@@ -7,6 +7,7 @@ already filtered to the request scope. The Router is the only caller of ``retrie
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall
@@ -23,7 +24,20 @@ class Tool(Protocol):
 
     def freshness(self, scope: ScopeKey) -> Freshness: ...
 
-    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]: ...
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk] | ChannelAnswer: ...
+
+
+@dataclass(frozen=True)
+class ChannelAnswer:
+    """What a channel may return instead of a bare list: evidence plus counters for the trace.
+
+    ``cut`` names why the scan stopped early ("deadline", "cap") or is empty when it did not.
+    A deadline cut makes the result partial; a cap cut is only noted in the trace.
+    """
+
+    evidence: list[EvidenceChunk]
+    counters: dict[str, int] = field(default_factory=dict)
+    cut: str = ""
 
 
 class ChannelError(Exception):
