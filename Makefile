@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench clean
+.PHONY: help setup demo test test-fast lint bench bench-grep clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -35,6 +35,9 @@ lint: setup ## ruff lint and format check
 
 bench: setup ## benchmarks: BM25 through the Router vs raw bm25s on SciFact, demo latency
 	$(BIN)/python -m arr.bench
+
+bench-grep: setup ## benchmark: grep channel vs plain rg -n on an installed package (>= 50 MB)
+	$(BIN)/python -m arr.bench_grep
 
 clean: ## remove derived indexes and run folders (never the memory store)
 	rm -rf outputs data/demo/.index/bm25

@@ -12,6 +12,7 @@ from __future__ import annotations
 import math
 import re
 from collections import Counter
+from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 SENSITIVE_DIRS = frozenset(
@@ -65,21 +66,38 @@ ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
     *(f"!*{s}" for s in SENSITIVE_SUFFIXES),
 )
 
+# (kind, literal anchors that must occur first, pattern). The anchor test runs at C speed, so
+# the regex only runs on the rare files that could match.
 _SECRET_PATTERNS = (
-    ("private_key", re.compile(rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----")),
-    ("cloud_access_key", re.compile(rb"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b")),
-    ("google_api_key", re.compile(rb"\bAIza[0-9A-Za-z_\-]{35}\b")),
+    (
+        "private_key",
+        (b"PRIVATE KEY",),
+        re.compile(rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+    ),
+    (
+        "cloud_access_key",
+        (b"AKIA", b"ASIA", b"AGPA", b"AIDA", b"AROA", b"ANPA"),
+        re.compile(rb"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b"),
+    ),
+    ("google_api_key", (b"AIza",), re.compile(rb"\bAIza[0-9A-Za-z_\-]{35}\b")),
     (
         "github_token",
+        (b"gh", b"github_pat_"),
         re.compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
     ),
-    ("slack_token", re.compile(rb"\bxox[abposr]-[A-Za-z0-9-]{10,250}")),
-    ("jwt", re.compile(rb"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}")),
+    ("slack_token", (b"xox",), re.compile(rb"\bxox[abposr]-[A-Za-z0-9-]{10,250}")),
+    (
+        "jwt",
+        (b"eyJ",),
+        re.compile(rb"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ),
 )
-_ASSIGNMENT = re.compile(
-    rb"(?i)(?:api[_-]?key|secret[_-]?key|client[_-]?secret|access[_-]?token|auth[_-]?token|"
-    rb"password|passwd|secret|token)[\"']?\s{0,5}[:=]\s{0,5}[\"']?([A-Za-z0-9/+_=\-.]{16,200})"
-)
+# ``<...key|secret|token|password|passwd> = "<value>"``: keywords found in the lower-cased
+# content, then this tail is matched at the keyword's end in the original bytes.
+_ASSIGNMENT_KEYWORDS = (b"key", b"secret", b"token", b"password", b"passwd")
+_ASSIGNMENT_TAIL = re.compile(rb"[\"']?\s{0,5}[:=]\s{0,5}[\"']?([A-Za-z0-9/+_=\-.]{16,200})")
+_HAS_DIGIT = re.compile(rb"[0-9]")
+_HAS_LETTER = re.compile(rb"[A-Za-z]")
 MIN_SECRET_ENTROPY = 3.5  # bits per character; English words and placeholders stay below
 
 
@@ -104,13 +122,29 @@ def shannon_entropy(value: bytes) -> float:
     return -sum(c / total * math.log2(c / total) for c in counts.values()) if total else 0.0
 
 
+def _assignment_values(content: bytes) -> Iterator[bytes]:
+    lowered = content.lower()  # ASCII-only lowering keeps byte offsets
+    for keyword in _ASSIGNMENT_KEYWORDS:
+        start = lowered.find(keyword)
+        while start != -1:
+            match = _ASSIGNMENT_TAIL.match(content, start + len(keyword))
+            if match:
+                yield match.group(1)
+            start = lowered.find(keyword, start + 1)
+
+
 def credential_kind(content: bytes) -> str | None:
     """The kind of credential the content seems to hold, or None."""
-    for kind, pattern in _SECRET_PATTERNS:
-        if pattern.search(content):
+    for kind, anchors, pattern in _SECRET_PATTERNS:
+        if any(anchor in content for anchor in anchors) and pattern.search(content):
             return kind
-    for match in _ASSIGNMENT.finditer(content):
-        if shannon_entropy(match.group(1)) >= MIN_SECRET_ENTROPY:
+    for value in _assignment_values(content):
+        # Secrets mix letters and digits; identifiers such as ``num_hidden_layers`` do not.
+        if (
+            _HAS_DIGIT.search(value)
+            and _HAS_LETTER.search(value)
+            and shannon_entropy(value) >= MIN_SECRET_ENTROPY
+        ):
             return "secret_assignment"
     return None
 

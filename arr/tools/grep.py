@@ -21,16 +21,16 @@ trace.
 from __future__ import annotations
 
 import errno
-import json
 import os
 import re
+import select
 import shutil
 import stat
 import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
@@ -40,59 +40,36 @@ from arr.safety import ENGINE_EXCLUDE_GLOBS, credential_kind, is_sensitive_name
 from arr.tools.base import ChannelAnswer, ChannelError
 from arr.workspace import Workspace
 
-_STOP = frozenset(
-    (
-        "the",
-        "a",
-        "an",
-        "and",
-        "or",
-        "of",
-        "to",
-        "in",
-        "on",
-        "for",
-        "with",
-        "at",
-        "by",
-        "is",
-        "are",
-        "was",
-        "were",
-        "be",
-        "this",
-        "that",
-        "it",
-        "from",
-        "as",
-        "why",
-        "how",
-        "what",
-        "when",
-        "which",
-        "does",
-        "did",
-        "do",
-        "not",
-        "no",
-    )
+_STOP_WORDS = (
+    "the a an and or of to in on for with at by is are was were be this that it from as why how "
+    "what when which does did do not no"
 )
+_STOP = frozenset(_STOP_WORDS.split())  # noqa: SIM905
+_STATS_SEARCHED = re.compile(rb"^(\d+) files searched$")
 _BAD_PATH = re.compile(r"[\x00-\x1f\x7f\\]|^[A-Za-z]:|:")
 
 
-@dataclass(frozen=True)
+@dataclass(slots=True)
 class _Hit:
     path: str  # relative to the root, POSIX
     line: int
-    text: str
+    text: bytes  # the line as ripgrep read it, without its end of line; decoded only if kept
+
+
+@dataclass(slots=True)
+class _Candidate:
+    label: str  # root prefix when a scope has several roots, else ""
+    root: Path
+    hit: _Hit
+    score: float
 
 
 def check_sub_path(sub_path: str) -> str | None:
     """Reason code for an unacceptable sub-path, or None. Pure: touches no file."""
-    if not sub_path or sub_path != sub_path.strip():
-        return "path_invalid"
     if _BAD_PATH.search(sub_path):
         return "path_invalid_characters"
+    if not sub_path or sub_path != sub_path.strip():
+        return "path_invalid"
     if sub_path.startswith("/"):
         return "path_absolute"
     if ".." in PurePosixPath(sub_path).parts:
@@ -220,7 +197,12 @@ class GrepTool:
         assert self._rg is not None
         command = [
             self._rg,
-            "--json",
+            "--no-heading",
+            "--with-filename",
+            "--line-number",
+            "--null",
+            "--stats",
+            "--color=never",
             "--no-config",
             "--no-follow",
             "--no-ignore",
@@ -243,115 +225,166 @@ class GrepTool:
     def _run_engine(
         self, root: Path, patterns: list[str], regex: bool, target: str, deadline: float
     ) -> tuple[list[_Hit], dict[str, int], str]:
-        """Raw candidate hits from ripgrep (unverified), its counters and a cut reason."""
-        timeout = max(0.05, deadline - time.monotonic())
-        command = self._command(patterns, regex, target)
-        cut = ""
-        try:
-            done = subprocess.run(
-                command,
-                cwd=root,
-                capture_output=True,
-                timeout=timeout,
-                env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
-                stdin=subprocess.DEVNULL,
-            )
-            stdout, returncode, stderr = done.stdout, done.returncode, done.stderr
-        except subprocess.TimeoutExpired as exc:
-            stdout, returncode, stderr, cut = exc.stdout or b"", 0, b"", "deadline"
-        if returncode not in (0, 1):
-            message = stderr.decode("utf-8", "replace").strip().splitlines()
-            raise ChannelError("invalid_pattern", (message[-1] if message else "rg failed")[:300])
-        hits, counters = self._parse(stdout)
-        return hits, counters, cut
+        """Raw candidate hits from ripgrep (unverified), its counters and a cut reason.
 
-    def _parse(self, stdout: bytes) -> tuple[list[_Hit], dict[str, int]]:
+        Output is parsed while ripgrep still runs (the two overlap on two cores); at the
+        deadline ripgrep is killed and what arrived so far is kept.
+        """
         hits: list[_Hit] = []
         counters: Counter[str] = Counter()
-        for raw in stdout.splitlines():
-            try:
-                message = json.loads(raw)
-            except ValueError:
-                continue  # a line cut by the deadline
-            kind = message.get("type")
-            if kind == "summary":
-                stats = message["data"]["stats"]
-                counters["files_scanned"] = int(stats.get("searches", 0))
-                counters["files_with_matches"] = int(stats.get("searches_with_match", 0))
-            elif kind == "match":
-                data = message["data"]
-                path, text = data["path"].get("text"), data["lines"].get("text")
-                if path is None or text is None:
-                    counters["skipped_non_utf8"] += 1
+        cut, pending = "", b""
+        names: dict[bytes, str | None] = {}
+        process = subprocess.Popen(
+            self._command(patterns, regex, target),
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+        )
+        assert process.stdout is not None and process.stderr is not None
+        try:
+            out_fd = process.stdout.fileno()
+            while True:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    cut = "deadline"
+                    break
+                ready, _, _ = select.select([out_fd], [], [], remaining)
+                if not ready:
                     continue
-                hits.append(
-                    _Hit(path.removeprefix("./"), int(data["line_number"]), text.rstrip("\r\n"))
-                )
-        return hits, dict(counters)
+                chunk = os.read(out_fd, 1 << 18)
+                if not chunk:
+                    break
+                rows = (pending + chunk).split(b"\n")
+                pending = rows.pop()
+                self._parse(rows, hits, counters, names)
+        finally:
+            if cut:
+                process.kill()
+            returncode = process.wait()
+            stderr = process.stderr.read(65536)
+            process.stdout.close()
+            process.stderr.close()
+        self._parse([pending], hits, counters, names)
+        if not cut and returncode not in (0, 1):
+            message = stderr.decode("utf-8", "replace").strip().splitlines()
+            raise ChannelError("invalid_pattern", (message[-1] if message else "rg failed")[:300])
+        return hits, dict(counters), cut
+
+    @staticmethod
+    def _parse(
+        rows: list[bytes], hits: list[_Hit], counters: Counter[str], names: dict[bytes, str | None]
+    ) -> None:
+        """``path NUL line:text`` rows, then ripgrep's ``--stats`` block (rows without NUL)."""
+        for raw in rows:
+            path, sep, rest = raw.partition(b"\x00")
+            if not sep:
+                searched = _STATS_SEARCHED.match(raw)
+                if searched:
+                    counters["files_scanned"] = int(searched.group(1))
+                continue
+            number, colon, text = rest.partition(b":")
+            if not colon or not number.isdigit():
+                continue  # a row cut by the deadline
+            if path not in names:  # one decode per file, not per line
+                try:
+                    name = path.decode("utf-8")
+                    names[path] = name[2:] if name.startswith("./") else name
+                except UnicodeDecodeError:
+                    names[path] = None
+            name = names[path]
+            if name is None:
+                counters["skipped_non_utf8_name"] += 1
+                continue
+            hits.append(_Hit(name, int(number), text.rstrip(b"\r")))
 
     # ---- verification and ranking ---------------------------------------------------------
-    def _verify(
-        self, root: Path, hits: list[_Hit], counters: Counter[str]
-    ) -> Iterator[tuple[_Hit, list[str]]]:
-        """Hits whose file passes every safety rule and whose line is what rg reported."""
-        by_file: dict[str, list[_Hit]] = {}
-        for hit in hits:
-            by_file.setdefault(hit.path, []).append(hit)
-        root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
-        try:
-            for path in sorted(by_file):
-                reason = "sensitive_name" if is_sensitive_name(path) else ""
-                content = None
-                if not reason:
-                    content, reason = open_verified(root_fd, path, self.max_file_bytes)
-                if content is not None and b"\x00" in content:
-                    reason = "binary"
-                if content is not None and not reason and credential_kind(content):
-                    reason = "credential_content"
-                if reason or content is None:
-                    counters[f"skipped_{reason or 'unreadable'}"] += 1
-                    continue
-                lines = content.decode("utf-8", "replace").splitlines()
-                for hit in by_file[path]:
-                    if hit.line > len(lines) or lines[hit.line - 1] != hit.text:
-                        counters["skipped_changed_during_scan"] += 1
-                        continue
-                    yield hit, lines
-        finally:
-            os.close(root_fd)
+    def _check_file(self, root_fd: int, path: str, counters: Counter[str]) -> list[bytes] | None:
+        """The file's lines when it passes every safety rule, else None (reason counted)."""
+        reason = "sensitive_name" if is_sensitive_name(path) else ""
+        content = None
+        if not reason:
+            content, reason = open_verified(root_fd, path, self.max_file_bytes)
+        if content is not None and b"\x00" in content:
+            reason = "binary"
+        if content is not None and not reason and credential_kind(content):
+            reason = "credential_content"
+        if reason or content is None:
+            counters[f"skipped_{reason or 'unreadable'}"] += 1
+            return None
+        # Split on LF only, as ripgrep counts lines; a CR before it is dropped on comparison.
+        return content.split(b"\n")
 
-    def _snippet(self, lines: list[str], line: int, counters: Counter[str]) -> str:
-        start, end = max(1, line - self.context_lines), min(len(lines), line + self.context_lines)
+    def _verified(
+        self, candidates: Iterable[_Candidate], counters: Counter[str], deadline: float
+    ) -> Iterator[tuple[_Candidate, list[bytes]]]:
+        """Candidates (in the given order) whose file passes the safety rules and whose line
+        is exactly what ripgrep reported; each file is opened and checked once."""
+        files: dict[tuple[Path, str], list[bytes] | None] = {}
+        root_fds: dict[Path, int] = {}
+        try:
+            for candidate in candidates:
+                key = (candidate.root, candidate.hit.path)
+                if key not in files:
+                    if time.monotonic() >= deadline:
+                        counters["_deadline_in_verify"] = 1
+                        return
+                    if candidate.root not in root_fds:
+                        root_fds[candidate.root] = os.open(
+                            candidate.root, os.O_RDONLY | os.O_DIRECTORY
+                        )
+                    files[key] = self._check_file(root_fds[candidate.root], key[1], counters)
+                lines = files[key]
+                if lines is None:
+                    continue
+                hit = candidate.hit
+                if hit.line > len(lines) or lines[hit.line - 1].rstrip(b"\r") != hit.text:
+                    counters["skipped_changed_during_scan"] += 1
+                    continue
+                yield candidate, lines
+        finally:
+            for fd in root_fds.values():
+                os.close(fd)
+
+    def _snippet(self, lines: list[bytes], line: int, counters: Counter[str]) -> str:
+        last = len(lines) - (1 if lines and lines[-1] == b"" else 0)
+        start, end = max(1, line - self.context_lines), min(last, line + self.context_lines)
         out = []
         for number in range(start, end + 1):
-            text = lines[number - 1]
+            text = lines[number - 1].rstrip(b"\r").decode("utf-8", "replace")
             if len(text) > self.max_line_chars:
                 counters["long_lines_cut"] += 1
                 text = text[: self.max_line_chars] + "…"
             out.append(text)
         return "\n".join(out)
 
-    def scan(
-        self, call: ToolCall, scope: ScopeKey
-    ) -> tuple[list[tuple[str, _Hit, str, float]], Counter[str], str]:
-        """Every verified hit in the scope's roots: (root label, hit, snippet, score)."""
+    def _prepare(self, call: ToolCall, scope: ScopeKey) -> list[Path]:
+        """Validate pattern and sub-path (before any file is touched); the scope's roots."""
         self.warm_up()
-        pattern = call.query
-        if len(pattern) > self.max_pattern_chars:
+        if len(call.query) > self.max_pattern_chars:
             raise ChannelError(
                 "pattern_too_long",
-                f"pattern is {len(pattern)} chars; limit {self.max_pattern_chars}",
+                f"pattern is {len(call.query)} chars; limit {self.max_pattern_chars}",
             )
-        patterns = [pattern] if call.regex else literal_terms(pattern)
-        terms = [p.lower() for p in patterns]
         reason = check_sub_path(call.path) if call.path is not None else None
         if reason is not None:
             raise ChannelError(reason, f"sub-path {call.path!r} refused")
         spec = self.workspace.spec_for(scope)
-        roots = self.workspace._root_paths(spec) if spec is not None else []
-        deadline = time.monotonic() + self.deadline_ms / 1000
-        counters: Counter[str] = Counter()
-        results: list[tuple[str, _Hit, str, float]] = []
+        return self.workspace._root_paths(spec) if spec is not None else []
+
+    def _candidates(
+        self,
+        call: ToolCall,
+        roots: list[Path],
+        patterns: list[str],
+        terms: list[str],
+        deadline: float,
+        counters: Counter[str],
+    ) -> tuple[list[_Candidate], str]:
+        """Unverified hits of ``patterns`` in every root, scored by the ``terms`` they hold."""
+        byte_terms = [t.encode("utf-8") for t in terms]
+        candidates: list[_Candidate] = []
         cut = ""
         for root in roots:
             label = f"{root.name}/" if len(roots) > 1 else ""
@@ -361,16 +394,33 @@ class GrepTool:
             hits, engine_counters, cut = self._run_engine(
                 root, patterns, call.regex, target, deadline
             )
-            counters.update(engine_counters)
-            for hit, lines in self._verify(root, hits, counters):
-                counters["matches"] += 1
-                lowered = hit.text.lower()
-                score = sum(t in lowered for t in terms) if not call.regex else 1.0
-                score += 1.0 if (not call.regex and terms[0] in lowered) else 0.0
-                results.append((label, hit, self._snippet(lines, hit.line, counters), score))
+            for key, value in engine_counters.items():
+                counters[key] = max(counters[key], value)
+            for hit in hits:
+                if call.regex:
+                    score = 1.0
+                else:
+                    lowered = hit.text.lower()
+                    score = sum(t in lowered for t in byte_terms) + float(byte_terms[0] in lowered)
+                candidates.append(_Candidate(label, root, hit, score))
             if cut:
                 break
-        return results, counters, cut
+        return candidates, cut
+
+    def scan(self, call: ToolCall, scope: ScopeKey) -> tuple[list[_Candidate], Counter[str], str]:
+        """Every verified hit of the exact query (phrase or regex), in path and line order,
+        for benchmarks and audits."""
+        roots = self._prepare(call, scope)
+        counters: Counter[str] = Counter()
+        deadline = time.monotonic() + self.deadline_ms / 1000
+        terms = [call.query.lower()]
+        candidates, cut = self._candidates(call, roots, [call.query], terms, deadline, counters)
+        candidates.sort(key=lambda c: (c.label + c.hit.path, c.hit.line))
+        verified = [c for c, _ in self._verified(candidates, counters, deadline)]
+        if counters.pop("_deadline_in_verify", 0):
+            cut = "deadline"
+        counters["matches"] = len(verified)
+        return verified, counters, cut
 
     def _target(self, root: Path, sub_path: str | None, counters: Counter[str]) -> str | None:
         """The engine's search target below root, checked component by component (no links)."""
@@ -395,31 +445,76 @@ class GrepTool:
         return "./" + PurePosixPath(sub_path).as_posix()
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> ChannelAnswer:
-        results, counters, cut = self.scan(call, scope)
-        per_file: Counter[str] = Counter(label + hit.path for label, hit, _, _ in results)
-        results.sort(
-            key=lambda r: (-r[3], -per_file[r[0] + r[1].path], r[0] + r[1].path, r[1].line)
-        )
-        kept: list[tuple[str, _Hit, str, float]] = []
-        taken: Counter[str] = Counter()
-        for result in results:
-            key = result[0] + result[1].path
-            if taken[key] < self.max_matches_per_file:
-                taken[key] += 1
-                kept.append(result)
+        """The exact query first (phrase, or the regex); when that yields fewer lines than
+        asked for, a literal query's words are searched too (OR-ed) and ranked after. Ranking
+        comes before verification, so only files that reach the answer are re-read."""
+        roots = self._prepare(call, scope)
+        counters: Counter[str] = Counter()
+        deadline = time.monotonic() + self.deadline_ms / 1000
         limit = call.top_k or self.top_k
-        if len(kept) > limit and not cut:
-            cut = "cap"
+        terms = (
+            [call.query.lower()] if call.regex else [t.lower() for t in literal_terms(call.query)]
+        )
+        stages = [[call.query]]
+        if not call.regex and len(terms) > 1:
+            stages.append(literal_terms(call.query)[1:])
+        kept: list[tuple[_Candidate, str]] = []
+        seen: set[tuple[str, int]] = set()
+        taken: Counter[str] = Counter()
+        cut = ""
+        for patterns in stages:
+            if len(kept) >= limit or cut == "deadline":
+                break
+            candidates, cut = self._candidates(call, roots, patterns, terms, deadline, counters)
+            counters["matches"] += len(candidates)
+            candidates = [c for c in candidates if (c.label + c.hit.path, c.hit.line) not in seen]
+            cut = self._take(candidates, counters, deadline, limit, kept, taken) or cut
+            seen.update((c.label + c.hit.path, c.hit.line) for c, _ in kept)
         evidence = [
             EvidenceChunk(
-                id=f"grep:{label}{hit.path}#L{hit.line}",
+                id=f"grep:{c.label}{c.hit.path}#L{c.hit.line}",
                 scope=scope,
                 channel=self.name,
-                location=Location(path=label + hit.path, start_line=hit.line, end_line=hit.line),
+                location=Location(
+                    path=c.label + c.hit.path, start_line=c.hit.line, end_line=c.hit.line
+                ),
                 snippet=snippet,
-                score=score,
+                score=c.score,
                 ranks={self.name: rank},
             )
-            for rank, (label, hit, snippet, score) in enumerate(kept[:limit], 1)
+            for rank, (c, snippet) in enumerate(kept, 1)
         ]
         return ChannelAnswer(evidence, dict(counters), cut)
+
+    def _take(
+        self,
+        candidates: list[_Candidate],
+        counters: Counter[str],
+        deadline: float,
+        limit: int,
+        kept: list[tuple[_Candidate, str]],
+        taken: Counter[str],
+    ) -> str:
+        """Rank, then verify in rank order into ``kept``; returns a cut reason or ""."""
+        per_file = Counter(c.label + c.hit.path for c in candidates)
+        candidates.sort(
+            key=lambda c: (
+                -c.score,
+                -per_file[c.label + c.hit.path],
+                c.label + c.hit.path,
+                c.hit.line,
+            )
+        )
+        cut = ""
+        for candidate, lines in self._verified(candidates, counters, deadline):
+            key = candidate.label + candidate.hit.path
+            if taken[key] >= self.max_matches_per_file:
+                continue
+            if len(kept) == limit:
+                cut = "cap"
+                break
+            taken[key] += 1
+            kept.append((candidate, self._snippet(lines, candidate.hit.line, counters)))
+        if counters.pop("_deadline_in_verify", 0):
+            cut = "deadline"
+        return cut

@@ -1,0 +1,91 @@
+"""The grep channel on real files with the real ripgrep binary."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arr.tools.grep import GrepTool, check_sub_path, literal_terms
+from tests.conftest import SCOPE_A, make_router
+from tests.grep_fixtures import MARK, grep_workspace, run
+
+
+@pytest.fixture
+def tool(tmp_path: Path) -> GrepTool:
+    ws = grep_workspace(tmp_path)
+    root = ws.root / "root"
+    (root / "src").mkdir()
+    (root / "src" / "train.py").write_text(f"import math\n\ndef f():\n    return '{MARK}'\n")
+    (root / "notes.md").write_text(f"first {MARK}\nsecond line\n{MARK} and {MARK}\n")
+    (root / "other.md").write_text("nothing here\n")
+    return GrepTool("grep", ws)
+
+
+def test_line_evidence_with_location_and_context(tool: GrepTool) -> None:
+    answer = run(tool)
+    ids = [e.id for e in answer.evidence]
+    assert ids == ["grep:notes.md#L1", "grep:notes.md#L3", "grep:src/train.py#L4"]
+    first = answer.evidence[0]
+    assert first.location.path == "notes.md" and first.location.start_line == 1
+    assert first.snippet == f"first {MARK}\nsecond line" and first.scope == SCOPE_A
+    assert answer.counters["files_scanned"] == 3 and answer.counters["matches"] == 3
+    assert answer.cut == ""
+
+
+def test_deterministic_ranking_by_terms_then_density(tool: GrepTool) -> None:
+    answer = run(tool, query=f"return {MARK}")
+    # The line holding both terms (and the whole query) ranks first.
+    assert answer.evidence[0].id == "grep:src/train.py#L4"
+    assert [e.id for e in run(tool, query=f"return {MARK}").evidence] == [
+        e.id for e in answer.evidence
+    ]
+
+
+def test_sub_path_and_regex(tool: GrepTool) -> None:
+    assert [e.id for e in run(tool, path="src").evidence] == ["grep:src/train.py#L4"]
+    assert [e.id for e in run(tool, path="src/train.py").evidence] == ["grep:src/train.py#L4"]
+    regex = run(tool, query=r"^def \w+\(\):$", regex=True)
+    assert [e.id for e in regex.evidence] == ["grep:src/train.py#L3"]
+    assert run(tool, path="missing").evidence == []
+
+
+def test_caps_are_reported(tool: GrepTool) -> None:
+    capped = run(tool, top_k=1)
+    assert len(capped.evidence) == 1 and capped.cut == "cap"
+
+
+def test_literal_terms() -> None:
+    assert literal_terms("CUDA out of memory at batch_size 256") == [
+        "CUDA out of memory at batch_size 256",
+        "CUDA",
+        "out",
+        "memory",
+        "batch_size",
+        "256",
+    ]
+
+
+@pytest.mark.parametrize(
+    "path, code",
+    [
+        pytest.param("../x", "path_escape", id="dotdot"),
+        pytest.param("docs/../../x", "path_escape", id="inner-dotdot"),
+        pytest.param("/etc/passwd", "path_absolute", id="absolute"),
+        pytest.param("a\\..\\b", "path_invalid_characters", id="backslash"),
+        pytest.param("C:/x", "path_invalid_characters", id="drive"),
+        pytest.param("file.txt:stream", "path_invalid_characters", id="stream"),
+        pytest.param("a\x00b", "path_invalid_characters", id="nul"),
+        pytest.param("a\nb", "path_invalid_characters", id="newline"),
+        pytest.param(" src", "path_invalid", id="leading-space"),
+        pytest.param("src/ok.py", None, id="fine"),
+    ],
+)
+def test_check_sub_path(path: str, code: str | None) -> None:
+    assert check_sub_path(path) == code
+
+
+def test_grep_through_the_router(tool: GrepTool) -> None:
+    result = make_router(tool).search(f"{MARK}_value error", SCOPE_A)
+    trace = next(t for t in result.traces if t.tool == "grep")
+    assert trace.counters["files_scanned"] == 3 and trace.status in ("ok", "empty")

@@ -1,0 +1,46 @@
+"""Trusted roots are checked when the config loads: no '/', system dirs, '..' or missing dirs."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arr.errors import WorkspaceError
+from arr.safety import unsafe_root_reason
+from arr.workspace import Workspace
+from tests.conftest import SCOPE_A
+
+
+def workspace(root: Path, roots: list[str]) -> Workspace:
+    return Workspace(
+        name="t",
+        root=root,
+        index_dir=root / "idx",
+        memory_db=root / "m.sqlite3",
+        scopes={"a": {"key": SCOPE_A, "roots": roots}},
+    )
+
+
+@pytest.mark.parametrize(
+    "root, message",
+    [
+        pytest.param("/", "filesystem root", id="slash"),
+        pytest.param("/proc", "system directory", id="proc"),
+        pytest.param("/proc/self", "system directory", id="proc-self"),
+        pytest.param("/dev", "system directory", id="dev"),
+        pytest.param("/sys", "system directory", id="sys"),
+        pytest.param("/etc", "system directory", id="etc"),
+        pytest.param("", "non-empty", id="empty"),
+        pytest.param("../outside", "without '..'", id="dotdot"),
+        pytest.param("missing-dir", "not a readable directory", id="missing"),
+    ],
+)
+def test_unsafe_roots_are_refused(tmp_path: Path, root: str, message: str) -> None:
+    with pytest.raises(WorkspaceError, match=message):
+        workspace(tmp_path, [root]).check()
+
+
+def test_relative_roots_must_resolve_to_absolute() -> None:
+    assert unsafe_root_reason("relative/dir") == "root must be an absolute path"
+    assert unsafe_root_reason("/procfs-lookalike") is None

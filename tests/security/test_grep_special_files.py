@@ -1,0 +1,89 @@
+"""Hard links, FIFOs and sockets are skipped without blocking; swapped files are not read."""
+
+from __future__ import annotations
+
+import os
+import socket
+import time
+from pathlib import Path
+
+import pytest
+
+from arr.tools.base import ChannelError
+from arr.tools.grep import GrepTool
+from tests.grep_fixtures import MARK, grep_workspace, returned_text, run
+
+SECRET = "hardlinked_outside_byte"
+
+
+def test_hard_link_to_outside_file_is_skipped(tmp_path: Path) -> None:
+    ws = grep_workspace(tmp_path)
+    outside = tmp_path / "outside.md"
+    outside.write_text(f"{MARK} {SECRET}\n")
+    os.link(outside, ws.root / "root" / "hard.md")
+    (ws.root / "root" / "ok.md").write_text(f"{MARK} fine\n")
+    answer = run(GrepTool("grep", ws))
+    assert [e.location.path for e in answer.evidence] == ["ok.md"]
+    assert SECRET not in returned_text(answer)
+    assert answer.counters["skipped_hardlink"] == 1
+
+
+def test_fifo_and_socket_do_not_block(tmp_path: Path) -> None:
+    ws = grep_workspace(tmp_path)
+    root = ws.root / "root"
+    os.mkfifo(root / "pipe.md")
+    server = socket.socket(socket.AF_UNIX)
+    server.bind(str(root / "sock.md"))
+    (root / "ok.md").write_text(f"{MARK}\n")
+    tool = GrepTool("grep", ws, deadline_ms=3000)
+    started = time.monotonic()
+    answer = run(tool)
+    assert time.monotonic() - started < 2.5
+    assert [e.location.path for e in answer.evidence] == ["ok.md"]
+    with pytest.raises(ChannelError) as info:
+        run(tool, path="pipe.md")
+    assert info.value.code == "path_not_regular"
+    server.close()
+
+
+def test_file_swapped_for_a_link_during_the_scan_is_not_read(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = grep_workspace(tmp_path)
+    root = ws.root / "root"
+    victim = root / "notes.md"
+    victim.write_text(f"{MARK} harmless\n")
+    outside = tmp_path / "secret.md"
+    outside.write_text(f"{MARK} swapped_secret_byte\n")
+    tool = GrepTool("grep", ws)
+    engine = tool._run_engine
+
+    def engine_then_swap(*args, **kwargs):
+        found = engine(*args, **kwargs)
+        victim.unlink()
+        os.symlink(outside, victim)  # between the engine's read and ours
+        return found
+
+    monkeypatch.setattr(tool, "_run_engine", engine_then_swap)
+    answer = run(tool)
+    assert answer.evidence == [] and answer.counters["skipped_symlink"] == 1
+    assert "swapped_secret_byte" not in returned_text(answer)
+
+
+def test_content_changed_during_the_scan_is_not_returned(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    ws = grep_workspace(tmp_path)
+    victim = ws.root / "root" / "notes.md"
+    victim.write_text(f"{MARK} before\n")
+    tool = GrepTool("grep", ws)
+    engine = tool._run_engine
+
+    def engine_then_edit(*args, **kwargs):
+        found = engine(*args, **kwargs)
+        victim.write_text("private_after_edit\n")
+        return found
+
+    monkeypatch.setattr(tool, "_run_engine", engine_then_edit)
+    answer = run(tool)
+    assert answer.evidence == [] and answer.counters["skipped_changed_during_scan"] == 1
