@@ -76,19 +76,21 @@ def _walk_files(root: Path, max_file_bytes: int) -> Iterator[tuple[str, Path]]:
             yield path.relative_to(root).as_posix(), path
 
 
-def _chunk_lines(rel: str, text: str, chunk_lines: int) -> Iterator[Document]:
+def _chunk_lines(rel: str, text: str, chunk_lines: int, overlap: int = 0) -> Iterator[Document]:
     lines = text.splitlines()
-    for start in range(0, len(lines), chunk_lines):
+    step = max(1, chunk_lines - overlap)
+    for start in range(0, len(lines), step):
         window = lines[start : start + chunk_lines]
-        if not any(line.strip() for line in window):
-            continue
-        yield Document(
-            id=f"doc:{rel}#L{start + 1}",
-            text="\n".join(window),
-            path=rel,
-            start_line=start + 1,
-            end_line=start + len(window),
-        )
+        if any(line.strip() for line in window):
+            yield Document(
+                id=f"doc:{rel}#L{start + 1}",
+                text="\n".join(window),
+                path=rel,
+                start_line=start + 1,
+                end_line=start + len(window),
+            )
+        if start + chunk_lines >= len(lines):
+            break
 
 
 def _beir_documents(path: Path) -> Iterator[Document]:
@@ -180,8 +182,14 @@ class Workspace(BaseModel):
             raise WorkspaceError(f"BEIR corpus {str(path)!r} is not a readable file")
         return path
 
-    def documents(self, scope: ScopeKey) -> Iterator[Document]:
-        """Chunks of every source the scope owns, in a deterministic order."""
+    def documents(
+        self, scope: ScopeKey, chunk_lines: int | None = None, overlap_lines: int = 0
+    ) -> Iterator[Document]:
+        """Chunks of every source the scope owns, in a deterministic order. Line windows of
+        ``chunk_lines`` (default: the workspace's) overlapping by ``overlap_lines``."""
+        size = chunk_lines or self.chunk_lines
+        if not 0 <= overlap_lines < size:
+            raise WorkspaceError(f"overlap_lines must be in 0..{size - 1}, got {overlap_lines}")
         spec = self.spec_for(scope)
         if spec is None:
             return
@@ -193,7 +201,7 @@ class Workspace(BaseModel):
                 if b"\x00" in raw or credential_kind(raw) is not None:
                     continue
                 text = raw.decode("utf-8", errors="replace")
-                yield from _chunk_lines(prefix + rel, text, self.chunk_lines)
+                yield from _chunk_lines(prefix + rel, text, size, overlap_lines)
         beir = self._beir_checked(spec)
         if beir is not None:
             yield from _beir_documents(beir)

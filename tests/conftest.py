@@ -108,4 +108,6 @@ def demo_overrides(demo_copy: Path, tmp_path: Path) -> list[str]:
         f"paths.data_dir={demo_copy.parent}",
         f"paths.output_dir={tmp_path / 'outputs'}",
         "progress=false",
+        # Fast model-free vectors; tests marked `model` use the real embedder.
+        "embedder=hashing",
     ]

@@ -35,8 +35,7 @@ def indexed(demo_overrides: list[str]) -> list[str]:
 def test_demo_runs_end_to_end(demo_overrides: list[str], tmp_path: Path) -> None:
     done = arr("demo", *demo_overrides)
     assert done.returncode == 0, done.stderr
-    assert "notes/warmup_schedule.md:1-12" in done.stdout
-    assert "memory:vis-warmup-001" in done.stdout and "memory:visdev-warmup-001" in done.stdout
+    assert "notes/warmup_schedule.md:1-12" in done.stdout and "trace:" in done.stdout
     runs = list((tmp_path / "outputs" / "demo" / "runs").iterdir())
     assert len(runs) == 1
     assert {"config.resolved.json", "results.json", "index.json", ".hydra"} <= {
@@ -44,6 +43,9 @@ def test_demo_runs_end_to_end(demo_overrides: list[str], tmp_path: Path) -> None
     }
     results = json.loads((runs[0] / "results.json").read_text())
     assert all(e["scope"] == r["scope"] for r in results for e in r["evidence"])
+    ids = [[e["id"] for e in r["evidence"]] for r in results]
+    assert "mem:vis-warmup-001" in ids[0] and "mem:visdev-warmup-001" in ids[2]
+    assert "mem:visdev-warmup-001" not in ids[0] and "mem:vis-warmup-001" not in ids[2]
 
 
 def test_search_json_is_the_full_router_result(indexed: list[str]) -> None:

@@ -1,0 +1,203 @@
+"""Vector channel: ARR's own embeddings in a Chroma collection per scope, indexed incrementally.
+
+Config: ``conf/tools/vector.yaml`` with the ``embedder`` and ``vector_store`` groups. Items are
+keyed by the chunk id (``doc:<path>#L<start>`` or a BEIR document id) and carry a content hash
+(of the embedder id and the text): ``build`` embeds only new or changed items and deletes
+vanished ones. The manifest (embedder id, chunking, source fingerprint, build time, arr version)
+is written last, in the collection's metadata; ``freshness`` compares it with the workspace as
+it is now and with the configured embedder (``index_stale``, ``index_embedder_mismatch``).
+Evidence carries the scope read back from each item's metadata, so the Router's final scope
+check sees what the store really holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import threading
+import time
+from datetime import datetime, timezone
+from typing import Any
+
+from arr import __version__, codes
+from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.tools.base import ChannelError
+from arr.workspace import Document, Workspace
+
+EMBEDDER_MISMATCH = "index_embedder_mismatch"
+SCOPE_META = ("team_id", "project_id", "repository", "branch", "experiment_environment")
+
+
+def content_hash(embedder_id: str, text: str) -> str:
+    return hashlib.sha256(f"{embedder_id}\0{text}".encode()).hexdigest()[:32]
+
+
+def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {f: getattr(scope, f) for f in SCOPE_META}
+    meta["content_hash"] = digest
+    for key in ("path", "start_line", "end_line", "document_id"):
+        value = getattr(doc, key)
+        if value is not None:  # Chroma metadata cannot hold None
+            meta[key] = value
+    return meta
+
+
+class VectorTool:
+    read_only = True
+    provider = "local"
+    summary = (
+        "vector: semantic search over the project's notes, code and logs; finds passages "
+        "that answer a research question in other words than the query's"
+    )
+
+    def __init__(
+        self,
+        name: str,
+        workspace: Workspace,
+        embedder: Any,
+        store: Any,
+        top_k: int = 20,
+        snippet_chars: int = 400,
+        chunk_lines: int | None = None,
+        overlap_lines: int = 0,
+        freshness_tolerance_s: float = 0.0,
+        manifest_ttl_s: float = 1.0,
+        show_progress: bool = False,
+    ) -> None:
+        if top_k < 1:
+            raise ValueError(f"top_k must be >= 1, got {top_k}")
+        if chunk_lines is not None and not 0 <= overlap_lines < chunk_lines:
+            raise ValueError(f"overlap_lines must be in 0..chunk_lines-1, got {overlap_lines}")
+        self.name = name
+        self.workspace = workspace
+        self.embedder = embedder
+        self.store = store
+        self.top_k = top_k
+        self.snippet_chars = snippet_chars
+        self.chunk_lines = chunk_lines
+        self.overlap_lines = overlap_lines
+        self.freshness_tolerance_s = freshness_tolerance_s
+        self.manifest_ttl_s = manifest_ttl_s
+        self.show_progress = show_progress
+        self._manifests: dict[str, tuple[float, dict[str, Any] | None]] = {}
+        self._lock = threading.Lock()
+
+    def warm_up(self) -> None:
+        self.embedder.warm_up()
+        self.store.warm_up()
+
+    def _chunking(self) -> str:
+        return f"{self.chunk_lines or self.workspace.chunk_lines}/{self.overlap_lines}"
+
+    # ---- building -------------------------------------------------------------------------
+    def build(self, scope: ScopeKey) -> dict[str, Any]:
+        """Embed new and changed items of the scope, delete vanished ones; returns the manifest
+        with ``documents``, ``embedded`` and ``deleted`` counts."""
+        self.warm_up()
+        embedder_id = self.embedder.id
+        fingerprint, newest_ns = self.workspace.source_state(scope)
+        documents = list(self.workspace.documents(scope, self.chunk_lines, self.overlap_lines))
+        old = self.store.manifest(scope)
+        if old is not None and old.get("embedder") != embedder_id:
+            self.store.drop(scope)  # another model: other dimensions, nothing is reusable
+        existing = self.store.existing(scope)
+        digests = {d.id: content_hash(embedder_id, d.text) for d in documents}
+        changed = [d for d in documents if existing.get(d.id) != digests[d.id]]
+        vanished = sorted(set(existing) - set(digests))
+        embeddings = self.embedder.embed([d.text for d in changed], self.show_progress)
+        manifest = {
+            "embedder": embedder_id,
+            "chunking": self._chunking(),
+            "source_fingerprint": fingerprint,
+            "source_newest_mtime_ns": str(newest_ns),
+            "built_at": time.time(),
+            "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "arr_version": __version__,
+            "documents": len(documents),
+        }
+        self.store.write(
+            scope,
+            [d.id for d in changed],
+            embeddings,
+            [d.text for d in changed],
+            [item_metadata(d, scope, digests[d.id]) for d in changed],
+            vanished,
+            manifest,
+        )
+        with self._lock:
+            self._manifests[scope.fingerprint()] = (time.monotonic(), manifest)
+        return {**manifest, "embedded": len(changed), "deleted": len(vanished)}
+
+    # ---- serving --------------------------------------------------------------------------
+    def _manifest(self, scope: ScopeKey) -> dict[str, Any] | None:
+        key = scope.fingerprint()
+        with self._lock:
+            cached = self._manifests.get(key)
+        if cached is not None and time.monotonic() - cached[0] < self.manifest_ttl_s:
+            return cached[1]
+        manifest = self.store.manifest(scope)
+        with self._lock:
+            self._manifests[key] = (time.monotonic(), manifest)
+        return manifest
+
+    def freshness(self, scope: ScopeKey) -> Freshness:
+        manifest = self._manifest(scope)
+        if manifest is None or "source_fingerprint" not in manifest:
+            return Freshness(
+                fresh=False,
+                code=codes.INDEX_MISSING,
+                detail=f"no {self.name} index for scope {scope.label()}; run arr index",
+            )
+        if (
+            manifest.get("embedder") != self.embedder.id
+            or manifest.get("chunking") != self._chunking()
+        ):
+            return Freshness(
+                fresh=False,
+                code=EMBEDDER_MISMATCH,
+                detail=f"index built with {manifest.get('embedder')} "
+                f"({manifest.get('chunking')}); configured "
+                f"{self.embedder.id} ({self._chunking()})",
+            )
+        fingerprint, newest_ns = self.workspace.source_state(scope)
+        if manifest["source_fingerprint"] == fingerprint:
+            return FRESH
+        lag_s = newest_ns / 1e9 - float(manifest.get("built_at", 0))
+        if self.freshness_tolerance_s and lag_s <= self.freshness_tolerance_s:
+            return Freshness(fresh=True, code="fresh_within_tolerance", detail=f"lag {lag_s:.1f}s")
+        return Freshness(
+            fresh=False,
+            code=codes.INDEX_STALE,
+            detail=f"sources changed after the {self.name} index was built",
+        )
+
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
+        self.warm_up()
+        embedding = self.embedder.embed_query(call.query)
+        hits = self.store.query(scope, embedding, call.top_k or self.top_k)
+        evidence = []
+        for rank, (item_id, distance, document, meta) in enumerate(hits, 1):
+            meta = meta or {}
+            try:
+                owner = ScopeKey(**{f: meta[f] for f in SCOPE_META})
+            except (KeyError, ValueError) as exc:
+                raise ChannelError(
+                    codes.INDEX_CORRUPT, f"item {item_id!r} has no valid scope: {exc}"
+                ) from None
+            location = Location(
+                path=meta.get("path"),
+                start_line=meta.get("start_line"),
+                end_line=meta.get("end_line"),
+                document_id=meta.get("document_id"),
+            )
+            evidence.append(
+                EvidenceChunk(
+                    id=item_id,
+                    scope=owner,
+                    channel=self.name,
+                    location=location,
+                    snippet=(document or "")[: self.snippet_chars],
+                    score=round(1.0 - float(distance), 6),
+                    ranks={self.name: rank},
+                )
+            )
+        return evidence
