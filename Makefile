@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-grep clean
+.PHONY: help setup demo test test-fast lint bench bench-grep bench-vector bench-concurrency clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -38,6 +38,12 @@ bench: setup ## benchmarks: BM25 through the Router vs raw bm25s on SciFact, dem
 
 bench-grep: setup ## benchmark: grep channel vs plain rg -n on an installed package (>= 50 MB)
 	$(BIN)/python -m arr.bench_grep
+
+bench-vector: setup ## benchmark: vector indexing throughput and query latency on SciFact (minutes)
+	$(BIN)/python -m arr.bench_vector
+
+bench-concurrency: setup ## benchmark: parallel vs sequential rounds, shared-router throughput
+	$(BIN)/python -m arr.bench_concurrency
 
 clean: ## remove derived indexes and run folders (never the memory store)
 	rm -rf outputs data/demo/.index/bm25

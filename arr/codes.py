@@ -19,6 +19,8 @@ OK = "ok"
 EMPTY = "empty"
 CHANNEL_ERROR = "channel_error"
 CHANNEL_DEADLINE = "channel_deadline"
+CALL_DEADLINE = "call_deadline_exceeded"
+REQUEST_DEADLINE = "request_deadline"
 
 # Degradations.
 MEMORY_DB_MISSING = "memory_db_missing"

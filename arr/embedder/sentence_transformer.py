@@ -78,14 +78,19 @@ class SentenceTransformerEmbedder:
     def dimension(self) -> int:
         self.warm_up()
         # Renamed in sentence-transformers 6; keep working with both spellings.
-        getter = getattr(self._model, "get_embedding_dimension", None) or \
-            self._model.get_sentence_embedding_dimension
+        getter = (
+            getattr(self._model, "get_embedding_dimension", None)
+            or self._model.get_sentence_embedding_dimension
+        )
         return int(getter())
 
     @property
     def id(self) -> str:
-        return f"{self._name}:{self.dimension()}" if self._model else \
-            f"{resolve_model_path(self.model)[0]}:{self.dimension()}"
+        return (
+            f"{self._name}:{self.dimension()}"
+            if self._model
+            else f"{resolve_model_path(self.model)[0]}:{self.dimension()}"
+        )
 
     def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
         self.warm_up()

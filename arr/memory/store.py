@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import re
 import sqlite3
+import time
 from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime, timezone
@@ -237,7 +238,9 @@ class ResearchMemoryStore:
             conn.close()
         return [dict(r) for r in rows]
 
-    def search(self, query: str, scope: ScopeKey, top_k: int) -> list[tuple[ResearchMemory, float]]:
+    def search(
+        self, query: str, scope: ScopeKey, top_k: int, time_limit_s: float | None = None
+    ) -> list[tuple[ResearchMemory, float]]:
         """Published memories of exactly this scope matching the query, best first."""
         expression = fts_query(query)
         if not expression:
@@ -250,6 +253,10 @@ class ResearchMemoryStore:
             " ORDER BY rank, m.id LIMIT ?"
         )
         conn = self._connect(create=False)
+        if time_limit_s is not None:
+            # SQLite calls this every 1000 VM steps; a non-zero answer interrupts the query.
+            stop_at = time.monotonic() + time_limit_s
+            conn.set_progress_handler(lambda: int(time.monotonic() > stop_at), 1000)
         try:
             rows = conn.execute(
                 sql, (expression, *(getattr(scope, f) for f in SCOPE_FIELDS), top_k)

@@ -14,9 +14,11 @@ so one instance can serve many threads.
 from __future__ import annotations
 
 import re
+import threading
 import time
 import unicodedata
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
+from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from arr import codes
@@ -33,7 +35,7 @@ from arr.models import (
     resolve_scope,
 )
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
-from arr.tools.base import ChannelAnswer, ChannelError, Tool
+from arr.tools.base import REQUEST_DEADLINE, ChannelAnswer, ChannelError, Tool
 
 FORBIDDEN_IDENTIFIERS: tuple[str, ...] = (
     "remote",
@@ -70,6 +72,34 @@ def check_query(query: object, max_query_chars: int) -> str:
     return query
 
 
+@dataclass(frozen=True)
+class _Outcome:
+    answer: ChannelAnswer | None
+    failure: Degradation | None
+    elapsed_ms: float
+    abandoned: bool = False
+
+
+def _timed_call(tool: Tool, call: ToolCall, scope: ScopeKey, deadline: float | None) -> _Outcome:
+    """Run one admitted call (in a worker thread or inline); never raises."""
+    started = time.perf_counter()
+    token = REQUEST_DEADLINE.set(deadline)
+    try:
+        answer = tool.retrieve(call, scope)
+        answer = answer if isinstance(answer, ChannelAnswer) else ChannelAnswer(list(answer))
+        failure = None
+    except ChannelError as exc:
+        answer, failure = None, Degradation(stage=call.tool, code=exc.code, detail=exc.detail)
+    except Exception as exc:  # any channel failure is a degradation, never a lost search
+        answer = None
+        failure = Degradation(
+            stage=call.tool, code=codes.CHANNEL_ERROR, detail=f"{type(exc).__name__}: {exc}"[:300]
+        )
+    finally:
+        REQUEST_DEADLINE.reset(token)
+    return _Outcome(answer, failure, round((time.perf_counter() - started) * 1000, 3))
+
+
 @dataclass
 class _Run:
     """Mutable bookkeeping of one search; never shared between requests."""
@@ -94,7 +124,13 @@ class RetrievalRouter:
         max_rounds: int = MAX_ROUNDS,
         max_calls: int = MAX_CALLS,
         max_query_chars: int = 1000,
+        workers: int = 4,
+        deadline_ms: int | None = None,
     ) -> None:
+        if workers < 1:
+            raise ConfigError(f"router.workers must be >= 1, got {workers}")
+        if deadline_ms is not None and deadline_ms < 1:
+            raise ConfigError(f"router.deadline_ms must be >= 1 or null, got {deadline_ms}")
         if not 1 <= max_rounds <= MAX_ROUNDS:
             raise ConfigError(f"router.max_rounds must be in 1..{MAX_ROUNDS}, got {max_rounds}")
         if not 1 <= max_calls <= MAX_CALLS:
@@ -111,7 +147,11 @@ class RetrievalRouter:
         self.max_rounds = max_rounds
         self.max_calls = max_calls
         self.max_query_chars = max_query_chars
+        self.workers = workers
+        self.deadline_ms = deadline_ms
         self._fallback_planner = RuleQueryPlanner()
+        self._pool: ThreadPoolExecutor | None = None
+        self._pool_lock = threading.Lock()
 
     def warm_up(self) -> None:
         for tool in self.tools.values():
@@ -134,7 +174,8 @@ class RetrievalRouter:
         key = self.resolve_scope(scope)
         outcome = PlanOutcome(plan=plan, planner="given") if plan else self._plan(query)
         run = _Run(degradations=list(outcome.degradations))
-        self._execute(outcome.plan, key, run)
+        deadline = started + self.deadline_ms / 1000 if self.deadline_ms else None
+        self._execute(outcome.plan, key, run, deadline)
         fused = self.fusion.fuse(run.rankings)  # type: ignore[attr-defined]
         ranked, reranker_name = self._rerank(query, fused, run)
         evidence = [c for c in ranked if c.scope == key]
@@ -190,7 +231,7 @@ class RetrievalRouter:
             )
             return fused, "none"
 
-    def _execute(self, plan: QueryPlan, scope: ScopeKey, run: _Run) -> None:
+    def _execute(self, plan: QueryPlan, scope: ScopeKey, run: _Run, deadline: float | None) -> None:
         added_last = True
         for number, tool_round in enumerate(plan.tool_rounds, 1):
             if number > self.max_rounds:
@@ -214,9 +255,17 @@ class RetrievalRouter:
                 )
                 run.partial = True
                 return
-            added_last = False
-            for call in tool_round.calls:
-                added_last |= self._run_call(number, call, scope, run)
+            if deadline is not None and time.perf_counter() >= deadline:
+                run.degradations.append(
+                    Degradation(
+                        stage="router",
+                        code=codes.REQUEST_DEADLINE,
+                        detail=f"deadline reached before round {number}",
+                    )
+                )
+                run.partial = True
+                return
+            added_last = self._run_round(number, tool_round.calls, scope, run, deadline)
         if run.calls_used == 0:
             run.degradations.append(
                 Degradation(
@@ -225,6 +274,58 @@ class RetrievalRouter:
                     detail="every proposed call was rejected",
                 )
             )
+
+    def _run_round(
+        self,
+        number: int,
+        calls: Sequence[ToolCall],
+        scope: ScopeKey,
+        run: _Run,
+        deadline: float | None,
+    ) -> bool:
+        """Admit in order, run the admitted calls concurrently, merge in call order (so the
+        result does not depend on which call finished first). True if evidence was added."""
+        admitted = [call for call in calls if self._admit(number, call, scope, run)]
+        outcomes = self._dispatch(admitted, scope, deadline)
+        added = False
+        for call, outcome in zip(admitted, outcomes, strict=True):
+            added |= self._record(number, call, outcome, run)
+        return added
+
+    def _pool_executor(self) -> ThreadPoolExecutor:
+        with self._pool_lock:
+            if self._pool is None:
+                self._pool = ThreadPoolExecutor(
+                    max_workers=self.workers, thread_name_prefix="arr-call"
+                )
+            return self._pool
+
+    def close(self) -> None:
+        """Stop the worker threads (a closed router starts new ones if used again)."""
+        with self._pool_lock:
+            pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.shutdown(wait=True, cancel_futures=True)
+
+    def _dispatch(
+        self, calls: list[ToolCall], scope: ScopeKey, deadline: float | None
+    ) -> list[_Outcome]:
+        if not calls:
+            return []
+        if deadline is None and (len(calls) == 1 or self.workers == 1):
+            return [_timed_call(self.tools[c.tool], c, scope, None) for c in calls]
+        pool = self._pool_executor()
+        futures = [pool.submit(_timed_call, self.tools[c.tool], c, scope, deadline) for c in calls]
+        timeout = None if deadline is None else max(0.0, deadline - time.perf_counter())
+        wait(futures, timeout=timeout)
+        outcomes = []
+        for future in futures:
+            if future.done():
+                outcomes.append(future.result())
+            else:
+                future.cancel()  # not started yet: never runs; running: abandoned
+                outcomes.append(_Outcome(None, None, 0.0, abandoned=True))
+        return outcomes
 
     def _admission(self, call: ToolCall, scope: ScopeKey, run: _Run) -> tuple[str, str] | None:
         if is_forbidden(call.tool):
@@ -240,45 +341,58 @@ class RetrievalRouter:
             return codes.BUDGET_CALLS, f"at most {self.max_calls} calls"
         try:
             freshness = tool.freshness(scope)
+        except ChannelError:
+            raise  # the channel itself is down: a degradation, recorded by the caller
         except Exception as exc:  # cannot tell: refuse rather than serve a possibly stale index
             return codes.FRESHNESS_UNKNOWN, f"{type(exc).__name__}: {exc}"[:300]
         if not freshness.fresh:
             return freshness.code, freshness.detail
         return None
 
-    def _call_tool(self, call: ToolCall, scope: ScopeKey, run: _Run) -> ChannelAnswer:
-        """Run one admitted call; failures become degradations and an empty error answer."""
-        try:
-            answer = self.tools[call.tool].retrieve(call, scope)
-        except ChannelError as exc:
-            run.degradations.append(Degradation(stage=call.tool, code=exc.code, detail=exc.detail))
-            return ChannelAnswer([], {"_error": 1}, exc.code)
-        except Exception as exc:  # any channel failure is a degradation, never a lost search
-            detail = f"{type(exc).__name__}: {exc}"[:300]
-            run.degradations.append(
-                Degradation(stage=call.tool, code=codes.CHANNEL_ERROR, detail=detail)
-            )
-            return ChannelAnswer([], {"_error": 1}, codes.CHANNEL_ERROR)
-        return answer if isinstance(answer, ChannelAnswer) else ChannelAnswer(list(answer))
-
     def _reject(self, run: _Run, number: int, tool: str, code: str, detail: str) -> None:
         run.rejections.append(Rejection(round=number, tool=tool, code=code, detail=detail))
         run.traces.append(ToolTrace(round=number, tool=tool, status="rejected", code=code))
 
-    def _run_call(self, number: int, call: ToolCall, scope: ScopeKey, run: _Run) -> bool:
-        """Admit and run one call; True when it added evidence not seen before."""
-        refusal = self._admission(call, scope, run)
+    def _admit(self, number: int, call: ToolCall, scope: ScopeKey, run: _Run) -> bool:
+        """Admission of one call; a refusal is recorded and False returned."""
+        try:
+            refusal = self._admission(call, scope, run)
+        except ChannelError as exc:
+            run.degradations.append(Degradation(stage=call.tool, code=exc.code, detail=exc.detail))
+            run.traces.append(
+                ToolTrace(round=number, tool=call.tool, status="error", code=exc.code)
+            )
+            run.partial = True
+            return False
         if refusal is not None:
             self._reject(run, number, call.tool, *refusal)
             if refusal[0] == codes.BUDGET_CALLS:
                 run.partial = True
             return False
         run.calls_used += 1
-        started = time.perf_counter()
-        answer = self._call_tool(call, scope, run)
+        return True
+
+    def _record(self, number: int, call: ToolCall, outcome: _Outcome, run: _Run) -> bool:
+        """Fold one call's outcome into the run; True when it added evidence not seen before."""
+        if outcome.abandoned:
+            run.degradations.append(
+                Degradation(
+                    stage=call.tool,
+                    code=codes.CALL_DEADLINE,
+                    detail="still running at the request deadline; abandoned",
+                )
+            )
+            run.traces.append(
+                ToolTrace(round=number, tool=call.tool, status="error", code=codes.CALL_DEADLINE)
+            )
+            run.partial = True
+            return False
+        if outcome.failure is not None:
+            run.degradations.append(outcome.failure)
+        answer = outcome.answer or ChannelAnswer([])
         found = answer.evidence
-        if answer.counters.get("_error"):
-            status, code = "error", answer.cut
+        if outcome.failure is not None:
+            status, code = "error", outcome.failure.code
         elif answer.cut:
             status, code = ("ok" if found else "empty"), f"cut_{answer.cut}"
         else:
@@ -293,7 +407,6 @@ class RetrievalRouter:
                     detail="the scan hit its deadline; results cut",
                 )
             )
-        counters = {k: v for k, v in answer.counters.items() if not k.startswith("_")}
         run.traces.append(
             ToolTrace(
                 round=number,
@@ -301,8 +414,8 @@ class RetrievalRouter:
                 status=status,
                 code=code,
                 candidates=len(found),
-                elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
-                counters=counters,
+                elapsed_ms=outcome.elapsed_ms,
+                counters=dict(answer.counters),
             )
         )
         fresh = [c for c in found if c.id not in run.seen]

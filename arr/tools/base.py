@@ -7,6 +7,8 @@ already filtered to the request scope. The Router is the only caller of ``retrie
 
 from __future__ import annotations
 
+import time
+from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
@@ -25,6 +27,20 @@ class Tool(Protocol):
     def freshness(self, scope: ScopeKey) -> Freshness: ...
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk] | ChannelAnswer: ...
+
+
+# The request deadline (time.perf_counter() seconds) of the call running in this thread, or
+# None. Channels that can stop early (grep, the memory store) honour it, so an abandoned call
+# does not keep working long after the Router has returned.
+REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("arr_request_deadline", default=None)
+
+
+def seconds_left(default: float) -> float:
+    """Seconds until the request deadline, or ``default`` when there is none."""
+    deadline = REQUEST_DEADLINE.get()
+    if deadline is None:
+        return default
+    return min(default, max(0.0, deadline - time.perf_counter()))
 
 
 @dataclass(frozen=True)

@@ -37,7 +37,7 @@ from pathlib import Path, PurePosixPath
 from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.safety import ENGINE_EXCLUDE_GLOBS, credential_kind, is_sensitive_name
-from arr.tools.base import ChannelAnswer, ChannelError
+from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
 from arr.workspace import Workspace
 
 _STOP_WORDS = (
@@ -412,7 +412,7 @@ class GrepTool:
         for benchmarks and audits."""
         roots = self._prepare(call, scope)
         counters: Counter[str] = Counter()
-        deadline = time.monotonic() + self.deadline_ms / 1000
+        deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
         terms = [call.query.lower()]
         candidates, cut = self._candidates(call, roots, [call.query], terms, deadline, counters)
         candidates.sort(key=lambda c: (c.label + c.hit.path, c.hit.line))
@@ -450,7 +450,7 @@ class GrepTool:
         comes before verification, so only files that reach the answer are re-read."""
         roots = self._prepare(call, scope)
         counters: Counter[str] = Counter()
-        deadline = time.monotonic() + self.deadline_ms / 1000
+        deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
         limit = call.top_k or self.top_k
         terms = (
             [call.query.lower()] if call.regex else [t.lower() for t in literal_terms(call.query)]

@@ -12,7 +12,7 @@ from arr import codes
 from arr.errors import MemoryStoreError
 from arr.memory.store import ResearchMemoryStore
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
-from arr.tools.base import ChannelError
+from arr.tools.base import ChannelError, seconds_left
 from arr.workspace import Workspace
 
 
@@ -25,7 +25,12 @@ class MemoryTool:
     )
 
     def __init__(
-        self, name: str, workspace: Workspace, top_k: int = 10, snippet_chars: int = 300
+        self,
+        name: str,
+        workspace: Workspace,
+        top_k: int = 10,
+        snippet_chars: int = 300,
+        time_limit_s: float = 5.0,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
@@ -33,6 +38,8 @@ class MemoryTool:
         self.db_path = Path(workspace.memory_db)
         self.top_k = top_k
         self.snippet_chars = snippet_chars
+        self.time_limit_s = time_limit_s
+        self.time_limit_s = time_limit_s
         self._store = ResearchMemoryStore(self.db_path)
 
     def warm_up(self) -> None:
@@ -47,7 +54,12 @@ class MemoryTool:
                 codes.MEMORY_DB_MISSING, f"memory database {str(self.db_path)!r} does not exist"
             )
         try:
-            hits = self._store.search(call.query, scope, call.top_k or self.top_k)
+            hits = self._store.search(
+                call.query,
+                scope,
+                call.top_k or self.top_k,
+                time_limit_s=seconds_left(self.time_limit_s),
+            )
         except MemoryStoreError as exc:
             raise ChannelError(codes.MEMORY_DB_CORRUPT, str(exc)) from None
         return [

@@ -4,11 +4,13 @@ Layout: ``<index_dir>/<scope fingerprint>/CURRENT`` names the live generation fo
 (``gen-<ns>``) next to it; each generation holds the index files and ``manifest.json``. A build
 writes a new generation, then replaces ``CURRENT`` with ``os.replace`` (atomic on POSIX), so a
 reader sees the old index or the new one, never half of one; a crashed build leaves only an
-orphan folder that the next build removes. Used by the bm25 channel (and any indexed channel).
+orphan folder that the next build removes. Builds of one partition are serialised with an
+exclusive ``flock``; readers take no lock at all. Used by the bm25 channel.
 """
 
 from __future__ import annotations
 
+import fcntl
 import json
 import os
 import shutil
@@ -21,6 +23,7 @@ from arr.models import ScopeKey
 
 MANIFEST = "manifest.json"
 POINTER = "CURRENT"
+LOCK = "build.lock"
 
 
 def partition_dir(index_dir: Path, scope: ScopeKey) -> Path:
@@ -59,8 +62,20 @@ def build_generation(
     """Write a new generation with ``write(folder)``, then swap it in and clean up old ones."""
     base = partition_dir(index_dir, scope)
     base.mkdir(parents=True, exist_ok=True)
+    # One builder per partition at a time (other processes wait), so the cleanup below can
+    # never remove a generation that another build is still writing.
+    with open(base / LOCK, "a+b") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        return _build_locked(base, manifest, write)
+
+
+def _build_locked(base: Path, manifest: dict[str, Any], write: Callable[[Path], None]) -> Path:
     generation = base / f"gen-{time.time_ns()}-{os.getpid()}"
     generation.mkdir()
+    try:
+        previous = (base / POINTER).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        previous = ""
     try:
         write(generation)
         tmp_manifest = generation / (MANIFEST + ".tmp")
@@ -72,14 +87,15 @@ def build_generation(
     except BaseException:
         shutil.rmtree(generation, ignore_errors=True)
         raise
-    _remove_stale(base, keep=generation.name)
+    _remove_stale(base, keep={generation.name, previous})
     return generation
 
 
-def _remove_stale(base: Path, keep: str) -> None:
-    # Readers that already mapped an old generation keep their open files (POSIX semantics).
+def _remove_stale(base: Path, keep: set[str]) -> None:
+    # The previous generation stays one more build: a reader that read the pointer just before
+    # the swap still finds it. Readers that already opened files keep them (POSIX semantics).
     for entry in base.iterdir():
-        if entry.name != keep and entry.name.startswith("gen-"):
+        if entry.name not in keep and entry.name.startswith("gen-"):
             shutil.rmtree(entry, ignore_errors=True)
         elif entry.name.startswith(f"{POINTER}.tmp-"):
             entry.unlink(missing_ok=True)

@@ -101,7 +101,7 @@ class ChromaStore:
         if collection is None:
             return None
         with _chroma_errors("read manifest"):
-            fresh = self._client.get_collection(collection.name, embedding_function=None)
+            fresh = self._client.get_collection(collection_name(scope), embedding_function=None)
             return _to_manifest(fresh.metadata)
 
     def existing(self, scope: ScopeKey) -> dict[str, str]:

@@ -1,0 +1,126 @@
+"""The vector channel through a real Chroma server on 127.0.0.1 (marked `service`)."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import signal
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arr.embedder.hashing import HashingEmbedder
+from arr.models import QueryPlan
+from arr.tools.vector import VectorTool
+from arr.vector_store.chroma_http import ChromaHttpStore
+from tests.conftest import SCOPE_A, FakeTool, make_router
+from tests.integration.test_vector_tool import workspace
+
+pytestmark = [pytest.mark.service, pytest.mark.slow]
+
+
+def free_port() -> int:
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        return probe.getsockname()[1]
+
+
+def chroma_binary() -> str:
+    beside = Path(sys.executable).parent / "chroma"
+    found = str(beside) if beside.exists() else shutil.which("chroma")
+    if not found:
+        pytest.fail("the chroma CLI is not installed (pip install chromadb)")
+    return found
+
+
+class ChromaServer:
+    def __init__(self, path: Path) -> None:
+        self.port = free_port()
+        self.process = subprocess.Popen(
+            [
+                chroma_binary(),
+                "run",
+                "--host",
+                "127.0.0.1",
+                "--port",
+                str(self.port),
+                "--path",
+                str(path),
+            ],
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
+        )
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            try:
+                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
+                return
+            except OSError:
+                if self.process.poll() is not None:
+                    break
+                time.sleep(0.1)
+        self.stop()
+        pytest.fail("chroma server did not start")
+
+    def stop(self) -> None:
+        if self.process.poll() is None:
+            self.process.send_signal(signal.SIGTERM)
+            try:
+                self.process.wait(10)
+            except subprocess.TimeoutExpired:
+                self.process.kill()
+                self.process.wait()
+
+
+@pytest.fixture
+def server(tmp_path: Path) -> Iterator[ChromaServer]:
+    running = ChromaServer(tmp_path / "server-data")
+    yield running
+    running.stop()
+
+
+def test_index_and_query_through_the_server(tmp_path: Path, server: ChromaServer) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = VectorTool("vector", ws, HashingEmbedder(), ChromaHttpStore(port=server.port))
+    assert tool.build(SCOPE_A)["embedded"] == 3
+    result = make_router(tool).search("warmup loss spikes", SCOPE_A)
+    assert result.evidence[0].id == "doc:notes/warmup.md#L1"
+    assert all(e.scope == SCOPE_A for e in result.evidence)
+    # A second client (another process would do the same) sees the same fresh index.
+    again = VectorTool("vector", ws, HashingEmbedder(), ChromaHttpStore(port=server.port))
+    assert again.freshness(SCOPE_A).fresh and again.build(SCOPE_A)["embedded"] == 0
+
+
+def test_server_stopping_mid_session_is_a_degradation(tmp_path: Path, server: ChromaServer) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = VectorTool(
+        "vector", ws, HashingEmbedder(), ChromaHttpStore(port=server.port), manifest_ttl_s=0.0
+    )
+    tool.build(SCOPE_A)
+    router = make_router(tool, FakeTool("bm25", ["kept"]))
+    plan = QueryPlan.model_validate(
+        {
+            "tool_rounds": [
+                {
+                    "calls": [
+                        {"tool": "vector", "query": "warmup"},
+                        {"tool": "bm25", "query": "warmup"},
+                    ]
+                }
+            ]
+        }
+    )
+    assert router.search("warmup", SCOPE_A, plan=plan).degradations == ()
+    server.stop()
+    result = router.search("warmup", SCOPE_A, plan=plan)
+    assert [e.id for e in result.evidence] == ["kept"]
+    assert [(d.stage, d.code) for d in result.degradations] == [
+        ("vector", "vector_store_unavailable")
+    ]
+    assert result.partial
