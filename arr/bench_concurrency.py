@@ -2,7 +2,9 @@
 
 A three-channel round on one benchmark scope: bm25 and vector over SciFact (indexes cached by
 ``make bench`` and ``make bench-vector``; built here if missing) and grep over an installed
-package (``$ARR_GREP_TREE``, default ``tqdm`` ... chosen so that no channel dominates).
+package (``$ARR_GREP_TREE``, default ``tqdm``), chosen so that no channel dominates. Each channel gets
+one thread (torch intra-op threads = 1, ripgrep ``--threads=1``) so channels can overlap on a
+small machine.
 
 1. Round latency p50/p95 with the round's calls run in parallel (router.workers=3) vs one after
    another (workers=1), same queries, same process. Goal: parallel <= 0.7x sequential.
@@ -110,6 +112,11 @@ def main(count: int = 100) -> int:
     if not (data / "corpus.jsonl").is_file():
         print(f"[concurrency] skipped: no corpus at {data}")
         return 0
+    import torch
+
+    # One core per channel: on a 2-core machine each channel would otherwise take both cores
+    # (torch's intra-op threads, ripgrep's workers) and nothing could overlap.
+    torch.set_num_threads(1)
     tools = build_tools(data)
     queries = [t for _, t in read_queries(data / "queries.test.jsonl")][:count]
     sequential, parallel = make_router(tools, 1), make_router(tools, 3)
