@@ -2,7 +2,7 @@
 
 A three-channel round on one benchmark scope: bm25 and vector over SciFact (indexes cached by
 ``make bench`` and ``make bench-vector``; built here if missing) and grep over an installed
-package (``$ARR_GREP_TREE``, default ``tqdm``), chosen so that no channel dominates. Each channel gets
+package (``$ARR_GREP_TREE``, default ``tqdm``), chosen so no channel dominates. Each channel gets
 one thread (torch intra-op threads = 1, ripgrep ``--threads=1``) so channels can overlap on a
 small machine.
 

@@ -19,7 +19,8 @@ from typing import Any
 
 from arr.errors import ArrError
 
-COMMANDS = ("demo", "index", "search", "memory")
+COMMANDS = ("demo", "index", "search", "memory", "eval", "report", "audit")
+PLAIN_COMMANDS = ("report", "audit")
 MEMORY_ACTIONS = ("add", "publish", "retract", "list")
 FREE_TEXT_KEYS = ("query", "title", "body", "tags", "id")
 USAGE = """usage: arr <command> [key=value ...] [hydra overrides ...]
@@ -31,6 +32,11 @@ commands:
                              answer one query (--json: the full RouterResult)
   memory add id=ID scope=NAME title=TEXT body=TEXT [tags=a,b]
   memory publish id=ID | memory retract id=ID | memory list [scope=NAME] [status=S]
+  eval [eval=demo|scifact] [-m sweep overrides]
+                             run a gold set, write report.json/.md/.html and run.trec
+  report FOLDER [baseline=JOB]
+                             compare the jobs of a sweep (multirun folder)
+  audit verify [db=PATH]     check the approval receipt hash chain
 
 Any Hydra override works: tools=[bm25] fusion.rank_constant=30 pipeline=bm25_only ...
 """
@@ -66,6 +72,13 @@ def main(argv: list[str] | None = None) -> int:
     command, rest = args[0], args[1:]
     if command not in COMMANDS:
         return fail(f"unknown command {command!r}; valid commands: {', '.join(COMMANDS)}")
+    if command in PLAIN_COMMANDS:
+        try:
+            from arr.commands import run_plain
+
+            return run_plain(command, rest)
+        except ArrError as exc:
+            return fail(str(exc))
     action = None
     if command == "memory":
         if not rest or rest[0] not in MEMORY_ACTIONS:

@@ -136,3 +136,66 @@ def run_memory(
     assert memory is not None
     print(f"{memory.id}: {memory.status} (version {memory.version})")
     return 0
+
+
+def run_eval(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    from hydra.core.hydra_config import HydraConfig
+
+    from arr.eval.runner import run_eval as evaluate
+
+    overrides = list(HydraConfig.get().overrides.task)
+    report = evaluate(container, run_dir, overrides)
+    if report["status"] != "ok":
+        print(f"arr: eval failed: {report.get('error')} (report: {run_dir / 'report.json'})")
+        return 1
+    agg = report["aggregate"]
+    shown = ", ".join(
+        f"{k} {agg[k]:.4f}"
+        for k in ("ndcg@10", "recall@10", "mrr@10", "map", "recall@100")
+        if k in agg
+    )
+    print(
+        f"{report['eval'].get('name')}: {report['cases']} queries, {shown}, scope leaks "
+        f"{agg['scope_leak_count']}, p50 {report['latency_ms']['search']['p50']:.1f} ms"
+    )
+    print(f"report: {run_dir / 'report.md'}")
+    return 0
+
+
+def _key_values(args: list[str], allowed: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
+    positional, options = [], {}
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if sep and key in allowed:
+            options[key] = value
+        elif sep:
+            raise ConfigError(f"unknown option {key!r}; valid: {', '.join(allowed)}")
+        else:
+            positional.append(arg)
+    return positional, options
+
+
+def run_plain(command: str, args: list[str]) -> int:
+    """Commands that are not Hydra apps: ``report`` and ``audit``."""
+    if command == "report":
+        from arr.eval.compare import compare
+
+        positional, options = _key_values(args, ("baseline",))
+        if len(positional) != 1:
+            raise ConfigError("usage: arr report <multirun folder> [baseline=<job>]")
+        compare(Path(positional[0]), options.get("baseline"))
+        print((Path(positional[0]) / "comparison.md").read_text())
+        return 0
+    from arr.approval import verify_chain
+
+    positional, options = _key_values(args, ("db",))
+    if positional != ["verify"]:
+        raise ConfigError("usage: arr audit verify [db=<approvals database>]")
+    from arr.api import PROJECT_ROOT
+
+    db = Path(options.get("db", PROJECT_ROOT / "outputs" / "approvals.sqlite3"))
+    count = verify_chain(db)
+    print(f"audit chain ok: {count} receipts in {db}")
+    return 0
