@@ -221,7 +221,7 @@ class Workspace(BaseModel):
         ]
         beir = self._beir_path(spec)
         if beir is not None:
-            files.append((f"beir:{beir}", beir))
+            files.append((f"beir:{beir.resolve()}", beir))
         for label, path in files:
             try:
                 info = os.stat(path)

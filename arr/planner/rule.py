@@ -15,23 +15,34 @@ from dataclasses import dataclass, field
 
 from arr.models import Degradation, QueryPlan, ToolCall
 
-_ERROR = re.compile(
-    r"(error|exception|traceback|warning|failed|fatal|errno|segfault|nan\b|"
-    r"\binf\b|oom|out of memory)",
-    re.IGNORECASE,
+# Code-shaped tokens: each of these alone makes a query lexical.
+_CODE = re.compile(
+    r"\b\w+(?:Error|Exception|Warning)\b"  # ValueError, RuntimeWarning
+    r"|\bTraceback\b|\berrno\b|\bsegfault\b|\bout of memory\b|\bOOM\b"
+    r"|\b[A-Za-z]+_[A-Za-z0-9_]+\b"  # snake_case
+    r"|\b[a-z]{2,}[A-Z][a-z]+\w*\b"  # camelCase (not gene names such as miRNA)
+    r"|\b\w+\(\)"  # call()
+    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b"  # dotted.config.key
+    r"|(?:^|\s)[\w.\-]*/[\w.\-]+/[\w.\-/]*|\b[\w\-]+\.(?:py|yaml|yml|json|toml|md|log|cfg|sh)\b"
+    r"|\b[A-Za-z_][\w.]*\s*=\s*\S+|--[a-z][\w-]+"  # key=value, --flag
 )
-_SYMBOL = re.compile(r"\b[a-z]+_[a-z0-9_]+\b|\b[a-z]+[A-Z]\w+\b|\b\w+\(\)|\b\w+\.\w+\.\w+\b")
-_PATH = re.compile(r"(^|\s)[\w.\-]*/[\w.\-/]+|\b[\w\-]+\.(py|yaml|yml|json|toml|md|log|cfg|sh)\b")
-_CONFIG = re.compile(r"\b[\w.]+\s*[=:]\s*\S+|--[a-z][\w-]+")
-
-
-# One pass over the query instead of four.
-_LEXICAL = re.compile(f"(?i:{_ERROR.pattern})|{_SYMBOL.pattern}|{_PATH.pattern}|{_CONFIG.pattern}")
+# Error words are lexical only in short queries; in a sentence they are just words.
+_ERROR_WORD = re.compile(r"\b(?:error|exception|failed|fatal|warning|nan|inf)\b", re.IGNORECASE)
+SHORT_QUERY_WORDS = 6
 
 
 def query_shape(query: str) -> str:
-    """'lexical' for error text, symbols, paths and config keys; 'semantic' otherwise."""
-    return "lexical" if _LEXICAL.search(query) else "semantic"
+    """'lexical' for error text, symbols, paths and config keys; 'semantic' otherwise.
+
+    A code-shaped token (``ValueError``, ``batch_size``, ``src/train.py``, ``lr=0.1``,
+    ``--flag``) decides alone; an error word (``failed``, ``nan``) only in a short query, so a
+    natural-language sentence that mentions a failure still goes to the semantic channels.
+    """
+    if _CODE.search(query):
+        return "lexical"
+    if len(query.split()) <= SHORT_QUERY_WORDS and _ERROR_WORD.search(query):
+        return "lexical"
+    return "semantic"
 
 
 @dataclass(frozen=True)
