@@ -25,6 +25,7 @@ from arr.approval import process_file
 from arr.eval.gold import EvalError, GoldCase, load_arr_gold, load_beir_gold
 from arr.eval.metrics import mean_metrics, query_metrics
 from arr.eval.report import write_json, write_reports
+from arr.memory.seed import seed_memories
 from arr.memory.store import ResearchMemoryStore
 from arr.models import RouterResult, resolve_scope
 from arr.router.router import RetrievalRouter
@@ -108,8 +109,14 @@ def check_known_ids(cases: list[GoldCase], workspace: Workspace, path: str) -> N
 
 def ensure_indexes(router: RetrievalRouter, workspace: Workspace, progress: bool) -> list[str]:
     """Build what is missing or stale for the scopes the gold set uses; returns what was built."""
-    ResearchMemoryStore(workspace.memory_db).initialise()
+    store = ResearchMemoryStore(workspace.memory_db)
+    store.initialise()
     built = []
+    if (
+        workspace.memory_seed is not None
+        and seed_memories(store, workspace.memory_seed, workspace.named_scopes())[0]
+    ):
+        built.append("memory:seed")
     for name, tool in sorted(router.tools.items()):
         if not hasattr(tool, "build"):
             continue

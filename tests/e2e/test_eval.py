@@ -1,0 +1,101 @@
+"""``arr eval``, sweeps and ``arr report`` end to end on the demo workspace and a mini BEIR set."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from tests.e2e.test_cli import arr
+
+pytestmark = pytest.mark.slow
+MINI = Path(__file__).resolve().parent.parent / "data" / "mini_beir"
+
+
+def only_run(tmp_path: Path, task: str = "eval") -> Path:
+    runs = list((tmp_path / "outputs" / task / "runs").iterdir())
+    assert len(runs) == 1
+    return runs[0]
+
+
+def test_eval_on_the_demo_gold_set(demo_overrides: list[str], tmp_path: Path) -> None:
+    done = arr("eval", *demo_overrides)
+    assert done.returncode == 0, done.stderr
+    run = only_run(tmp_path)
+    assert {"report.json", "report.md", "report.html", "run.trec", "config.resolved.json"} <= {
+        p.name for p in run.iterdir()
+    }
+    report = json.loads((run / "report.json").read_text())
+    assert report["status"] == "ok" and report["cases"] == 22
+    agg = report["aggregate"]
+    assert agg["scope_leak_count"] == 0 and agg["recall@10"] > 0.8 and agg["ndcg@10"] > 0.6
+    assert {"search", "bm25", "memory"} <= set(report["latency_ms"])
+    assert report["versions"]["arr"] and report["git_commit"]
+    assert report["approvals"]["executed"] == 0
+    assert report["approvals"]["decisions"] == {"approve": 3, "rejected_invalid": 2}
+    trec = (run / "run.trec").read_text().splitlines()
+    assert trec[0].split()[:4] == ["q01", "Q0", trec[0].split()[2], "1"]
+    assert "<svg" in (run / "report.html").read_text()
+    assert "scope leaks: **0**" in (run / "report.md").read_text()
+
+
+def test_failed_eval_still_writes_a_report(demo_overrides: list[str], tmp_path: Path) -> None:
+    bad = tmp_path / "bad_gold.jsonl"
+    bad.write_text('{"id": "x", "scope": "vision-main", "query": "q"}\n')
+    done = arr("eval", *demo_overrides, f"eval.gold={bad}")
+    assert done.returncode == 1 and "Traceback" not in done.stdout + done.stderr
+    report = json.loads((only_run(tmp_path) / "report.json").read_text())
+    assert report["status"] == "failed" and "bad_gold.jsonl:1" in report["error"]
+    assert not (only_run(tmp_path) / "report.md").exists()  # never presented as complete
+
+
+def test_unknown_relevant_ids_are_reported(demo_overrides: list[str], tmp_path: Path) -> None:
+    bad = tmp_path / "gold.jsonl"
+    bad.write_text(
+        '{"id": "x", "scope": "vision-main", "query": "q", '
+        '"relevant": {"doc:notes/nope.md#L1": 1}}\n'
+    )
+    arr("eval", *demo_overrides, f"eval.gold={bad}")
+    report = json.loads((only_run(tmp_path) / "report.json").read_text())
+    assert report["status"] == "failed" and "unknown relevant ids" in report["error"]
+
+
+def test_sweep_and_comparison_report(demo_overrides: list[str], tmp_path: Path) -> None:
+    done = arr(
+        "eval", "-m", *demo_overrides, "fusion.rank_constant=10,60", "pipeline=bm25_only,hybrid_rrf"
+    )
+    assert done.returncode == 0, done.stderr
+    sweeps = list((tmp_path / "outputs" / "eval" / "multiruns").iterdir())
+    assert len(sweeps) == 1
+    jobs = sorted(p for p in sweeps[0].iterdir() if p.is_dir() and p.name.isdigit())
+    assert len(jobs) == 4 and all((j / "report.json").exists() for j in jobs)
+    compared = arr("report", str(sweeps[0]), "baseline=0")
+    assert compared.returncode == 0, compared.stderr
+    result = json.loads((sweeps[0] / "comparison.json").read_text())
+    assert result["baseline"] == "0" and len(result["jobs"]) == 4
+    assert set(result["winners"]) >= {"ndcg@10", "recall@10"}
+    assert all(0 < p <= 1 for row in result["jobs"][1:] for p in row["p_value"].values())
+    assert (sweeps[0] / "comparison.html").exists()
+    assert "pipeline=hybrid_rrf" in (sweeps[0] / "comparison.md").read_text()
+
+
+def test_report_errors_are_one_line(tmp_path: Path) -> None:
+    done = arr("report", str(tmp_path / "nothing"))
+    assert done.returncode == 2 and done.stderr.startswith("arr: error:")
+    done = arr("report", str(tmp_path), "baseline=7", "color=red")
+    assert done.returncode == 2 and "unknown option 'color'" in done.stderr
+
+
+def test_eval_on_a_beir_collection(demo_overrides: list[str], tmp_path: Path) -> None:
+    done = arr(
+        "eval",
+        *demo_overrides,
+        "eval=scifact",
+        f"workspace.root={MINI}",
+        f"paths.output_dir={tmp_path / 'outputs'}",
+    )
+    assert done.returncode == 0, done.stderr
+    report = json.loads((only_run(tmp_path) / "report.json").read_text())
+    assert report["cases"] == 2 and report["aggregate"]["recall@10"] == 1.0
+    assert "SECRET_LABEL" not in json.dumps(report)
