@@ -102,7 +102,10 @@ def markdown(result: dict[str, Any]) -> str:
         cells = []
         for m in metrics:
             p = row["p_value"].get(m)
-            mark = "" if p is None else (f" (p={p:.3f}{'*' if p < 0.05 else ''})")
+            shown = (
+                "<0.001" if p is not None and p < 0.001 else f"={p:.3f}" if p is not None else ""
+            )
+            mark = "" if p is None else f" (p{shown}{'*' if p < 0.05 else ''})"
             win = " **best**" if result["winners"][m] == row["job"] else ""
             cells.append(f"{row['mean'][m]:.4f}{mark}{win}")
         lines.append(

@@ -11,7 +11,17 @@ from arr.errors import ConfigError
 from arr.router.router import RetrievalRouter
 from arr.runner import build_router, check_targets, config_container
 
-STAGE_GROUPS = ("workspace", "planner", "tools", "fusion", "reranker", "router")
+STAGE_GROUPS = (
+    "workspace",
+    "planner",
+    "tools",
+    "fusion",
+    "reranker",
+    "router",
+    "embedder",
+    "vector_store",
+    "eval",
+)
 PRIMARY = sorted(p.stem for p in CONF_DIR.glob("*.yaml") if p.stem != "base")
 
 
@@ -31,7 +41,8 @@ CASES += [
 
 @pytest.mark.parametrize("override", CASES)
 def test_every_option_composes_and_instantiates(override: str, demo_overrides: list[str]) -> None:
-    cfg = compose("search", [override, "scope=vision-main", *demo_overrides])
+    primary = "eval" if override.startswith("eval=") else "search"  # the group eval.yaml adds
+    cfg = compose(primary, [override, "scope=vision-main", *demo_overrides])
     router = build_router(config_container(cfg))
     assert isinstance(router, RetrievalRouter) and router.tools
 
