@@ -14,7 +14,6 @@ setup: $(VENV)/.installed ## create .venv and install ARR with every extra (CPU 
 
 $(VENV)/.installed: pyproject.toml
 	$(PYTHON) -m venv $(VENV)
-	$(BIN)/pip install -q --upgrade pip
 	# torch first, exact pin: the CPU build on this machine's disk (unpinned pulls CUDA).
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q --only-binary ripgrep ripgrep==14.1.0

@@ -40,12 +40,58 @@ def rrf_scores(
     return scores
 
 
+def id_space(evidence_id: str) -> str:
+    """Channels can only corroborate each other within one id space: memories and grep lines
+    have ids of their own, chunk and document ids are shared by bm25 and vector."""
+    prefix = evidence_id.split(":", 1)[0]
+    return prefix if prefix in ("mem", "grep") else "doc"
+
+
+def agreement_weights(
+    rankings: Mapping[str, Ranking], depth: int = 10, pool_depth: int = 100, smoothing: float = 0.1
+) -> dict[str, float]:
+    """Per-query channel confidence: the share of a channel's top ``depth`` that some other
+    channel of the same id space also retrieved within its top ``pool_depth``.
+
+    Relevant documents tend to be found by several channels, at some depth; a channel whose
+    head is not corroborated anywhere in the others' deeper pools is probably off on this
+    query. The measure is asymmetric (a strong channel's head sits inside a weak channel's
+    deep pool, not the reverse), needs no labels, and is neutral (1.0) for a channel with no
+    comparable partner. Weights are ``(confidence + smoothing)`` rescaled to mean 1 within an id
+    space, so they only redistribute trust among channels that can be compared.
+    """
+    spaces: dict[str, list[str]] = {}
+    for channel, ranking in rankings.items():
+        if ranking:
+            spaces.setdefault(id_space(ranking[0].id), []).append(channel)
+    weights = {channel: 1.0 for channel in rankings}
+    for members in spaces.values():
+        if len(members) < 2:
+            continue
+        pools = {c: {e.id for e in rankings[c][:pool_depth]} for c in members}
+        raw = {}
+        for channel in members:
+            others = set().union(*(pools[o] for o in members if o != channel))
+            head = rankings[channel][:depth]
+            raw[channel] = sum(e.id in others for e in head) / len(head) + smoothing
+        mean = sum(raw.values()) / len(raw)
+        weights.update({c: v / mean for c, v in raw.items()})
+    return weights
+
+
 class RRFFusion:
     name = "rrf"
 
     def __init__(
-        self, rank_constant: int = 60, weights: Mapping[str, float] | None = None, top_k: int = 50
+        self,
+        rank_constant: int = 60,
+        weights: Mapping[str, float] | None = None,
+        top_k: int = 50,
+        weighting: str = "equal",
     ) -> None:
+        if weighting not in ("equal", "agreement"):
+            raise ValueError(f"weighting must be 'equal' or 'agreement', got {weighting!r}")
+        self.weighting = weighting
         if rank_constant < 0:
             raise ValueError(f"rank_constant must be >= 0, got {rank_constant}")
         if top_k < 1:
@@ -62,7 +108,11 @@ class RRFFusion:
             return []
         if len(non_empty) == 1:
             return next(iter(non_empty.values()))[: self.top_k]
-        scores = rrf_scores(non_empty, self.rank_constant, self.weights)
+        weights = dict(self.weights or {})
+        if self.weighting == "agreement":
+            confidence = agreement_weights(non_empty)
+            weights = {c: weights.get(c, 1.0) * confidence[c] for c in non_empty}
+        scores = rrf_scores(non_empty, self.rank_constant, weights or None)
         first: dict[str, EvidenceChunk] = {}
         ranks: dict[str, dict[str, int]] = {}
         for channel, ranking in non_empty.items():

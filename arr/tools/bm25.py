@@ -36,7 +36,9 @@ DOCS_FILE = "documents.jsonl"
 
 
 def make_tokenizer(
-    stemmer_language: str | None = "english", stopwords: Iterable[str] = ()
+    stemmer_language: str | None = "english",
+    stopwords: Iterable[str] = (),
+    split_identifiers: bool = True,
 ) -> Callable[[str], list[str]]:
     """A deterministic tokenizer shared by indexing and querying."""
     stem = None
@@ -49,8 +51,10 @@ def make_tokenizer(
     def tokenize(text: str) -> list[str]:
         tokens: list[str] = []
         for match in _TOKEN.findall(text):
-            parts = [match] + [p for p in re.split(r"_+", match) if p and p != match]
-            if any(c.isupper() for c in match[1:]):
+            parts = [match]
+            if split_identifiers:
+                parts += [p for p in re.split(r"_+", match) if p and p != match]
+            if split_identifiers and any(c.isupper() for c in match[1:]):
                 parts += [p for p in _CAMEL.findall(match) if p != match]
             for part in parts:
                 lowered = part.lower()
@@ -116,6 +120,7 @@ class BM25Tool:
         k1: float = 1.5,
         b: float = 0.75,
         stemmer_language: str | None = "english",
+        split_identifiers: bool = True,
         show_progress: bool = False,
     ) -> None:
         if top_k < 1:
@@ -130,6 +135,7 @@ class BM25Tool:
         self.freshness_tolerance_s = freshness_tolerance_s
         self.k1, self.b = k1, b
         self.stemmer_language = stemmer_language
+        self.split_identifiers = split_identifiers
         self.show_progress = show_progress
         self._tokenize: Callable[[str], list[str]] | None = None
         self._loaded: dict[str, _Partition] = {}
@@ -139,7 +145,9 @@ class BM25Tool:
 
     def warm_up(self) -> None:
         if self._tokenize is None:
-            self._tokenize = make_tokenizer(self.stemmer_language, _english_stopwords())
+            self._tokenize = make_tokenizer(
+                self.stemmer_language, _english_stopwords(), self.split_identifiers
+            )
 
     # ---- building -------------------------------------------------------------------------
     def build(self, scope: ScopeKey) -> dict[str, Any]:
@@ -162,6 +170,7 @@ class BM25Tool:
             "k1": self.k1,
             "b": self.b,
             "stemmer": self.stemmer_language,
+            "tokenizer": self._tokenizer_id(),
         }
 
         def write(folder: Path) -> None:
@@ -192,6 +201,10 @@ class BM25Tool:
             self._pointers[key] = (state, generation)
         return generation
 
+    def _tokenizer_id(self) -> str:
+        split = "split" if self.split_identifiers else "whole"
+        return f"{self.stemmer_language}/{split}/k1={self.k1}/b={self.b}"
+
     def freshness(self, scope: ScopeKey) -> Freshness:
         generation = self._generation(scope)
         if generation is None:
@@ -205,6 +218,13 @@ class BM25Tool:
             fingerprint, newest_ns = self.workspace.source_state(scope)
         except (OSError, ValueError) as exc:
             return Freshness(fresh=False, code=codes.INDEX_STALE, detail=f"unreadable: {exc}")
+        if manifest.get("tokenizer", self._tokenizer_id()) != self._tokenizer_id():
+            return Freshness(
+                fresh=False,
+                code=codes.INDEX_STALE,
+                detail=f"index built with tokenizer {manifest.get('tokenizer')}; "
+                f"configured {self._tokenizer_id()}",
+            )
         if manifest.get("source_fingerprint") == fingerprint:
             return FRESH
         lag_s = newest_ns / 1e9 - float(manifest.get("built_at", 0))

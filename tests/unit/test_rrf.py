@@ -66,3 +66,36 @@ def test_matches_ranx_reference() -> None:
 def test_invalid_fusion_config(kwargs: dict) -> None:
     with pytest.raises(ValueError):
         RRFFusion(**kwargs)
+
+
+def test_agreement_weights_trust_the_corroborated_channel() -> None:
+    from arr.fusion.rrf import agreement_weights
+
+    strong = ranking("vector", "r1", "r2", "r3", "r4")
+    noise = [f"n{i}" for i in range(1, 21)]
+    weak = ranking("bm25", *noise, "r1")  # its head is noise; one relevant document, deep
+    weights = agreement_weights({"vector": strong, "bm25": weak}, depth=3, pool_depth=30)
+    # 1 of vector's top 3 is in bm25's pool (1/3); none of bm25's top 3 is in vector's (0/3).
+    mean = (1 / 3 + 0.1 + 0.1) / 2
+    assert weights["vector"] == pytest.approx((1 / 3 + 0.1) / mean)
+    assert weights["bm25"] == pytest.approx(0.1 / mean)
+    trusted = {c: w for c, w in weights.items()}
+    fused = RRFFusion(weights=trusted).fuse({"vector": strong, "bm25": weak})
+    assert [c.id for c in fused[:3]] == ["r1", "r2", "r3"]
+    equal = RRFFusion().fuse({"vector": strong, "bm25": weak})
+    assert [c.id for c in equal[:3]] == ["r1", "n1", "n2"]  # equal trust lets noise in
+
+
+def test_agreement_is_neutral_for_channels_without_a_comparable_partner() -> None:
+    from arr.fusion.rrf import agreement_weights
+
+    weights = agreement_weights(
+        {
+            "memory": ranking("memory", "mem:a", "mem:b"),
+            "bm25": ranking("bm25", "doc:x#L1"),
+            "grep": ranking("grep", "grep:x#L3"),
+        }
+    )
+    assert weights == {"memory": 1.0, "bm25": 1.0, "grep": 1.0}
+    with pytest.raises(ValueError, match="weighting"):
+        RRFFusion(weighting="magic")
