@@ -15,7 +15,8 @@ import json
 import os
 import shutil
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -64,9 +65,20 @@ def build_generation(
     base.mkdir(parents=True, exist_ok=True)
     # One builder per partition at a time (other processes wait), so the cleanup below can
     # never remove a generation that another build is still writing.
-    with open(base / LOCK, "a+b") as lock:
-        fcntl.flock(lock, fcntl.LOCK_EX)
+    with exclusive_lock(base / LOCK):
         return _build_locked(base, manifest, write)
+
+
+@contextmanager
+def exclusive_lock(path: Path) -> Iterator[None]:
+    """An inter-process exclusive lock on ``path`` (created if needed), released on exit."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
 
 
 def _build_locked(base: Path, manifest: dict[str, Any], write: Callable[[Path], None]) -> Path:

@@ -21,6 +21,7 @@ from typing import Any
 from arr import __version__, codes
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.tools.base import ChannelError
+from arr.tools.partition import exclusive_lock
 from arr.workspace import Document, Workspace
 
 EMBEDDER_MISMATCH = "index_embedder_mismatch"
@@ -93,6 +94,13 @@ class VectorTool:
         """Embed new and changed items of the scope, delete vanished ones; returns the manifest
         with ``documents``, ``embedded`` and ``deleted`` counts."""
         self.warm_up()
+        # Builds of one scope are serialised across processes (parallel sweep jobs, a rebuild
+        # while another runs); a build that waited finds the work done and embeds nothing.
+        lock = self.workspace.index_dir / "locks" / f"{self.name}-{scope.fingerprint()}.lock"
+        with exclusive_lock(lock):
+            return self._build_locked(scope)
+
+    def _build_locked(self, scope: ScopeKey) -> dict[str, Any]:
         embedder_id = self.embedder.id
         fingerprint, newest_ns = self.workspace.source_state(scope)
         documents = list(self.workspace.documents(scope, self.chunk_lines, self.overlap_lines))
