@@ -7,6 +7,8 @@ errors into one-line ConfigErrors that name the offending option.
 
 from __future__ import annotations
 
+import importlib
+import inspect
 from collections.abc import Iterator
 from typing import Any
 
@@ -91,18 +93,45 @@ def build_tools(container: dict[str, Any], workspace: Workspace) -> dict[str, An
     }
 
 
+def _accepts(node: Any, parameter: str) -> bool:
+    """Whether the class a config node targets takes ``parameter`` (checked before building)."""
+    if not isinstance(node, dict) or "_target_" not in node:
+        return False
+    check_targets(node)
+    module_name, _, attribute = str(node["_target_"]).rpartition(".")
+    try:
+        target = getattr(importlib.import_module(module_name), attribute)
+    except (ImportError, AttributeError) as exc:
+        raise ConfigError(f"cannot import {node['_target_']!r}: {exc}") from None
+    return parameter in inspect.signature(target).parameters
+
+
 def build_router(container: dict[str, Any]) -> RetrievalRouter:
-    """Workspace, tools, planner, fusion, reranker -> a RetrievalRouter (not yet warm)."""
+    """Workspace, tools, planner, fusion, reranker -> a RetrievalRouter (not yet warm).
+
+    An LLM client is built only when a stage asks for one (``client`` parameter), and then
+    once: planner and reranker share it, and so share its call budget.
+    """
     check_targets(container)
     workspace = build_workspace(container)
     tools = build_tools(container, workspace)
+    shared: dict[str, Any] = {}
+
+    def stage(group: str) -> Any:
+        node = container.get(group)
+        if _accepts(node, "client"):
+            if "client" not in shared:
+                shared["client"] = instantiate_stage(container.get("llm"), "llm")
+            return instantiate_stage(node, group, client=shared["client"])
+        return instantiate_stage(node, group)
+
     router = instantiate_stage(
         container.get("router"),
         "router",
         tools=tools,
-        planner=instantiate_stage(container.get("planner"), "planner"),
-        fusion=instantiate_stage(container.get("fusion"), "fusion"),
-        reranker=instantiate_stage(container.get("reranker"), "reranker"),
+        planner=stage("planner"),
+        fusion=stage("fusion"),
+        reranker=stage("reranker"),
         scopes=workspace.named_scopes(),
     )
     if not isinstance(router, RetrievalRouter):

@@ -175,7 +175,7 @@ class RetrievalRouter:
         outcome = PlanOutcome(plan=plan, planner="given") if plan else self._plan(query)
         run = _Run(degradations=list(outcome.degradations))
         deadline = started + self.deadline_ms / 1000 if self.deadline_ms else None
-        self._execute(outcome.plan, key, run, deadline)
+        self._execute(outcome.plan, key, run, deadline, query)
         fused = self.fusion.fuse(run.rankings)  # type: ignore[attr-defined]
         ranked, reranker_name = self._rerank(query, fused, run)
         evidence = [c for c in ranked if c.scope == key]
@@ -219,6 +219,21 @@ class RetrievalRouter:
     def _rerank(
         self, query: str, fused: list[EvidenceChunk], run: _Run
     ) -> tuple[list[EvidenceChunk], str]:
+        with_report = getattr(self.reranker, "rerank_with_report", None)
+        if with_report is not None:
+            try:
+                ranked, failures = with_report(query, fused)
+            except Exception as exc:
+                run.degradations.append(
+                    Degradation(
+                        stage="reranker",
+                        code="reranker_error",
+                        detail=f"{type(exc).__name__}: {exc}"[:300],
+                    )
+                )
+                return fused, "none"
+            run.degradations.extend(failures)
+            return ranked, "rule" if failures else self.reranker.name  # type: ignore[attr-defined]
         try:
             return self.reranker.rerank(query, fused), self.reranker.name  # type: ignore[attr-defined]
         except Exception as exc:
@@ -231,7 +246,36 @@ class RetrievalRouter:
             )
             return fused, "none"
 
-    def _execute(self, plan: QueryPlan, scope: ScopeKey, run: _Run, deadline: float | None) -> None:
+    def _adaptive_rounds(
+        self,
+        done: int,
+        added_last: bool,
+        query: str,
+        scope: ScopeKey,
+        run: _Run,
+        deadline: float | None,
+    ) -> None:
+        """Rounds a planner proposes after seeing the evidence (untrusted), while the budget
+        lasts and each round adds something; every call still goes through admission."""
+        next_round = getattr(self.planner, "next_round", None)
+        number = done
+        while next_round is not None and added_last and number < self.max_rounds:
+            if run.calls_used >= self.max_calls or (
+                deadline is not None and time.perf_counter() >= deadline
+            ):
+                return
+            evidence = [c for ranking in run.rankings.values() for c in ranking]
+            proposed, failure = next_round(query, self.tool_summaries(), evidence)
+            if failure is not None:
+                run.degradations.append(failure)
+            if proposed is None:
+                return
+            number += 1
+            added_last = self._run_round(number, proposed.calls, scope, run, deadline)
+
+    def _execute(
+        self, plan: QueryPlan, scope: ScopeKey, run: _Run, deadline: float | None, query: str
+    ) -> None:
         added_last = True
         for number, tool_round in enumerate(plan.tool_rounds, 1):
             if number > self.max_rounds:
@@ -266,6 +310,7 @@ class RetrievalRouter:
                 run.partial = True
                 return
             added_last = self._run_round(number, tool_round.calls, scope, run, deadline)
+        self._adaptive_rounds(len(plan.tool_rounds), added_last, query, scope, run, deadline)
         if run.calls_used == 0:
             run.degradations.append(
                 Degradation(

@@ -40,7 +40,11 @@ CASES += [
 
 
 @pytest.mark.parametrize("override", CASES)
-def test_every_option_composes_and_instantiates(override: str, demo_overrides: list[str]) -> None:
+def test_every_option_composes_and_instantiates(
+    override: str, demo_overrides: list[str], monkeypatch: pytest.MonkeyPatch
+) -> None:
+    # LLM stages need their key at config load; building them makes no request.
+    monkeypatch.setenv("SILICONFLOW_API_KEY", "test-key-not-real")
     primary = "eval" if override.startswith("eval=") else "search"  # the group eval.yaml adds
     cfg = compose(primary, [override, "scope=vision-main", *demo_overrides])
     router = build_router(config_container(cfg))
@@ -70,11 +74,28 @@ def test_recipe_changes_the_tool_set(demo_overrides: list[str]) -> None:
         pytest.param(["fusion.rank_constant=-5"], "rank_constant", id="bad-value"),
         pytest.param(["nonsense_key=1"], "nonsense_key", id="unknown-key"),
         pytest.param(["tools=[]"], "no tools", id="no-tools"),
+        pytest.param(["planner=llm"], "SILICONFLOW_API_KEY", id="llm-without-key"),
+        pytest.param(["prompt=arr-router-v9"], "prompt", id="unknown-prompt-version"),
+        pytest.param(
+            ["planner=llm", "llm.base_url=http://api.example.com/v1"], "https", id="llm-plain-http"
+        ),
+        pytest.param(
+            ["planner=llm", "llm.base_url=https://user:pw@api.example.com/v1"],
+            "userinfo",
+            id="llm-userinfo",
+        ),
+        pytest.param(
+            ["planner=llm", "llm.base_url=https://10.0.0.7/v1"], "IP literal", id="llm-ip-literal"
+        ),
     ],
 )
 def test_bad_config_is_one_clear_error(
-    overrides: list[str], message: str, demo_overrides: list[str]
+    overrides: list[str],
+    message: str,
+    demo_overrides: list[str],
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    monkeypatch.delenv("SILICONFLOW_API_KEY", raising=False)
     with pytest.raises(ConfigError, match=message) as info:
         load_router([*demo_overrides, *overrides], warm=False)
     assert "\n" not in str(info.value)
