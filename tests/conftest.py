@@ -14,6 +14,8 @@ from arr.planner.rule import RuleQueryPlanner
 from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
 
+pytest_plugins = ["tests.llm_fixtures"]  # llm_server, connections
+
 REPO = Path(__file__).resolve().parent.parent
 DEMO = REPO / "data" / "demo"
 SCOPE_A = ScopeKey(

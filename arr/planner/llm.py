@@ -35,13 +35,13 @@ class _Call(BaseModel):
 
 
 class _Round(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     calls: tuple[_Call, ...] = Field(min_length=1, max_length=12)
 
 
 class _Plan(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
     version: str
     tool_rounds: tuple[_Round, ...] = Field(max_length=12)

@@ -13,7 +13,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from typing import Any
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
 from arr.llm.client import LLMError
 from arr.llm.replies import parse_object
@@ -29,9 +29,9 @@ SYSTEM = (
 
 
 class _Ranking(BaseModel):
-    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+    model_config = ConfigDict(frozen=True, extra="forbid")
 
-    ranking: tuple[str, ...]
+    ranking: list[StrictStr]
 
 
 class LLMReranker:
