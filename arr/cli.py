@@ -19,8 +19,8 @@ from typing import Any
 
 from arr.errors import ArrError
 
-COMMANDS = ("demo", "index", "search", "memory", "eval", "report", "audit")
-PLAIN_COMMANDS = ("report", "audit")
+COMMANDS = ("demo", "index", "search", "memory", "eval", "report", "audit", "replay")
+PLAIN_COMMANDS = ("report", "audit", "replay")
 MEMORY_ACTIONS = ("add", "publish", "retract", "list")
 FREE_TEXT_KEYS = ("query", "title", "body", "tags", "id")
 USAGE = """usage: arr <command> [key=value ...] [hydra overrides ...]
@@ -37,6 +37,8 @@ commands:
   report FOLDER [baseline=JOB]
                              compare the jobs of a sweep (multirun folder)
   audit verify [db=PATH]     check the approval receipt hash chain
+  replay [file=JSONL] [versions=v1,v2] [overrides]
+                             replay controlled LLM scenarios against a local fake endpoint
 
 Any Hydra override works: tools=[bm25] fusion.rank_constant=30 pipeline=bm25_only ...
 """

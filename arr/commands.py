@@ -178,7 +178,11 @@ def _key_values(args: list[str], allowed: tuple[str, ...]) -> tuple[list[str], d
 
 
 def run_plain(command: str, args: list[str]) -> int:
-    """Commands that are not Hydra apps: ``report`` and ``audit``."""
+    """Commands that are not Hydra apps: ``report``, ``audit`` and ``replay``."""
+    if command == "replay":
+        from arr.llm.scenarios import run
+
+        return run(args)
     if command == "report":
         from arr.eval.compare import compare
 

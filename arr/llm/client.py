@@ -114,6 +114,11 @@ class LLMClient:
         self.calls_made = 0
         self._lock = threading.Lock()
 
+    def new_run(self) -> None:
+        """Start a new run: the call budget is per run (a CLI command, one replayed scenario)."""
+        with self._lock:
+            self.calls_made = 0
+
     def _take_budget(self) -> None:
         with self._lock:
             if self.calls_made >= self.max_calls:

@@ -32,9 +32,18 @@ class Reply:
 
 def completion(content: str) -> Reply:
     """A well-formed chat completion whose message is ``content``."""
-    body = {"id": "fake", "object": "chat.completion", "model": "fake",
-            "choices": [{"index": 0, "finish_reason": "stop",
-                         "message": {"role": "assistant", "content": content}}]}
+    body = {
+        "id": "fake",
+        "object": "chat.completion",
+        "model": "fake",
+        "choices": [
+            {
+                "index": 0,
+                "finish_reason": "stop",
+                "message": {"role": "assistant", "content": content},
+            }
+        ],
+    }
     return Reply(body=json.dumps(body).encode())
 
 
@@ -59,8 +68,13 @@ class FakeLLMServer:
             def do_POST(self) -> None:  # noqa: N802 (http.server's naming)
                 length = int(self.headers.get("Content-Length", "0"))
                 raw = self.rfile.read(length)
-                server.requests.append({"path": self.path, "headers": dict(self.headers),
-                                        "body": json.loads(raw or b"{}")})
+                server.requests.append(
+                    {
+                        "path": self.path,
+                        "headers": dict(self.headers),
+                        "body": json.loads(raw or b"{}"),
+                    }
+                )
                 reply = server._next()
                 time.sleep(reply.delay_s)
                 self.send_response(reply.status)
