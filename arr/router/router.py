@@ -219,24 +219,14 @@ class RetrievalRouter:
     def _rerank(
         self, query: str, fused: list[EvidenceChunk], run: _Run
     ) -> tuple[list[EvidenceChunk], str]:
-        with_report = getattr(self.reranker, "rerank_with_report", None)
-        if with_report is not None:
-            try:
-                ranked, failures = with_report(query, fused)
-            except Exception as exc:
-                run.degradations.append(
-                    Degradation(
-                        stage="reranker",
-                        code="reranker_error",
-                        detail=f"{type(exc).__name__}: {exc}"[:300],
-                    )
-                )
-                return fused, "none"
-            run.degradations.extend(failures)
-            return ranked, "rule" if failures else self.reranker.name  # type: ignore[attr-defined]
+        name = getattr(self.reranker, "name", "reranker")
         try:
-            return self.reranker.rerank(query, fused), self.reranker.name  # type: ignore[attr-defined]
-        except Exception as exc:
+            with_report = getattr(self.reranker, "rerank_with_report", None)
+            if with_report is not None:  # rerankers that can fall back say so
+                ranked, failures = with_report(query, fused)
+            else:
+                ranked, failures = self.reranker.rerank(query, fused), []  # type: ignore[attr-defined]
+        except Exception as exc:  # a broken reranker must never break a search
             run.degradations.append(
                 Degradation(
                     stage="reranker",
@@ -245,6 +235,8 @@ class RetrievalRouter:
                 )
             )
             return fused, "none"
+        run.degradations.extend(failures)
+        return ranked, "rule" if failures else name
 
     def _adaptive_rounds(
         self,

@@ -12,7 +12,8 @@ from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
-from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall
+from arr.codes import INDEX_STALE
+from arr.models import FRESH, EvidenceChunk, Freshness, ScopeKey, ToolCall
 
 
 @runtime_checkable
@@ -63,3 +64,17 @@ class ChannelError(Exception):
         super().__init__(detail)
         self.code = code
         self.detail = detail
+
+
+def source_freshness(
+    manifest: dict[str, object], fingerprint: str, newest_ns: int, tolerance_s: float, channel: str
+) -> Freshness:
+    """Fresh when the index was built from these sources, or changes are within tolerance."""
+    if manifest.get("source_fingerprint") == fingerprint:
+        return FRESH
+    lag_s = newest_ns / 1e9 - float(manifest.get("built_at", 0))  # type: ignore[arg-type]
+    if tolerance_s and lag_s <= tolerance_s:
+        return Freshness(fresh=True, code="fresh_within_tolerance", detail=f"lag {lag_s:.1f}s")
+    return Freshness(
+        fresh=False, code=INDEX_STALE, detail=f"sources changed after the {channel} index was built"
+    )

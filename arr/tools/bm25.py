@@ -20,8 +20,8 @@ from pathlib import Path
 from typing import Any
 
 from arr import __version__, codes
-from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
-from arr.tools.base import ChannelError
+from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.tools.base import ChannelError, source_freshness
 from arr.tools.partition import (
     build_generation,
     current_generation,
@@ -225,15 +225,8 @@ class BM25Tool:
                 detail=f"index built with tokenizer {manifest.get('tokenizer')}; "
                 f"configured {self._tokenizer_id()}",
             )
-        if manifest.get("source_fingerprint") == fingerprint:
-            return FRESH
-        lag_s = newest_ns / 1e9 - float(manifest.get("built_at", 0))
-        if self.freshness_tolerance_s and lag_s <= self.freshness_tolerance_s:
-            return Freshness(fresh=True, code="fresh_within_tolerance", detail=f"lag {lag_s:.1f}s")
-        return Freshness(
-            fresh=False,
-            code=codes.INDEX_STALE,
-            detail=f"sources changed after the {self.name} index was built",
+        return source_freshness(
+            manifest, fingerprint, newest_ns, self.freshness_tolerance_s, self.name
         )
 
     def _manifest(self, generation: Path) -> dict[str, Any]:
