@@ -45,4 +45,4 @@ bench-concurrency: setup ## benchmark: parallel vs sequential rounds, shared-rou
 	$(BIN)/python -m arr.bench_concurrency
 
 clean: ## remove derived indexes and run folders (never the memory store)
-	rm -rf outputs data/demo/.index/bm25
+	rm -rf outputs data/demo/.index/bm25 data/demo/.index/chroma data/demo/.index/locks
