@@ -108,10 +108,9 @@ def bench_scifact(top_k: int = 10, repeats: int = 7) -> None:
     router.warm_up()
     queries = read_queries(data / "queries.test.jsonl")
     qrels = read_qrels(data / "qrels" / "test.tsv")
-    partition = tool._load(BENCH_SCOPE)
+    partition = tool.loaded(BENCH_SCOPE)
     retriever, documents = partition.retriever, partition.documents
-    tokenize = tool._tokenize
-    assert tokenize is not None
+    tokenize = tool.tokenize
 
     def raw_one(text: str) -> list[str]:
         tokens = [t for t in dict.fromkeys(tokenize(text)) if t in retriever.vocab_dict]
@@ -145,7 +144,7 @@ def bench_demo(repeats: int = 20) -> None:
         shutil.copytree(
             PROJECT_ROOT / "data" / "demo", data / "demo", ignore=shutil.ignore_patterns(".index")
         )
-        overrides = [f"paths.data_dir={data}", f"paths.output_dir={tmp}/outputs"]
+        overrides = [f"paths.data_dir={data}", f"paths.output_dir={tmp}/outputs", "progress=false"]
         container = config_container(compose("index", overrides))
         workspace = build_workspace(container)
         index_workspace(
@@ -159,7 +158,8 @@ def bench_demo(repeats: int = 20) -> None:
                 started = time.perf_counter()
                 router.search(case["query"], case["scope"])
                 latencies.append((time.perf_counter() - started) * 1000)
-    print(f"[demo] full rule-planned search (memory + bm25), {len(gold)} queries x {repeats}")
+    channels = " + ".join(sorted(router.tools))
+    print(f"[demo] full rule-planned search ({channels}), {len(gold)} queries x {repeats}")
     print(
         f"  p50 {percentile(latencies, 0.5):.2f} ms   p95 {percentile(latencies, 0.95):.2f} ms"
         f"   mean {statistics.mean(latencies):.2f} ms"

@@ -51,7 +51,7 @@ def bench_throughput(data: Path, embedder: SentenceTransformerEmbedder, count: i
         workspace = beir_workspace(Path(tmp), "corpus.jsonl", Path(tmp) / "index")
         texts = [d.text for d in workspace.documents(BENCH_SCOPE)]
         started = time.perf_counter()
-        embedder._model.encode(
+        embedder.model_object.encode(
             texts, batch_size=embedder.batch_size, normalize_embeddings=True, convert_to_numpy=True
         )
         raw_s = time.perf_counter() - started
@@ -99,7 +99,7 @@ def bench_full_index_and_queries(data: Path, embedder: SentenceTransformerEmbedd
     router.warm_up()
     queries = read_queries(data / "queries.test.jsonl")
     qrels = read_qrels(data / "qrels" / "test.tsv")
-    collection = tool.store._collection(BENCH_SCOPE)
+    collection = tool.store.collection(BENCH_SCOPE)
     embeddings = embedder.embed([t for _, t in queries])
     routed_ms, raw_ms, ndcg = [], [], []
     for (qid, text), embedding in zip(queries, embeddings, strict=True):

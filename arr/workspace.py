@@ -138,7 +138,7 @@ class Workspace(BaseModel):
         if not self.root.is_dir():
             raise WorkspaceError(f"workspace root {str(self.root)!r} is not a readable directory")
         for spec in self.scopes.values():
-            self._root_paths(spec)
+            self.root_paths(spec)
 
     def named_scopes(self) -> dict[str, ScopeKey]:
         return {name: spec.key for name, spec in sorted(self.scopes.items())}
@@ -155,7 +155,7 @@ class Workspace(BaseModel):
             None,
         )
 
-    def _root_paths(self, spec: ScopeSpec) -> list[Path]:
+    def root_paths(self, spec: ScopeSpec) -> list[Path]:
         paths = []
         for root in spec.roots:
             if not root or ".." in Path(root).parts:
@@ -193,7 +193,7 @@ class Workspace(BaseModel):
         spec = self.spec_for(scope)
         if spec is None:
             return
-        roots = self._root_paths(spec)
+        roots = self.root_paths(spec)
         for root in roots:
             prefix = f"{root.name}/" if len(roots) > 1 else ""
             for rel, path in _walk_files(root, self.max_file_bytes):
@@ -216,7 +216,7 @@ class Workspace(BaseModel):
             return digest.hexdigest(), newest
         files = [
             (f"{root.name}/{rel}", path)
-            for root in self._root_paths(spec)
+            for root in self.root_paths(spec)
             for rel, path in _walk_files(root, self.max_file_bytes)
         ]
         beir = self._beir_path(spec)

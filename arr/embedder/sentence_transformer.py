@@ -75,6 +75,12 @@ class SentenceTransformerEmbedder:
                 model.max_seq_length = self.max_seq_length
             self._name, self._model = name, model
 
+    @property
+    def model_object(self) -> Any:
+        """The loaded SentenceTransformer (benchmarks time its raw ``encode``)."""
+        self.warm_up()
+        return self._model
+
     def dimension(self) -> int:
         self.warm_up()
         # Renamed in sentence-transformers 6; keep working with both spellings.

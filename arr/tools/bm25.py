@@ -269,6 +269,15 @@ class BM25Tool:
             self._loaded[key] = partition
         return partition
 
+    def loaded(self, scope: ScopeKey) -> _Partition:
+        """The loaded partition of a scope (benchmarks compare against its raw index)."""
+        return self._load(scope)
+
+    def tokenize(self, text: str) -> list[str]:
+        self.warm_up()
+        assert self._tokenize is not None
+        return self._tokenize(text)
+
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
         self.warm_up()
         assert self._tokenize is not None

@@ -371,7 +371,7 @@ class GrepTool:
         if reason is not None:
             raise ChannelError(reason, f"sub-path {call.path!r} refused")
         spec = self.workspace.spec_for(scope)
-        return self.workspace._root_paths(spec) if spec is not None else []
+        return self.workspace.root_paths(spec) if spec is not None else []
 
     def _candidates(
         self,

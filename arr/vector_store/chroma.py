@@ -95,6 +95,10 @@ class ChromaStore:
             self._collections[name] = found
         return found
 
+    def collection(self, scope: ScopeKey) -> Any | None:
+        """The scope's Chroma collection, or None (benchmarks query it directly)."""
+        return self._collection(scope)
+
     def manifest(self, scope: ScopeKey) -> dict[str, Any] | None:
         """The manifest of the scope's collection, or None when there is no collection."""
         collection = self._collection(scope)
