@@ -424,10 +424,15 @@ class GrepTool:
 
     def _target(self, root: Path, sub_path: str | None, counters: Counter[str]) -> str | None:
         """The engine's search target below root, checked component by component (no links)."""
-        if sub_path is None:
+        parts = PurePosixPath(sub_path).parts if sub_path is not None else ()
+        if not parts:
             return "."
+        if is_sensitive_name(PurePosixPath(*parts).as_posix()):
+            # Named explicitly, ripgrep would read it despite the exclusion globs.
+            raise ChannelError("path_sensitive", f"sub-path {sub_path!r} names a sensitive file")
         current = root
-        for part in PurePosixPath(sub_path).parts:
+        info = root.lstat()
+        for part in parts:
             current = current / part
             try:
                 info = current.lstat()
@@ -438,11 +443,13 @@ class GrepTool:
                 raise ChannelError("path_symlink", f"sub-path {sub_path!r} goes through a link")
         if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
             raise ChannelError("path_not_regular", f"sub-path {sub_path!r} is not a file or dir")
+        if stat.S_ISREG(info.st_mode) and info.st_nlink != 1:
+            raise ChannelError("path_hardlink", f"sub-path {sub_path!r} has other hard links")
         # Containment on components of the resolved path, never on a string prefix.
         resolved = Path(os.path.realpath(current)).parts
         if resolved[: len(root.parts)] != root.parts:
             raise ChannelError("path_escape", f"sub-path {sub_path!r} leaves the root")
-        return "./" + PurePosixPath(sub_path).as_posix()
+        return "./" + PurePosixPath(*parts).as_posix()
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> ChannelAnswer:
         """The exact query first (phrase, or the regex); when that yields fewer lines than

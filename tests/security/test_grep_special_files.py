@@ -87,3 +87,26 @@ def test_content_changed_during_the_scan_is_not_returned(
     monkeypatch.setattr(tool, "_run_engine", engine_then_edit)
     answer = run(tool)
     assert answer.evidence == [] and answer.counters["skipped_changed_during_scan"] == 1
+
+
+def test_sub_paths_naming_secrets_or_hard_links_are_refused(tmp_path: Path) -> None:
+    ws = grep_workspace(tmp_path)
+    root = ws.root / "root"
+    (root / ".env").write_text(f"{MARK} TOKEN=abc\n")
+    (root / "conf").mkdir()
+    (root / "conf" / "id_rsa").write_text(f"{MARK} key\n")
+    outside = tmp_path / "outside.md"
+    outside.write_text(f"{MARK} {SECRET}\n")
+    os.link(outside, root / "linked.md")
+    (root / "ok.md").write_text(f"{MARK}\n")
+    tool = GrepTool("grep", ws)
+    for sub_path, code in (
+        (".env", "path_sensitive"),
+        ("conf/id_rsa", "path_sensitive"),
+        ("linked.md", "path_hardlink"),
+    ):
+        with pytest.raises(ChannelError) as info:
+            run(tool, path=sub_path)
+        assert info.value.code == code, sub_path
+    assert [e.location.path for e in run(tool, path=".").evidence] == ["ok.md"]
+    assert [e.location.path for e in run(tool, path="./ok.md").evidence] == ["ok.md"]
