@@ -99,9 +99,10 @@ def run_memory(
                 f"memory database {str(workspace.memory_db)!r} does not exist;"
                 " run arr index or arr memory add first"
             )
-        memories = store.list(
-            resolve_scope(scope, named) if scope else None, container.get("status")
-        )
+        status = container.get("status")
+        if status not in (None, "draft", "published", "retracted"):
+            raise ConfigError(f"status must be draft, published or retracted, got {status!r}")
+        memories = store.list(resolve_scope(scope, named) if scope else None, status)
         for memory in memories:
             print(
                 f"{memory.id:<20} {memory.status:<10} v{memory.version}  "

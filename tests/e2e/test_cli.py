@@ -142,6 +142,9 @@ def test_memory_lifecycle_is_audited_and_drafts_stay_hidden(indexed: list[str]) 
         ),
         pytest.param(["frobnicate"], "unknown command", id="unknown-command"),
         pytest.param(
+            ["memory", "list", "status=deleted"], "status must be", id="bad-memory-status"
+        ),
+        pytest.param(
             ["memory", "publish", "id=does-not-exist"], "no memory with id", id="unknown-memory"
         ),
         pytest.param(
