@@ -111,6 +111,7 @@ class _Run:
     degradations: list[Degradation] = field(default_factory=list)
     calls_used: int = 0
     partial: bool = False
+    scope_dropped: int = 0
 
 
 class RetrievalRouter:
@@ -179,7 +180,7 @@ class RetrievalRouter:
         fused = self.fusion.fuse(run.rankings)  # type: ignore[attr-defined]
         ranked, reranker_name = self._rerank(query, fused, run)
         evidence = [c for c in ranked if c.scope == key]
-        dropped = len(ranked) - len(evidence)
+        dropped = run.scope_dropped + len(ranked) - len(evidence)
         if dropped:
             run.degradations.append(
                 Degradation(
@@ -326,7 +327,7 @@ class RetrievalRouter:
         outcomes = self._dispatch(admitted, scope, deadline)
         added = False
         for call, outcome in zip(admitted, outcomes, strict=True):
-            added |= self._record(number, call, outcome, run)
+            added |= self._record(number, call, outcome, run, scope)
         return added
 
     def _pool_executor(self) -> ThreadPoolExecutor:
@@ -409,7 +410,9 @@ class RetrievalRouter:
         run.calls_used += 1
         return True
 
-    def _record(self, number: int, call: ToolCall, outcome: _Outcome, run: _Run) -> bool:
+    def _record(
+        self, number: int, call: ToolCall, outcome: _Outcome, run: _Run, scope: ScopeKey
+    ) -> bool:
         """Fold one call's outcome into the run; True when it added evidence not seen before."""
         if outcome.abandoned:
             run.degradations.append(
@@ -427,7 +430,14 @@ class RetrievalRouter:
         if outcome.failure is not None:
             run.degradations.append(outcome.failure)
         answer = outcome.answer or ChannelAnswer([])
-        found = answer.evidence
+        # Out-of-scope candidates are dropped here, before fusion or an LLM reranker sees them,
+        # and counted; search() checks the final list once more.
+        found = [c for c in answer.evidence if c.scope == scope]
+        out_of_scope = len(answer.evidence) - len(found)
+        run.scope_dropped += out_of_scope
+        counters = dict(answer.counters)
+        if out_of_scope:
+            counters["scope_dropped"] = out_of_scope
         if outcome.failure is not None:
             status, code = "error", outcome.failure.code
         elif answer.cut:
@@ -452,7 +462,7 @@ class RetrievalRouter:
                 code=code,
                 candidates=len(found),
                 elapsed_ms=outcome.elapsed_ms,
-                counters=dict(answer.counters),
+                counters=counters,
             )
         )
         fresh = [c for c in found if c.id not in run.seen]

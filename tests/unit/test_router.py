@@ -204,3 +204,22 @@ def test_freshness_check_that_raises_is_a_rejection() -> None:
     )
     assert codes_of(result) == [codes.FRESHNESS_UNKNOWN]
     assert [e.id for e in result.evidence] == ["a"]
+
+
+def test_out_of_scope_candidates_never_reach_fusion_or_the_reranker() -> None:
+    seen: list[list[str]] = []
+
+    class Spy:
+        name = "spy"
+
+        def rerank(self, query, evidence):
+            seen.append([c.id for c in evidence])
+            return list(evidence)
+
+    other = ScopeKey(**{**SCOPE_A.model_dump(), "branch": "elsewhere"})
+    router = make_router(FakeTool("bm25", ["a"]), FakeTool("leaky", ["x"], scope=other))
+    router.reranker = Spy()
+    result = router.search("q", SCOPE_A, plan=plan_of(["bm25", "leaky"]))
+    assert seen == [["a"]] and result.scope_dropped == 1
+    leaky_trace = next(t for t in result.traces if t.tool == "leaky")
+    assert leaky_trace.counters == {"scope_dropped": 1} and leaky_trace.candidates == 0
