@@ -100,6 +100,12 @@ def _timed_call(tool: Tool, call: ToolCall, scope: ScopeKey, deadline: float | N
     return _Outcome(answer, failure, round((time.perf_counter() - started) * 1000, 3))
 
 
+def _stop(run: _Run, code: str, detail: str) -> None:
+    """End the run early: what was found so far is returned, marked partial."""
+    run.degradations.append(Degradation(stage="router", code=code, detail=detail))
+    run.partial = True
+
+
 @dataclass
 class _Run:
     """Mutable bookkeeping of one search; never shared between requests."""
@@ -283,25 +289,13 @@ class RetrievalRouter:
                 run.partial = True
                 return
             if not added_last:
-                run.degradations.append(
-                    Degradation(
-                        stage="router",
-                        code=codes.NO_NEW_EVIDENCE,
-                        detail=f"round {number - 1} added nothing; rounds {number}.. skipped",
-                    )
+                return _stop(
+                    run,
+                    codes.NO_NEW_EVIDENCE,
+                    f"round {number - 1} added nothing; rounds {number}.. skipped",
                 )
-                run.partial = True
-                return
             if deadline is not None and time.perf_counter() >= deadline:
-                run.degradations.append(
-                    Degradation(
-                        stage="router",
-                        code=codes.REQUEST_DEADLINE,
-                        detail=f"deadline reached before round {number}",
-                    )
-                )
-                run.partial = True
-                return
+                return _stop(run, codes.REQUEST_DEADLINE, f"deadline reached before round {number}")
             added_last = self._run_round(number, tool_round.calls, scope, run, deadline)
         self._adaptive_rounds(len(plan.tool_rounds), added_last, query, scope, run, deadline)
         if run.calls_used == 0:
