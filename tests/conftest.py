@@ -13,6 +13,7 @@ from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.planner.rule import RuleQueryPlanner
 from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
+from arr.workspace import Workspace
 
 pytest_plugins = ["tests.llm_fixtures"]  # llm_server, connections
 
@@ -88,6 +89,25 @@ def make_router(*tools: FakeTool, **kwargs: object) -> RetrievalRouter:
         reranker=RuleReranker(),
         **kwargs,
     )  # type: ignore[arg-type]
+
+
+def file_workspace(
+    tmp_path: Path, scopes: dict[str, ScopeKey], files: dict[str, str], chunk_lines: int = 40
+) -> Workspace:
+    """One root per scope under tmp_path/ws, each holding the same ``files`` (path -> text)."""
+    for name in scopes:
+        for rel, text in files.items():
+            path = tmp_path / "ws" / name / rel
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(text)
+    return Workspace(
+        name="t",
+        root=tmp_path / "ws",
+        index_dir=tmp_path / "idx",
+        memory_db=tmp_path / "m.sqlite3",
+        chunk_lines=chunk_lines,
+        scopes={n: {"key": k, "roots": [n]} for n, k in scopes.items()},
+    )
 
 
 @pytest.fixture

@@ -13,26 +13,17 @@ from arr.models import SCOPE_FIELDS, QueryPlan, ScopeKey, ToolCall
 from arr.tools.bm25 import BM25Tool, make_tokenizer
 from arr.tools.partition import current_generation
 from arr.workspace import Workspace
-from tests.conftest import SCOPE_A, make_router
+from tests.conftest import SCOPE_A, file_workspace, make_router
 
 TEXT = "Linear warmup over 2000 steps removed the loss spikes.\nscheduler.warmup_steps: 2000\n"
 
 
 def workspace(tmp_path: Path, scopes: dict[str, ScopeKey], chunk_lines: int = 40) -> Workspace:
-    specs = {}
-    for name, key in scopes.items():
-        root = tmp_path / "ws" / name
-        (root / "notes").mkdir(parents=True, exist_ok=True)
-        (root / "notes" / "warmup.md").write_text(TEXT)
-        (root / "notes" / "other.md").write_text("nothing about schedules here\n")
-        specs[name] = {"key": key, "roots": [name]}
-    return Workspace(
-        name="t",
-        root=tmp_path / "ws",
-        index_dir=tmp_path / "idx",
-        memory_db=tmp_path / "m.sqlite3",
-        scopes=specs,
-        chunk_lines=chunk_lines,
+    return file_workspace(
+        tmp_path,
+        scopes,
+        {"notes/warmup.md": TEXT, "notes/other.md": "nothing about schedules here\n"},
+        chunk_lines,
     )
 
 

@@ -14,7 +14,7 @@ from arr.models import SCOPE_FIELDS, QueryPlan, ScopeKey, ToolCall
 from arr.tools.vector import EMBEDDER_MISMATCH, VectorTool
 from arr.vector_store.chroma import ChromaStore, collection_name
 from arr.workspace import Workspace
-from tests.conftest import SCOPE_A, make_router
+from tests.conftest import SCOPE_A, file_workspace, make_router
 
 FILES = {
     "notes/warmup.md": "Linear warmup removed the loss spikes.\nWarmup over 2000 steps.\n",
@@ -24,21 +24,7 @@ FILES = {
 
 
 def workspace(tmp_path: Path, scopes: dict[str, ScopeKey], chunk_lines: int = 40) -> Workspace:
-    specs = {}
-    for name, key in scopes.items():
-        for rel, text in FILES.items():
-            path = tmp_path / "ws" / name / rel
-            path.parent.mkdir(parents=True, exist_ok=True)
-            path.write_text(text)
-        specs[name] = {"key": key, "roots": [name]}
-    return Workspace(
-        name="t",
-        root=tmp_path / "ws",
-        index_dir=tmp_path / "idx",
-        memory_db=tmp_path / "m.sqlite3",
-        scopes=specs,
-        chunk_lines=chunk_lines,
-    )
+    return file_workspace(tmp_path, scopes, FILES, chunk_lines)
 
 
 def make_tool(ws: Workspace, embedder: HashingEmbedder | None = None, **kwargs) -> VectorTool:
