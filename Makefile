@@ -17,7 +17,7 @@ $(VENV)/.installed: pyproject.toml
 	# torch first, exact pin: the CPU build on this machine's disk (unpinned pulls CUDA).
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q --only-binary ripgrep ripgrep==14.1.0
-	$(BIN)/pip install -q -e '.[vector,llm,dev]'
+	$(BIN)/pip install -q -e '.[vector,llm,serve,dev]'
 	touch $@
 
 demo: setup ## index the bundled demo workspace and answer its demo queries

@@ -19,19 +19,43 @@ from typing import Any
 
 from arr.errors import ArrError
 
-COMMANDS = ("demo", "index", "search", "memory", "eval", "report", "audit", "replay")
-PLAIN_COMMANDS = ("report", "audit", "replay")
-MEMORY_ACTIONS = ("add", "publish", "retract", "list")
-FREE_TEXT_KEYS = ("query", "title", "body", "tags", "id")
-USAGE = """usage: arr <command> [key=value ...] [hydra overrides ...]
+COMMANDS = (
+    "init",
+    "scope",
+    "demo",
+    "index",
+    "search",
+    "memory",
+    "eval",
+    "report",
+    "audit",
+    "replay",
+)
+PLAIN_COMMANDS = ("init", "scope", "report", "audit", "replay")
+MEMORY_ACTIONS = ("add", "publish", "retract", "list", "show", "export", "import")
+FREE_TEXT_KEYS = ("query", "title", "body", "tags", "id", "file")
+USAGE = """usage: arr [--workspace PATH] <command> [key=value ...] [hydra overrides ...]
+
+Every command uses the workspace found from the current directory upward (a folder holding
+.arr/workspace.yaml), or --workspace PATH / $ARR_WORKSPACE; with none, the bundled demo.
+
+your own workspace:
+  init [name=N] [team_id=T] [project_id=P] [experiment_environment=E]
+                             make this folder a workspace (.arr/workspace.yaml)
+  scope add NAME PATH [PATH ...] [team_id=..] [project_id=..] [repository=..] [branch=..]
+            [experiment_environment=..]
+                             add a scope with its trusted roots (ScopeKey defaults: README)
+  scope list [--json] | scope remove NAME
 
 commands:
   demo                       index the demo workspace and answer its demo queries
-  index [scope=NAME]         (re)build indexes and seed the memory store
+  index [scope=NAME] [rebuild=true]
+                             bring indexes up to date (incremental; rebuild=true: from scratch)
   search query=TEXT scope=NAME [--json]
                              answer one query (--json: the full RouterResult)
   memory add id=ID scope=NAME title=TEXT body=TEXT [tags=a,b]
   memory publish id=ID | memory retract id=ID | memory list [scope=NAME] [status=S]
+  memory show id=ID | memory export file=OUT.jsonl | memory import file=IN.jsonl
   eval [eval=demo|scifact] [-m sweep overrides]
                              run a gold set, write report.json/.md/.html and run.trec
   report FOLDER [baseline=JOB]
@@ -59,6 +83,23 @@ def split_arguments(args: list[str]) -> tuple[dict[str, str], list[str]]:
     return texts, overrides
 
 
+def take_workspace_flag(args: list[str]) -> tuple[str | None, list[str]]:
+    """``--workspace PATH`` / ``--workspace=PATH`` anywhere before a free-text value."""
+    rest: list[str] = []
+    workspace = None
+    iterator = iter(args)
+    for arg in iterator:
+        if arg == "--workspace":
+            workspace = next(iterator, None)
+            if workspace is None:
+                raise ArrError("--workspace needs a path")
+        elif arg.startswith("--workspace="):
+            workspace = arg.partition("=")[2]
+        else:
+            rest.append(arg)
+    return workspace, rest
+
+
 def fail(message: str, code: int = 2) -> int:
     print(f"arr: error: {message}", file=sys.stderr)
     return code
@@ -71,6 +112,10 @@ def main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
     args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        workspace, args = take_workspace_flag(args)
+    except ArrError as exc:
+        return fail(str(exc))
     if not args or args[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0 if args else 2
@@ -81,7 +126,7 @@ def main(argv: list[str] | None = None) -> int:
         try:
             from arr.commands import run_plain
 
-            return run_plain(command, rest)
+            return run_plain(command, rest, workspace)
         except ArrError as exc:
             return fail(str(exc))
     action = None
@@ -92,10 +137,12 @@ def main(argv: list[str] | None = None) -> int:
     texts, overrides = split_arguments(rest)
     multirun = any(o in ("-m", "--multirun") for o in overrides)
     try:
-        if not multirun:
-            from arr.api import compose
+        from arr.api import compose, full_overrides
 
-            compose(command, overrides)  # one-line error for a bad override, before any run
+        overrides = full_overrides(overrides, workspace)
+        if not multirun:
+            # one-line error for a bad override, before any run
+            compose(command, overrides, resolved=True)
         return _run_hydra(command, lambda cfg: _dispatch(command, action, texts, cfg), overrides)
     except ArrError as exc:
         return fail(str(exc))
@@ -141,7 +188,10 @@ def _run_dir() -> Path:
 
 def _dispatch(command: str, action: str | None, texts: dict[str, str], cfg: Any) -> int:
     from arr import commands
+    from arr.api import register_resolvers
     from arr.runner import config_container
+
+    register_resolvers()  # a launcher's worker process resolves the config here
 
     container = config_container(cfg)
     run_dir = _run_dir()

@@ -32,11 +32,17 @@ def run_index(
     tools = build_tools(container, workspace)
     scopes = _scopes_to_index(container, workspace.named_scopes())
     (added, kept), reports = index_workspace(
-        workspace, tools, scopes, progress=bool(container.get("progress", True))
+        workspace,
+        tools,
+        scopes,
+        progress=bool(container.get("progress", True)),
+        rebuild=bool(container.get("rebuild", False)),
     )
     print(f"memory store {workspace.memory_db}: {added} seeded, {kept} already present")
     for report in reports:
         status = f"FAILED: {report.error}" if report.error else f"{report.documents} documents"
+        skipped = ", ".join(f"{k} {v}" for k, v in report.skipped.items())
+        status += f"; skipped: {skipped}" if skipped else ""
         print(f"  {report.tool:<8} {report.scope:<14} {status}  ({report.elapsed_ms:.0f} ms)")
     summary = {"seeded": added, "kept": kept, "partitions": [vars(r) for r in reports]}
     (run_dir / "index.json").write_text(json.dumps(summary, indent=2))
@@ -85,6 +91,15 @@ def run_demo(
     return code
 
 
+def _existing_store(workspace: Any) -> ResearchMemoryStore:
+    if not workspace.memory_db.is_file():
+        raise MemoryStoreError(
+            f"memory database {str(workspace.memory_db)!r} does not exist;"
+            " run arr index or arr memory add first"
+        )
+    return ResearchMemoryStore(workspace.memory_db)
+
+
 def run_memory(
     container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
 ) -> int:
@@ -94,11 +109,7 @@ def run_memory(
     actor = str(container.get("actor") or "cli")
     if action == "list":
         scope = container.get("scope")
-        if not workspace.memory_db.is_file():
-            raise MemoryStoreError(
-                f"memory database {str(workspace.memory_db)!r} does not exist;"
-                " run arr index or arr memory add first"
-            )
+        _existing_store(workspace)
         status = container.get("status")
         if status not in (None, "draft", "published", "retracted"):
             raise ConfigError(f"status must be draft, published or retracted, got {status!r}")
@@ -110,8 +121,27 @@ def run_memory(
             )
         print(f"{len(memories)} memories")
         return 0
+    if action in ("export", "import"):
+        if not texts.get("file"):
+            raise ConfigError(f"memory {action} needs file=<path.jsonl>")
+        from arr.memory.transfer import export_memories, import_memories
+
+        target = Path(texts["file"]).expanduser()
+        if action == "export":
+            count = export_memories(_existing_store(workspace), target)
+            print(f"exported {count} memories to {target}")
+        else:
+            added, kept = import_memories(store, target, actor=actor)
+            print(f"imported {added} memories into {workspace.memory_db} ({kept} already present)")
+        return 0
     if "id" not in texts:
         raise ConfigError(f"memory {action} needs id=<memory id>")
+    if action == "show":
+        found = _existing_store(workspace).get(texts["id"])
+        if found is None:
+            raise MemoryStoreError(f"no memory with id {texts['id'][:200]!r}")
+        print(json.dumps(found.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        return 0
     if action == "add":
         missing = [k for k in ("title", "body") if not texts.get(k)]
         if missing or not container.get("scope"):
@@ -178,8 +208,84 @@ def _key_values(args: list[str], allowed: tuple[str, ...]) -> tuple[list[str], d
     return positional, options
 
 
-def run_plain(command: str, args: list[str]) -> int:
-    """Commands that are not Hydra apps: ``report``, ``audit`` and ``replay``."""
+def run_init(args: list[str], workspace: str | None) -> int:
+    from arr.workspace_file import init_workspace
+
+    positional, options = _loose_key_values(args)
+    if positional:
+        raise ConfigError(f"arr init takes key=value options only, got {positional[0]!r}")
+    folder = Path(workspace) if workspace else Path.cwd()
+    path = init_workspace(folder, options)
+    print(f"created {path}")
+    print("next: arr scope add NAME PATH [PATH ...]   then: arr index   then: arr search ...")
+    return 0
+
+
+def _loose_key_values(args: list[str]) -> tuple[list[str], dict[str, str]]:
+    positional, options = [], {}
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if sep and key and not key.startswith(("/", ".", "~")):
+            options[key] = value
+        else:
+            positional.append(arg)
+    return positional, options
+
+
+def scope_rows(folder: Path) -> list[dict[str, Any]]:
+    from arr.workspace_file import read_file
+
+    parsed = read_file(folder)
+    return [
+        {"name": name, "roots": entry.roots, "key": entry.key.model_dump()}
+        for name, entry in sorted(parsed.scopes.items())
+    ]
+
+
+def run_scope(args: list[str], workspace: str | None) -> int:
+    from arr.locations import resolve_workspace
+    from arr.workspace_file import add_scope, remove_scope, require_workspace
+
+    actions = ("add", "list", "remove")
+    if not args or args[0] not in actions:
+        raise ConfigError(f"scope needs an action: {', '.join(actions)}")
+    action, rest = args[0], args[1:]
+    folder = require_workspace(resolve_workspace(workspace))
+    if action == "list":
+        as_json = "--json" in rest
+        unknown = [a for a in rest if a != "--json"]
+        if unknown:
+            raise ConfigError(f"arr scope list takes only --json, got {unknown[0][:80]!r}")
+        rows = scope_rows(folder)
+        if as_json:
+            print(json.dumps({"workspace": str(folder), "scopes": rows}, indent=2))
+            return 0
+        print(f"workspace {folder}")
+        for row in rows:
+            key = "/".join(row["key"].values())
+            print(f"  {row['name']:<16} {key}\n  {'':<16} roots: {', '.join(row['roots'])}")
+        print(f"{len(rows)} scopes")
+        return 0
+    positional, fields = _loose_key_values(rest)
+    if action == "remove":
+        if len(positional) != 1 or fields:
+            raise ConfigError("usage: arr scope remove NAME")
+        remove_scope(folder, positional[0])
+        print(f"removed scope {positional[0]!r} (its derived indexes stay until arr index)")
+        return 0
+    if len(positional) < 2:
+        raise ConfigError("usage: arr scope add NAME PATH [PATH ...] [field=value ...]")
+    entry = add_scope(folder, positional[0], positional[1:], fields)
+    print(f"added scope {positional[0]!r}: {entry.key.label()}  roots: {', '.join(entry.roots)}")
+    return 0
+
+
+def run_plain(command: str, args: list[str], workspace: str | None = None) -> int:
+    """Commands that are not Hydra apps: ``init``, ``scope``, ``report``, ``audit``, ``replay``."""
+    if command == "init":
+        return run_init(args, workspace)
+    if command == "scope":
+        return run_scope(args, workspace)
     if command == "replay":
         from arr.llm.scenarios import run
 
@@ -198,9 +304,11 @@ def run_plain(command: str, args: list[str]) -> int:
     positional, options = _key_values(args, ("db",))
     if positional != ["verify"]:
         raise ConfigError("usage: arr audit verify [db=<approvals database>]")
-    from arr.api import PROJECT_ROOT
+    from arr.locations import default_state_dir, resolve_workspace
 
-    db = Path(options.get("db", PROJECT_ROOT / "outputs" / "approvals.sqlite3"))
+    db = Path(
+        options.get("db", default_state_dir(resolve_workspace(workspace)) / "approvals.sqlite3")
+    )
     count = verify_chain(db)
     print(f"audit chain ok: {count} receipts in {db}")
     return 0

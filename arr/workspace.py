@@ -12,8 +12,10 @@ import hashlib
 import json
 import os
 import stat
+from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
+from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -60,20 +62,60 @@ class ScopeSpec(BaseModel):
     beir_corpus: str | None = None
 
 
-def _walk_files(root: Path, max_file_bytes: int) -> Iterator[tuple[str, Path]]:
-    """Regular text files under root, in sorted order; links, hidden dirs and big files skipped."""
-    for dirpath, dirnames, filenames in os.walk(root, followlinks=False):
+class SourceFile(NamedTuple):
+    """One source file as the walk saw it: label (root-prefixed relative path), path, state."""
+
+    label: str
+    rel: str
+    path: Path
+    size: int
+    mtime_ns: int
+
+
+def _count(skipped: Counter[str] | None, reason: str) -> None:
+    if skipped is not None:
+        skipped[reason] += 1
+
+
+def _walk_files(
+    root: Path, max_file_bytes: int, skipped: Counter[str] | None = None
+) -> Iterator[tuple[str, Path, os.stat_result]]:
+    """Regular text files under root, in sorted order, with their lstat.
+
+    Real trees are hostile: a directory or file that cannot be read, a file that vanishes
+    between listing and stat, a socket or FIFO, a link: each is skipped and counted by reason
+    in ``skipped`` (never an error), so one bad file never fails a scope.
+    """
+
+    def unreadable_dir(_error: OSError) -> None:
+        _count(skipped, "unreadable_dir")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable_dir, followlinks=False):
         dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
         for name in sorted(filenames):
+            if not name.endswith(TEXT_SUFFIXES):
+                continue
             path = Path(dirpath) / name
-            if not name.endswith(TEXT_SUFFIXES) or is_sensitive_name(
-                path.relative_to(root).as_posix()
-            ):
+            rel = path.relative_to(root).as_posix()
+            if is_sensitive_name(rel):
+                _count(skipped, "sensitive_name")
                 continue
-            info = path.lstat()
-            if not stat.S_ISREG(info.st_mode) or info.st_size > max_file_bytes:
+            try:
+                info = path.lstat()
+            except FileNotFoundError:
+                _count(skipped, "vanished")
                 continue
-            yield path.relative_to(root).as_posix(), path
+            except OSError:
+                _count(skipped, "unreadable")
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                _count(skipped, "link")
+            elif not stat.S_ISREG(info.st_mode):
+                _count(skipped, "special_file")
+            elif info.st_size > max_file_bytes:
+                _count(skipped, "oversize")
+            else:
+                yield rel, path, info
 
 
 def _chunk_lines(rel: str, text: str, chunk_lines: int, overlap: int = 0) -> Iterator[Document]:
@@ -120,6 +162,8 @@ class Workspace(BaseModel):
     scopes: dict[str, ScopeSpec]
     chunk_lines: int = Field(default=40, ge=1, le=10_000)
     max_file_bytes: int = Field(default=1_000_000, ge=1)
+    # Said when the root is missing (e.g. where a benchmark collection is looked for).
+    missing_hint: str | None = None
 
     @classmethod
     def from_config(cls, **values: object) -> Workspace:
@@ -136,7 +180,11 @@ class Workspace(BaseModel):
     def check(self) -> None:
         """Fail early, with the path, when the workspace or a scope root cannot be read."""
         if not self.root.is_dir():
-            raise WorkspaceError(f"workspace root {str(self.root)!r} is not a readable directory")
+            hint = f"; {self.missing_hint}" if self.missing_hint else ""
+            raise WorkspaceError(
+                f"workspace {self.name!r}: root {str(self.root)!r} is not a readable directory"
+                + hint
+            )
         for spec in self.scopes.values():
             self.root_paths(spec)
 
@@ -182,51 +230,131 @@ class Workspace(BaseModel):
             raise WorkspaceError(f"BEIR corpus {str(path)!r} is not a readable file")
         return path
 
+    def source_files(
+        self, scope: ScopeKey, skipped: Counter[str] | None = None
+    ) -> list[SourceFile]:
+        """Every file source of the scope with its size and mtime (one walk, one lstat each)."""
+        spec = self.spec_for(scope)
+        if spec is None:
+            return []
+        roots = self.root_paths(spec)
+        files = []
+        for root in roots:
+            prefix = f"{root.name}/" if len(roots) > 1 else ""
+            for rel, path, info in _walk_files(root, self.max_file_bytes, skipped):
+                files.append(SourceFile(prefix + rel, rel, path, info.st_size, info.st_mtime_ns))
+        return files
+
+    def file_documents(
+        self,
+        source: SourceFile,
+        chunk_lines: int | None = None,
+        overlap_lines: int = 0,
+        skipped: Counter[str] | None = None,
+    ) -> list[Document]:
+        """The chunks of one file; [] (counted in ``skipped``) when it is unreadable, vanished,
+        binary or holds a credential."""
+        try:
+            raw = source.path.read_bytes()
+        except FileNotFoundError:
+            _count(skipped, "vanished")
+            return []
+        except OSError:
+            _count(skipped, "unreadable")
+            return []
+        if b"\x00" in raw:
+            _count(skipped, "binary")
+            return []
+        if credential_kind(raw) is not None:
+            _count(skipped, "credential")
+            return []
+        text = raw.decode("utf-8", errors="replace")
+        size = chunk_lines or self.chunk_lines
+        return list(_chunk_lines(source.label, text, size, overlap_lines))
+
+    def beir_documents(self, scope: ScopeKey) -> Iterator[Document]:
+        spec = self.spec_for(scope)
+        beir = self._beir_checked(spec) if spec is not None else None
+        if beir is not None:
+            yield from _beir_documents(beir)
+
+    def beir_state(self, scope: ScopeKey) -> tuple[str, int, int] | None:
+        """(label, size, mtime_ns) of the scope's BEIR corpus, or None when it has none."""
+        spec = self.spec_for(scope)
+        beir = self._beir_path(spec) if spec is not None else None
+        if beir is None:
+            return None
+        try:
+            info = os.stat(beir)
+        except OSError:
+            raise WorkspaceError(f"BEIR corpus {str(beir)!r} is not a readable file") from None
+        return f"beir:{beir.resolve()}", info.st_size, info.st_mtime_ns
+
     def documents(
-        self, scope: ScopeKey, chunk_lines: int | None = None, overlap_lines: int = 0
+        self,
+        scope: ScopeKey,
+        chunk_lines: int | None = None,
+        overlap_lines: int = 0,
+        skipped: Counter[str] | None = None,
     ) -> Iterator[Document]:
         """Chunks of every source the scope owns, in a deterministic order. Line windows of
         ``chunk_lines`` (default: the workspace's) overlapping by ``overlap_lines``."""
         size = chunk_lines or self.chunk_lines
         if not 0 <= overlap_lines < size:
             raise WorkspaceError(f"overlap_lines must be in 0..{size - 1}, got {overlap_lines}")
-        spec = self.spec_for(scope)
-        if spec is None:
-            return
-        roots = self.root_paths(spec)
-        for root in roots:
-            prefix = f"{root.name}/" if len(roots) > 1 else ""
-            for rel, path in _walk_files(root, self.max_file_bytes):
-                raw = path.read_bytes()
-                if b"\x00" in raw or credential_kind(raw) is not None:
-                    continue
-                text = raw.decode("utf-8", errors="replace")
-                yield from _chunk_lines(prefix + rel, text, size, overlap_lines)
-        beir = self._beir_checked(spec)
-        if beir is not None:
-            yield from _beir_documents(beir)
+        for source in self.source_files(scope, skipped):
+            yield from self.file_documents(source, size, overlap_lines, skipped)
+        yield from self.beir_documents(scope)
 
     def source_state(self, scope: ScopeKey) -> tuple[str, int]:
         """(hash of path, size and mtime of every source, newest mtime in ns): cheap, and it
-        changes on any edit, addition or removal."""
-        spec = self.spec_for(scope)
-        digest = hashlib.sha256(str(self.chunk_lines).encode())
-        newest = 0
-        if spec is None:
-            return digest.hexdigest(), newest
-        files = [
-            (f"{root.name}/{rel}", path)
-            for root in self.root_paths(spec)
-            for rel, path in _walk_files(root, self.max_file_bytes)
-        ]
-        beir = self._beir_path(spec)
-        if beir is not None:
-            files.append((f"beir:{beir.resolve()}", beir))
-        for label, path in files:
-            try:
-                info = os.stat(path)
-            except FileNotFoundError:
-                raise WorkspaceError(f"source {str(path)!r} vanished or is unreadable") from None
-            newest = max(newest, info.st_mtime_ns)
-            digest.update(f"{label}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
-        return digest.hexdigest(), newest
+        changes on any edit, addition or removal. A file that vanishes during the walk is
+        simply not there (the next check sees the tree as it then is)."""
+        return state_digest(self.chunk_lines, self.source_files(scope), self.beir_state(scope))
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | Path,
+        root: str | Path | None = None,
+        index_dir: str | Path | None = None,
+        memory_db: str | Path | None = None,
+    ) -> Workspace:
+        """A researcher's own workspace from ``<path>/.arr/workspace.yaml`` (arr.workspace_file);
+        derived indexes in ``.arr/index``, the memory store in ``.arr/state``."""
+        from arr.locations import WORKSPACE_DIRNAME
+        from arr.workspace_file import ScopeEntry, read_file
+
+        if path is None:
+            raise WorkspaceError("workspace=local needs a workspace: run arr init, or --workspace")
+        folder = Path(path)
+        parsed = read_file(folder)
+        state = folder / WORKSPACE_DIRNAME
+        scopes = {
+            name: ScopeSpec(key=entry.key, roots=tuple(entry.roots))
+            for name, entry in parsed.scopes.items()
+            if isinstance(entry, ScopeEntry)
+        }
+        return cls(
+            name=parsed.name,
+            root=Path(root) if root else folder,
+            index_dir=Path(index_dir) if index_dir else state / "index",
+            memory_db=Path(memory_db) if memory_db else state / "state" / "memory.sqlite3",
+            scopes=scopes,
+            chunk_lines=parsed.chunk_lines,
+            max_file_bytes=parsed.max_file_bytes,
+        )
+
+
+def state_digest(
+    chunk_lines: int, files: list[SourceFile], beir: tuple[str, int, int] | None
+) -> tuple[str, int]:
+    digest = hashlib.sha256(str(chunk_lines).encode())
+    newest = 0
+    for source in files:
+        newest = max(newest, source.mtime_ns)
+        digest.update(f"{source.label}\0{source.size}\0{source.mtime_ns}\n".encode())
+    if beir is not None:
+        newest = max(newest, beir[2])
+        digest.update(f"{beir[0]}\0{beir[1]}\0{beir[2]}\n".encode())
+    return digest.hexdigest(), newest

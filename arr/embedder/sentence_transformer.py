@@ -43,6 +43,23 @@ def resolve_model_path(model: str) -> tuple[str, Path]:
     return path.name, path
 
 
+def dimension_from_files(path: Path) -> int | None:
+    """The output dimension read from a sentence-transformers folder (Transformer + Pooling
+    modules only; a model with a Dense layer or anything unusual returns None)."""
+    import json
+
+    try:
+        modules = json.loads((path / "modules.json").read_text(encoding="utf-8"))
+        kinds = [str(m.get("type", "")) for m in modules]
+        if any("Dense" in k for k in kinds):
+            return None
+        pooling = next(m for m in modules if "Pooling" in str(m.get("type", "")))
+        config = json.loads((path / pooling["path"] / "config.json").read_text(encoding="utf-8"))
+        return int(config["word_embedding_dimension"])
+    except (OSError, ValueError, KeyError, StopIteration, TypeError):
+        return None
+
+
 class SentenceTransformerEmbedder:
     def __init__(
         self,
@@ -82,6 +99,10 @@ class SentenceTransformerEmbedder:
         return self._model
 
     def dimension(self) -> int:
+        if self._model is None:
+            known = dimension_from_files(resolve_model_path(self.model)[1])
+            if known is not None:  # freshness checks need the id, not the model: stay cold
+                return known
         self.warm_up()
         # Renamed in sentence-transformers 6; keep working with both spellings.
         getter = (

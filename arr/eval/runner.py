@@ -22,6 +22,7 @@ from typing import Any
 
 from arr import __version__
 from arr.approval import process_file
+from arr.errors import ArrError
 from arr.eval.gold import EvalError, GoldCase, load_arr_gold, load_beir_gold
 from arr.eval.metrics import mean_metrics, query_metrics
 from arr.eval.report import write_json, write_reports
@@ -136,7 +137,11 @@ def evaluate(
     latency: dict[str, list[float]] = {"search": []}
     runs: list[tuple[str, RouterResult]] = []
     for case in tqdm(cases, desc="evaluating", unit="query", file=sys.stderr, disable=not progress):
-        result = router.search(case.query, case.scope)
+        try:
+            result = router.search(case.query, case.scope)
+        except ArrError as exc:  # e.g. a judged query longer than the router's limit
+            per_case.append(_failed_case(case, k_values, exc))
+            continue
         ranking = [e.id for e in result.evidence]
         leaks = sum(e.scope != case.scope for e in result.evidence)
         admission.update(r.code for r in result.rejections)
@@ -162,6 +167,7 @@ def evaluate(
     aggregate = mean_metrics([c["metrics"] for c in per_case])
     aggregate["scope_leak_count"] = sum(c["scope_leak_count"] for c in per_case)
     aggregate["partial_results"] = sum(1 for c in per_case if c["partial"])
+    aggregate["failed_queries"] = sum(1 for c in per_case if c.get("error"))
     return {
         "aggregate": aggregate,
         "per_case": per_case,
@@ -169,6 +175,22 @@ def evaluate(
         "degradations": dict(sorted(degradations.items())),
         "latency_ms": {k: percentiles(v) for k, v in latency.items()},
         "_runs": runs,
+    }
+
+
+def _failed_case(case: GoldCase, k_values: list[int], exc: Exception) -> dict[str, Any]:
+    """A query the router refused: scored 0 on every metric and listed with its reason."""
+    return {
+        "id": case.id,
+        "query": case.query[:300],
+        "scope": case.scope.label(),
+        "metrics": query_metrics([], case.relevant, k_values),
+        "scope_leak_count": 0,
+        "partial": False,
+        "elapsed_ms": 0.0,
+        "returned": 0,
+        "ranking": [],
+        "error": f"{type(exc).__name__}: {str(exc)[:300]}",
     }
 
 

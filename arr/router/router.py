@@ -26,6 +26,7 @@ from arr.errors import ConfigError, QueryError
 from arr.models import (
     Degradation,
     EvidenceChunk,
+    Freshness,
     QueryPlan,
     Rejection,
     RouterResult,
@@ -47,6 +48,8 @@ FORBIDDEN_IDENTIFIERS: tuple[str, ...] = (
 )
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MAX_ROUNDS = 6
+# Refusals that mean "this channel's index does not reflect the sources": a degradation too.
+STALE_CODES = frozenset({codes.INDEX_STALE, codes.INDEX_MISSING, "index_embedder_mismatch"})
 MAX_CALLS = 12
 
 
@@ -118,6 +121,7 @@ class _Run:
     calls_used: int = 0
     partial: bool = False
     scope_dropped: int = 0
+    refresh_ms: dict[str, float] = field(default_factory=dict)
 
 
 class RetrievalRouter:
@@ -133,6 +137,7 @@ class RetrievalRouter:
         max_query_chars: int = 1000,
         workers: int = 4,
         deadline_ms: int | None = None,
+        refresh_max_files: int = 200,
     ) -> None:
         if workers < 1:
             raise ConfigError(f"router.workers must be >= 1, got {workers}")
@@ -156,13 +161,36 @@ class RetrievalRouter:
         self.max_query_chars = max_query_chars
         self.workers = workers
         self.deadline_ms = deadline_ms
+        if refresh_max_files < 0:
+            raise ConfigError(f"router.refresh_max_files must be >= 0, got {refresh_max_files}")
+        self.refresh_max_files = refresh_max_files
+        self.warm_failures: dict[str, Degradation] = {}
         self._fallback_planner = RuleQueryPlanner()
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
     def warm_up(self) -> None:
-        for tool in self.tools.values():
-            tool.warm_up()
+        """Load every channel; a channel that cannot load (a damaged store) is recorded, not
+        raised: its calls degrade with the cause and the repair command, the others answer."""
+        for name, tool in sorted(self.tools.items()):
+            try:
+                tool.warm_up()
+            except Exception as exc:
+                code = exc.code if isinstance(exc, ChannelError) else codes.CHANNEL_ERROR
+                detail = (
+                    exc.detail if isinstance(exc, ChannelError) else f"{type(exc).__name__}: {exc}"
+                )
+                self.warm_failures[name] = Degradation(stage=name, code=code, detail=detail[:500])
+            else:
+                self.warm_failures.pop(name, None)
+
+    def scope_name(self, scope: ScopeKey) -> str | None:
+        return next((n for n, k in sorted(self.scopes.items()) if k == scope), None)
+
+    def fix_command(self, tool: str, scope: ScopeKey) -> str:
+        name = self.scope_name(scope)
+        where = f" scope={name}" if name else ""
+        return f"arr index{where} tools=[{tool}]" if tool != "vector" else f"arr index{where}"
 
     def tool_summaries(self) -> dict[str, str]:
         """What a planner may see: names and capability summaries, nothing else."""
@@ -377,9 +405,37 @@ class RetrievalRouter:
             raise  # the channel itself is down: a degradation, recorded by the caller
         except Exception as exc:  # cannot tell: refuse rather than serve a possibly stale index
             return codes.FRESHNESS_UNKNOWN, f"{type(exc).__name__}: {exc}"[:300]
+        if not freshness.fresh and freshness.code == codes.INDEX_STALE:
+            freshness = self._refresh(call.tool, tool, scope, run) or freshness
         if not freshness.fresh:
             return freshness.code, freshness.detail
         return None
+
+    def _refresh(self, name: str, tool: Tool, scope: ScopeKey, run: _Run) -> Freshness | None:
+        """Bring a stale index up to date before the call when the change is small (at most
+        ``refresh_max_files`` changed files; incremental, see each tool's ``refresh``)."""
+        refresh = getattr(tool, "refresh", None)
+        if refresh is None or self.refresh_max_files == 0:
+            return None
+        started = time.perf_counter()
+        try:
+            done = refresh(scope, self.refresh_max_files)
+        except Exception as exc:  # a failed refresh leaves the index as it was: still stale
+            run.refresh_ms[name] = round((time.perf_counter() - started) * 1000, 3)
+            return Freshness(
+                fresh=False,
+                code=codes.INDEX_STALE,
+                detail=f"automatic refresh failed ({type(exc).__name__}: {str(exc)[:200]})",
+            )
+        run.refresh_ms[name] = round((time.perf_counter() - started) * 1000, 3)
+        if not done:
+            return Freshness(
+                fresh=False,
+                code=codes.INDEX_STALE,
+                detail=f"more than {self.refresh_max_files} files changed since the {name} "
+                "index was built (too many to refresh before a search)",
+            )
+        return tool.freshness(scope)
 
     def _reject(self, run: _Run, number: int, tool: str, code: str, detail: str) -> None:
         run.rejections.append(Rejection(round=number, tool=tool, code=code, detail=detail))
@@ -387,6 +443,18 @@ class RetrievalRouter:
 
     def _admit(self, number: int, call: ToolCall, scope: ScopeKey, run: _Run) -> bool:
         """Admission of one call; a refusal is recorded and False returned."""
+        failed = self.warm_failures.get(call.tool)
+        if failed is not None and call.tool in self.tools:
+            try:  # repaired since? one more try, else the same degradation as at warm-up
+                self.tools[call.tool].warm_up()
+                self.warm_failures.pop(call.tool, None)
+            except Exception:
+                run.degradations.append(failed)
+                run.traces.append(
+                    ToolTrace(round=number, tool=call.tool, status="error", code=failed.code)
+                )
+                run.partial = True
+                return False
         try:
             refusal = self._admission(call, scope, run)
         except ChannelError as exc:
@@ -400,6 +468,16 @@ class RetrievalRouter:
             self._reject(run, number, call.tool, *refusal)
             if refusal[0] == codes.BUDGET_CALLS:
                 run.partial = True
+            if refusal[0] in STALE_CODES:
+                # A dropped channel is never silent: the answer is partial and says the fix.
+                run.partial = True
+                run.degradations.append(
+                    Degradation(
+                        stage=call.tool,
+                        code=refusal[0],
+                        detail=f"{refusal[1]}; fix: {self.fix_command(call.tool, scope)}"[:600],
+                    )
+                )
             return False
         run.calls_used += 1
         return True
@@ -430,6 +508,14 @@ class RetrievalRouter:
         out_of_scope = len(answer.evidence) - len(found)
         run.scope_dropped += out_of_scope
         counters = dict(answer.counters)
+        skip_counters = getattr(self.tools.get(call.tool), "skip_counters", None)
+        if skip_counters is not None:
+            try:
+                counters.update(skip_counters(scope))
+            except Exception:  # counters are informative; never fail a call over them
+                pass
+        if call.tool in run.refresh_ms:
+            counters["refresh_us"] = int(run.refresh_ms[call.tool] * 1000)
         if out_of_scope:
             counters["scope_dropped"] = out_of_scope
         if outcome.failure is not None:

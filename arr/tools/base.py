@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from arr.codes import INDEX_STALE
+from arr.errors import ArrError
 from arr.models import FRESH, EvidenceChunk, Freshness, ScopeKey, ToolCall
 
 
@@ -57,7 +58,7 @@ class ChannelAnswer:
     cut: str = ""
 
 
-class ChannelError(Exception):
+class ChannelError(ArrError):
     """A channel could not answer; the Router records it as a degradation with ``code``."""
 
     def __init__(self, code: str, detail: str) -> None:

@@ -11,9 +11,11 @@ exact name and by the words in it. Scores <= 0 are dropped: bm25s pads with zero
 
 from __future__ import annotations
 
+import json
 import re
 import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from pathlib import Path
@@ -28,11 +30,13 @@ from arr.tools.partition import (
     pointer_state,
     read_manifest,
 )
-from arr.workspace import Document, Workspace
+from arr.workspace import Document, Workspace, state_digest
 
 _TOKEN = re.compile(r"[A-Za-z0-9_]+|[^\W\d_]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 DOCS_FILE = "documents.jsonl"
+TOKENS_FILE = "tokens.jsonl"  # per-document tokens: the cache of incremental builds
+FILES_FILE = "files.json"  # label -> [[size, mtime_ns], first row, chunk count]
 
 
 def make_tokenizer(
@@ -150,15 +154,52 @@ class BM25Tool:
             )
 
     # ---- building -------------------------------------------------------------------------
-    def build(self, scope: ScopeKey) -> dict[str, Any]:
-        """(Re)build the partition of one scope; returns its manifest."""
+    def build(self, scope: ScopeKey, max_changed_files: int | None = None) -> dict[str, Any]:
+        """Bring the partition of one scope up to date; returns its manifest.
+
+        Incremental: files whose size and mtime match the live generation keep their chunks
+        and tokens (read from the generation's cache), so only changed and added files are
+        read and tokenised; bm25s then indexes the cached tokens (no incremental add/delete
+        exists in bm25s, but indexing pre-tokenised text is fast). With ``max_changed_files``
+        a refresh that would re-read more files than that is not done (returns {}).
+        """
         import bm25s
 
         self.warm_up()
         assert self._tokenize is not None
-        fingerprint, newest_ns = self.workspace.source_state(scope)
-        documents = list(self.workspace.documents(scope))
-        corpus_tokens = [self._tokenize(d.text) or ["\u2400empty"] for d in documents]
+        skipped: Counter[str] = Counter()
+        files = self.workspace.source_files(scope, skipped)
+        beir = self.workspace.beir_state(scope)
+        fingerprint, newest_ns = state_digest(self.workspace.chunk_lines, files, beir)
+        cache = self._token_cache(scope)
+        changed = [f for f in files if cache.get(f.label, (None,))[0] != [f.size, f.mtime_ns]]
+        beir_changed = beir is not None and cache.get(beir[0], (None,))[0] != [beir[1], beir[2]]
+        if max_changed_files is not None and len(changed) + beir_changed * 1000 > max_changed_files:
+            return {}
+        documents: list[Document] = []
+        tokens: list[list[str]] = []
+        entries: dict[str, list[Any]] = {}
+
+        def add(label: str, state: list[int], docs: list[Document], toks: list[list[str]]) -> None:
+            entries[label] = [state, len(documents), len(docs)]
+            documents.extend(docs)
+            tokens.extend(toks)
+
+        for source in files:
+            state = [source.size, source.mtime_ns]
+            cached = cache.get(source.label)
+            if cached is not None and cached[0] == state:
+                add(source.label, state, cached[1], cached[2])
+            else:
+                docs = self.workspace.file_documents(source, skipped=skipped)
+                add(source.label, state, docs, [self._tokenize(d.text) for d in docs])
+        if beir is not None:
+            cached = cache.get(beir[0])
+            if cached is not None and not beir_changed:
+                add(beir[0], [beir[1], beir[2]], cached[1], cached[2])
+            else:
+                docs = list(self.workspace.beir_documents(scope))
+                add(beir[0], [beir[1], beir[2]], docs, [self._tokenize(d.text) for d in docs])
         manifest = {
             "scope": scope.model_dump(),
             "source_fingerprint": fingerprint,
@@ -167,6 +208,9 @@ class BM25Tool:
             "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "arr_version": __version__,
             "documents": len(documents),
+            "files": len(files),
+            "files_reread": len(changed) + int(beir_changed),
+            "skipped": dict(sorted(skipped.items())),
             "k1": self.k1,
             "b": self.b,
             "stemmer": self.stemmer_language,
@@ -176,16 +220,61 @@ class BM25Tool:
         def write(folder: Path) -> None:
             if documents:
                 retriever = bm25s.BM25(k1=self.k1, b=self.b)
-                retriever.index(corpus_tokens, show_progress=self.show_progress)
+                retriever.index(
+                    [t or ["\u2400empty"] for t in tokens], show_progress=self.show_progress
+                )
                 retriever.save(str(folder))
             with (folder / DOCS_FILE).open("w", encoding="utf-8") as handle:
                 for doc in documents:
                     handle.write(doc.model_dump_json() + "\n")
+            with (folder / TOKENS_FILE).open("w", encoding="utf-8") as handle:
+                for toks in tokens:
+                    handle.write(json.dumps(toks, ensure_ascii=False) + "\n")
+            (folder / FILES_FILE).write_text(json.dumps(entries), encoding="utf-8")
 
         build_generation(self.index_dir, scope, manifest, write)
         with self._lock:
             self._loaded.pop(scope.fingerprint(), None)
         return manifest
+
+    def reset(self, scope: ScopeKey) -> None:
+        """Remove the scope's partition (derived) so the next build starts from nothing."""
+        import shutil
+
+        shutil.rmtree(self.index_dir / scope.fingerprint(), ignore_errors=True)
+        with self._lock:
+            self._loaded.pop(scope.fingerprint(), None)
+            self._pointers.pop(scope.fingerprint(), None)
+
+    def refresh(self, scope: ScopeKey, max_changed_files: int) -> bool:
+        """An incremental rebuild when at most ``max_changed_files`` files changed."""
+        return bool(self.build(scope, max_changed_files=max_changed_files))
+
+    def _token_cache(
+        self, scope: ScopeKey
+    ) -> dict[str, tuple[list[int], list[Document], list[list[str]]]]:
+        """label -> ([size, mtime_ns], chunks, tokens) of the live generation, when it was built
+        with the same tokenizer and chunking; {} otherwise (or when its cache is unreadable)."""
+        generation = current_generation(self.index_dir, scope)
+        if generation is None:
+            return {}
+        try:
+            manifest = read_manifest(generation)
+            if manifest.get("tokenizer") != self._tokenizer_id():
+                return {}
+            entries = json.loads((generation / FILES_FILE).read_text(encoding="utf-8"))
+            with (generation / DOCS_FILE).open(encoding="utf-8") as handle:
+                docs = [Document.model_construct(**json.loads(line)) for line in handle]
+            with (generation / TOKENS_FILE).open(encoding="utf-8") as handle:
+                toks = [json.loads(line) for line in handle]
+        except (OSError, ValueError):
+            return {}  # no usable cache: everything is re-read (an older or damaged index)
+        if len(docs) != len(toks):
+            return {}
+        return {
+            label: (state, docs[first : first + count], toks[first : first + count])
+            for label, (state, first, count) in entries.items()
+        }
 
     # ---- serving --------------------------------------------------------------------------
     def _generation(self, scope: ScopeKey) -> Path | None:
@@ -268,6 +357,17 @@ class BM25Tool:
         with self._lock:
             self._loaded[key] = partition
         return partition
+
+    def skip_counters(self, scope: ScopeKey) -> dict[str, int]:
+        """What the live index build skipped, by reason (for the trace)."""
+        generation = self._generation(scope)
+        if generation is None:
+            return {}
+        try:
+            skipped = self._manifest(generation).get("skipped") or {}
+        except (OSError, ValueError):
+            return {}
+        return {f"skipped_{reason}": int(n) for reason, n in skipped.items() if n}
 
     def loaded(self, scope: ScopeKey) -> _Partition:
         """The loaded partition of a scope (benchmarks compare against its raw index)."""

@@ -130,6 +130,23 @@ def open_verified(root_fd: int, relative: str, max_file_bytes: int) -> tuple[byt
             os.close(opened)
 
 
+_FILE_ERROR = re.compile(r"^rg: .+: .*\(os error (\d+)\)$")
+# errno -> trace counter: a file that vanished mid-scan, or one the process may not read.
+_ERRNO_REASON = {2: "skipped_vanished", 13: "skipped_unreadable", 1: "skipped_unreadable"}
+
+
+def _file_errors(lines: list[str]) -> Counter[str] | None:
+    """ripgrep's exit 2 says "an error occurred": per-file I/O errors (counted by reason) are
+    not a bad pattern; anything else is. None when any line is not a per-file error."""
+    found: Counter[str] = Counter()
+    for line in lines:
+        match = _FILE_ERROR.match(line.strip())
+        if match is None:
+            return None
+        found[_ERRNO_REASON.get(int(match.group(1)), "skipped_io_error")] += 1
+    return found if found else None
+
+
 class GrepTool:
     read_only = True
     provider = "local"
@@ -269,7 +286,12 @@ class GrepTool:
         self._parse([pending], hits, counters, names)
         if not cut and returncode not in (0, 1):
             message = stderr.decode("utf-8", "replace").strip().splitlines()
-            raise ChannelError("invalid_pattern", (message[-1] if message else "rg failed")[:300])
+            file_errors = _file_errors(message)
+            if file_errors is None:  # not (only) unreadable or vanished files: the pattern
+                raise ChannelError(
+                    "invalid_pattern", (message[-1] if message else "rg failed")[:300]
+                )
+            counters.update(file_errors)  # exit 2 with results: some files could not be read
         return hits, dict(counters), cut
 
     @staticmethod

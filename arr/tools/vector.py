@@ -13,8 +13,10 @@ check sees what the store really holds.
 from __future__ import annotations
 
 import hashlib
+import json
 import threading
 import time
+from collections import Counter
 from datetime import datetime, timezone
 from typing import Any
 
@@ -22,7 +24,7 @@ from arr import __version__, codes
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.partition import exclusive_lock
-from arr.workspace import Document, Workspace
+from arr.workspace import Document, Workspace, state_digest
 
 EMBEDDER_MISMATCH = "index_embedder_mismatch"
 SCOPE_META = ("team_id", "project_id", "repository", "branch", "experiment_environment")
@@ -63,6 +65,8 @@ class VectorTool:
         freshness_tolerance_s: float = 0.0,
         manifest_ttl_s: float = 1.0,
         show_progress: bool = False,
+        eager_warm_up: bool = False,
+        refresh_max_chunks: int = 64,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
@@ -79,31 +83,68 @@ class VectorTool:
         self.freshness_tolerance_s = freshness_tolerance_s
         self.manifest_ttl_s = manifest_ttl_s
         self.show_progress = show_progress
+        self.eager_warm_up = eager_warm_up
+        self.refresh_max_chunks = refresh_max_chunks
         self._manifests: dict[str, tuple[float, dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
 
     def warm_up(self) -> None:
-        self.embedder.warm_up()
+        """Cheap by default: the store and the model load on first use, so a process that
+        never needs the vector channel never imports torch or chromadb. ``eager_warm_up``
+        (servers) loads both now."""
+        if self.eager_warm_up:
+            self._load()
+
+    def _load(self) -> None:
         self.store.warm_up()
+        self.embedder.warm_up()
+
+    def reset(self, scope: ScopeKey) -> None:
+        """Drop the scope's collection; a store that cannot even open is removed whole (it is
+        derived data: every scope rebuilds from its sources)."""
+        try:
+            self.store.drop(scope)
+        except ChannelError:
+            reset = getattr(self.store, "reset", None)
+            if reset is None:
+                raise
+            reset()
+        with self._lock:
+            self._manifests.pop(scope.fingerprint(), None)
+
+    def refresh(self, scope: ScopeKey, max_changed_files: int) -> bool:
+        """Embed what changed when it is at most ``refresh_max_chunks`` chunks."""
+        return bool(self.build(scope, max_changed=self.refresh_max_chunks))
 
     def _chunking(self) -> str:
         return f"{self.chunk_lines or self.workspace.chunk_lines}/{self.overlap_lines}"
 
     # ---- building -------------------------------------------------------------------------
-    def build(self, scope: ScopeKey) -> dict[str, Any]:
+    def build(self, scope: ScopeKey, max_changed: int | None = None) -> dict[str, Any]:
         """Embed new and changed items of the scope, delete vanished ones; returns the manifest
-        with ``documents``, ``embedded`` and ``deleted`` counts."""
-        self.warm_up()
+        with ``documents``, ``embedded`` and ``deleted`` counts ({} when more than
+        ``max_changed`` items would change: a refresh too big to do before a search)."""
+        self._load()
         # Builds of one scope are serialised across processes (parallel sweep jobs, a rebuild
         # while another runs); a build that waited finds the work done and embeds nothing.
         lock = self.workspace.index_dir / "locks" / f"{self.name}-{scope.fingerprint()}.lock"
         with exclusive_lock(lock):
-            return self._build_locked(scope)
+            return self._build_locked(scope, max_changed)
 
-    def _build_locked(self, scope: ScopeKey) -> dict[str, Any]:
+    def _build_locked(self, scope: ScopeKey, max_changed: int | None) -> dict[str, Any]:
         embedder_id = self.embedder.id
-        fingerprint, newest_ns = self.workspace.source_state(scope)
-        documents = list(self.workspace.documents(scope, self.chunk_lines, self.overlap_lines))
+        skipped: Counter[str] = Counter()
+        files = self.workspace.source_files(scope, skipped)
+        fingerprint, newest_ns = state_digest(
+            self.workspace.chunk_lines, files, self.workspace.beir_state(scope)
+        )
+        size = self.chunk_lines or self.workspace.chunk_lines
+        documents = [
+            doc
+            for source in files
+            for doc in self.workspace.file_documents(source, size, self.overlap_lines, skipped)
+        ]
+        documents += list(self.workspace.beir_documents(scope))
         old = self.store.manifest(scope)
         if old is not None and old.get("embedder") != embedder_id:
             self.store.drop(scope)  # another model: other dimensions, nothing is reusable
@@ -111,6 +152,8 @@ class VectorTool:
         digests = {d.id: content_hash(embedder_id, d.text) for d in documents}
         changed = [d for d in documents if existing.get(d.id) != digests[d.id]]
         vanished = sorted(set(existing) - set(digests))
+        if max_changed is not None and len(changed) + len(vanished) > max_changed:
+            return {}
         embeddings = self.embedder.embed([d.text for d in changed], self.show_progress)
         manifest = {
             "embedder": embedder_id,
@@ -121,6 +164,7 @@ class VectorTool:
             "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "arr_version": __version__,
             "documents": len(documents),
+            "skipped": json.dumps(dict(sorted(skipped.items()))),
         }
         self.store.write(
             scope,
@@ -172,7 +216,7 @@ class VectorTool:
         )
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
-        self.warm_up()
+        self._load()
         embedding = self.embedder.embed_query(call.query)
         hits = self.store.query(scope, embedding, call.top_k or self.top_k)
         evidence = []

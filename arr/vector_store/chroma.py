@@ -24,6 +24,7 @@ from arr.tools.base import ChannelError
 UNAVAILABLE = "vector_store_unavailable"
 MANIFEST_PREFIX = "arr_"
 WRITE_BATCH = 1000
+REPAIR = "arr index rebuild=true tools=[vector] (the store is derived: rebuilt from sources)"
 
 
 def collection_name(scope: ScopeKey) -> str:
@@ -43,7 +44,8 @@ def _chroma_errors(action: str) -> Iterator[None]:
         raise
     except Exception as exc:  # chromadb raises many types (HTTP, sqlite, rust bindings)
         raise ChannelError(
-            UNAVAILABLE, f"chroma {action} failed: {type(exc).__name__}: {str(exc)[:200]}"
+            UNAVAILABLE,
+            f"chroma {action} failed: {type(exc).__name__}: {str(exc)[:200]}; repair: {REPAIR}",
         ) from None
 
 
@@ -62,6 +64,15 @@ class ChromaStore:
         return chromadb.PersistentClient(
             path=str(self.path), settings=Settings(anonymized_telemetry=False)
         )
+
+    def reset(self) -> None:
+        """Remove the whole on-disk store (derived data) so the next build starts clean."""
+        import shutil
+
+        with self._lock:
+            self._client, self._collections = None, {}
+        if self.path.exists():
+            shutil.rmtree(self.path)
 
     def describe(self) -> str:
         return f"chroma at {self.path}"

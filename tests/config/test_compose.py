@@ -23,6 +23,9 @@ STAGE_GROUPS = (
     "vector_store",
     "eval",
 )
+MINI_BEIR = Path(__file__).resolve().parents[1] / "data" / "mini_beir"
+# Options whose scopes are not the demo's.
+SCOPE_FOR = {"workspace=beir": "collection", "eval=beir": "collection", "workspace=local": "notes"}
 PRIMARY = sorted(p.stem for p in CONF_DIR.glob("*.yaml") if p.stem != "base")
 
 
@@ -42,14 +45,25 @@ CASES += [
 
 @pytest.mark.parametrize("override", CASES)
 def test_every_option_composes_and_instantiates(
-    override: str, demo_overrides: list[str], monkeypatch: pytest.MonkeyPatch
+    override: str, demo_overrides: list[str], monkeypatch: pytest.MonkeyPatch, tmp_path: Path
 ) -> None:
     # LLM stages need their key at config load; building them makes no request.
     monkeypatch.setenv("SILICONFLOW_API_KEY", "test-key-not-real")
     if "scifact" in override and not (REPO.parent / "shared" / "data" / "scifact").is_dir():
         pytest.skip("the SciFact collection (../shared/data/scifact) is not on this machine")
-    primary = "eval" if override.startswith("eval=") else "search"  # the group eval.yaml adds
-    cfg = compose(primary, [override, "scope=vision-main", *demo_overrides])
+    primary = "eval" if override.startswith(("eval=", "workspace=beir")) else "search"
+    extra = [f"scope={SCOPE_FOR.get(override, 'vision-main')}", *demo_overrides]
+    if override in ("eval=beir", "workspace=beir"):
+        extra += ["eval=beir", f"eval.collection={MINI_BEIR}"]
+    if override == "workspace=local":
+        from arr.workspace_file import add_scope, init_workspace
+
+        folder = tmp_path / "ws"
+        (folder / "notes").mkdir(parents=True)
+        init_workspace(folder, {})
+        add_scope(folder, "notes", [str(folder / "notes")], {})
+        extra += [f"paths.workspace_dir={folder}"]
+    cfg = compose(primary, [override, *extra])
     router = build_router(config_container(cfg))
     assert isinstance(router, RetrievalRouter) and router.tools
 

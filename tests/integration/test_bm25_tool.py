@@ -67,14 +67,45 @@ def test_build_search_and_freshness(tmp_path: Path) -> None:
     assert tool.freshness(SCOPE_A).fresh
 
 
-def test_stale_index_is_rejected_by_the_router(tmp_path: Path) -> None:
+def test_stale_index_without_refresh_is_a_degradation_with_its_fix(tmp_path: Path) -> None:
     ws = workspace(tmp_path, {"a": SCOPE_A})
     tool = BM25Tool("bm25", ws)
     tool.build(SCOPE_A)
     (ws.root / "a" / "notes" / "added.md").write_text("warmup again\n")
-    result = make_router(tool).search("warmup", SCOPE_A)
+    result = make_router(tool, refresh_max_files=0, scopes={"a": SCOPE_A}).search("warmup", SCOPE_A)
     assert [r.code for r in result.rejections] == [codes.INDEX_STALE]
     assert result.evidence == ()
+    assert result.partial is True
+    stale = [d for d in result.degradations if d.code == codes.INDEX_STALE]
+    assert stale and stale[0].stage == "bm25"
+    assert "arr index scope=a" in stale[0].detail
+
+
+def test_stale_index_is_refreshed_incrementally_before_the_search(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = BM25Tool("bm25", ws)
+    first = tool.build(SCOPE_A)
+    assert first["files_reread"] == first["files"]
+    (ws.root / "a" / "notes" / "added.md").write_text("zanzibar appears only here\n")
+    result = make_router(tool).search("zanzibar", SCOPE_A)
+    assert result.rejections == () and result.partial is False
+    assert [e.id for e in result.evidence] == ["doc:notes/added.md#L1"]
+    manifest = tool.build(SCOPE_A)  # nothing changed since: nothing is re-read
+    assert manifest["files_reread"] == 0
+    trace = next(t for t in result.traces if t.tool == "bm25")
+    assert trace.counters.get("refresh_us", 0) > 0
+
+
+def test_refresh_is_refused_when_too_many_files_changed(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    for number in range(3):
+        (ws.root / "a" / "notes" / f"new{number}.md").write_text("zanzibar\n")
+    result = make_router(tool, refresh_max_files=2).search("zanzibar", SCOPE_A)
+    assert [r.code for r in result.rejections] == [codes.INDEX_STALE]
+    assert "more than 2 files changed" in result.rejections[0].detail
+    assert result.partial is True
 
 
 @pytest.mark.parametrize("field", SCOPE_FIELDS)
