@@ -210,10 +210,8 @@ def _probe_field(field: str, value: str) -> None:
 
 def _inner_workspace(folder: Path, max_entries: int = 20_000) -> Path | None:
     """A workspace below ``folder`` (bounded walk; hidden and huge trees are not searched)."""
-    seen = 0
-    for dirpath, dirnames, _ in os.walk(folder):
+    for seen, (dirpath, dirnames, _) in enumerate(os.walk(folder)):
         dirnames[:] = [d for d in dirnames if not d.startswith(".") and d != "node_modules"]
-        seen += 1
         if seen > max_entries:
             return None
         if Path(dirpath) != folder and workspace_config(Path(dirpath)).is_file():

@@ -13,6 +13,7 @@ so one instance can serve many threads.
 
 from __future__ import annotations
 
+import contextlib
 import re
 import threading
 import time
@@ -510,10 +511,9 @@ class RetrievalRouter:
         counters = dict(answer.counters)
         skip_counters = getattr(self.tools.get(call.tool), "skip_counters", None)
         if skip_counters is not None:
-            try:
+            # counters are informative; never fail a call over them
+            with contextlib.suppress(Exception):
                 counters.update(skip_counters(scope))
-            except Exception:  # counters are informative; never fail a call over them
-                pass
         if call.tool in run.refresh_ms:
             counters["refresh_us"] = int(run.refresh_ms[call.tool] * 1000)
         if out_of_scope:
