@@ -42,22 +42,52 @@ def check_targets(container: dict[str, Any]) -> None:
             )
 
 
-def instantiate_stage(node: dict[str, Any], label: str, **kwargs: Any) -> Any:
-    from hydra.errors import InstantiationException
-    from hydra.utils import instantiate
+def _import_target(target: str) -> Any:
+    """``arr.module.Class`` or ``arr.module.Class.factory`` -> the callable."""
+    parts = target.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        try:
+            found: Any = importlib.import_module(".".join(parts[:cut]))
+        except ModuleNotFoundError:
+            continue
+        try:
+            for attribute in parts[cut:]:
+                found = getattr(found, attribute)
+        except AttributeError:
+            break
+        return found
+    raise ConfigError(f"cannot import {target!r}: no such module or attribute in arr")
 
+
+def _build(node: Any) -> Any:
+    """Depth-first: nested ``_target_`` nodes are built before the node that takes them."""
+    if isinstance(node, dict):
+        if "_target_" in node:
+            target = _import_target(str(node["_target_"]))
+            return target(**{k: _build(v) for k, v in node.items() if k != "_target_"})
+        return {k: _build(v) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_build(v) for v in node]
+    return node
+
+
+def instantiate_stage(node: dict[str, Any], label: str, **kwargs: Any) -> Any:
+    """Build one stage from its (resolved, plain) config node. A small instantiate of our own
+    instead of Hydra's: the node is already resolved, and a search that never imports Hydra
+    starts in half the time. ``_target_`` must be in arr (checked first, recursively)."""
     if not isinstance(node, dict) or "_target_" not in node:
         raise ConfigError(
             f"config group {label!r} has no _target_; pick an option, e.g. {label}=<name>"
         )
     check_targets(node)
     try:
-        return instantiate(node, _convert_="all", **kwargs)
-    except InstantiationException as exc:
-        cause = exc.__cause__
-        if isinstance(cause, ArrError):
-            raise cause from None
-        detail = str(cause) if cause is not None else str(exc).splitlines()[0]
+        target = _import_target(str(node["_target_"]))
+        arguments = {k: _build(v) for k, v in node.items() if k != "_target_"}
+        return target(**arguments, **kwargs)
+    except ArrError:
+        raise
+    except Exception as exc:  # a constructor refused a value: name the option
+        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
         raise ConfigError(f"cannot build {label} ({node['_target_']}): {detail}") from None
 
 
