@@ -20,6 +20,7 @@ from typing import Any
 from arr.errors import ArrError
 
 COMMANDS = (
+    "serve",
     "init",
     "scope",
     "demo",
@@ -48,6 +49,11 @@ your own workspace:
             [experiment_environment=..]
                              add a scope with its trusted roots (ScopeKey defaults: README)
   scope list [--json] | scope remove NAME
+
+agents:
+  serve [--scope NAME ...] [--http [--host 127.0.0.1] [--port 8765]] [--warm] [overrides]
+                             MCP server (stdio by default) over one warm router; --scope pins
+                             the scopes it answers for; --warm loads the vector model at start
 
 commands:
   demo                       index the demo workspace and answer its demo queries
@@ -136,6 +142,11 @@ def main(argv: list[str] | None = None) -> int:
             return run_plain(command, rest, workspace)
         except ArrError as exc:
             return fail(str(exc))
+    if command == "serve":
+        try:
+            return _run_serve(rest, workspace)
+        except ArrError as exc:
+            return fail(str(exc))
     action = None
     if command == "memory":
         if not rest or rest[0] not in MEMORY_ACTIONS:
@@ -171,6 +182,23 @@ def _run_fast(
     """A single search without Hydra's app machinery: the config comes from the compose cache
     (or one compose), the run folder and its log are made here. Same folder layout and files
     (config.resolved.json, <task>.log, result.json) as a Hydra run; sweeps use Hydra."""
+    container = _composed(command, given, workspace)
+    run_dir = _new_run_dir(container, command)
+    handler = logging.FileHandler(run_dir / f"{container.get('task_name', command)}.log")
+    handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        (run_dir / "config.resolved.json").write_text(json.dumps(container, indent=2, default=str))
+        return _guarded(lambda c: _handler(command)(c, texts, action, run_dir), container)
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+
+
+def _composed(command: str, given: list[str], workspace: str | None) -> dict[str, Any]:
+    """The resolved config of ``command`` with ``given`` overrides, from the compose cache."""
     from arr import compose_cache
     from arr.locations import resolve_workspace, workspace_overrides
 
@@ -186,18 +214,48 @@ def _run_fast(
         container = config_container(compose(command, overrides, resolved=True))
         if key:
             compose_cache.store(directory, key, container)
-    run_dir = _new_run_dir(container, command)
-    handler = logging.FileHandler(run_dir / f"{container.get('task_name', command)}.log")
-    handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] %(message)s"))
-    root = logging.getLogger()
-    root.addHandler(handler)
-    root.setLevel(logging.INFO)
-    try:
-        (run_dir / "config.resolved.json").write_text(json.dumps(container, indent=2, default=str))
-        return _guarded(lambda c: _handler(command)(c, texts, action, run_dir), container)
-    finally:
-        root.removeHandler(handler)
-        handler.close()
+    return container
+
+
+def _run_serve(args: list[str], workspace: str | None) -> int:
+    from arr.runner import build_router
+    from arr.serve import serve
+
+    pinned: list[str] = []
+    transport, host, port, warm = "stdio", "127.0.0.1", 8765, False
+    overrides: list[str] = []
+    iterator = iter(args)
+    for arg in iterator:
+        if arg in ("--scope", "--host", "--port"):
+            value = next(iterator, None)
+            if value is None:
+                raise ArrError(f"{arg} needs a value")
+            if arg == "--scope":
+                pinned.append(value)
+            elif arg == "--host":
+                host = value
+            else:
+                if not value.isdigit() or not 0 < int(value) < 65536:
+                    raise ArrError(f"--port must be a port number, got {value[:20]!r}")
+                port = int(value)
+        elif arg == "--http":
+            transport = "http"
+        elif arg == "--warm":
+            warm = True
+        elif arg.startswith("-"):
+            raise ArrError(f"unknown option {arg[:40]!r} for arr serve")
+        else:
+            overrides.append(arg)
+    container = _composed("search", overrides, workspace)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # stdout is the protocol
+    router = build_router(container)
+    if warm:  # heavy channels load now, not on the first request
+        for tool in router.tools.values():
+            if hasattr(tool, "eager_warm_up"):
+                tool.eager_warm_up = True
+    router.warm_up()
+    serve(router, pinned or None, transport, host, port)
+    return 0
 
 
 def _new_run_dir(container: dict[str, Any], command: str) -> Path:

@@ -118,7 +118,9 @@ def workspace_overrides(workspace: Path | None, overrides: list[str]) -> list[st
     added = []
     if workspace is not None:
         added.append(f"paths.workspace_dir={hydra_quote(str(workspace))}")
-        if "workspace" not in given:
+        # An eval preset (eval=beir, eval=scifact) brings its own workspace; so does an
+        # explicit workspace= override.
+        if "workspace" not in given and "eval" not in given:
             added.append("workspace=local")
     if "paths.output_dir" not in given:
         added.append(f"paths.output_dir={hydra_quote(str(default_output_dir(workspace)))}")
