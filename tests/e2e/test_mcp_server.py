@@ -1,0 +1,196 @@
+"""``arr serve`` through the official MCP SDK's real client, over stdio and streamable HTTP.
+
+The server is spawned as agents spawn it; every bad request comes back as a tool error with a
+fixed code, and the server answers the next request after each one.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import socket
+import subprocess
+import sys
+import time
+from collections.abc import Iterator
+from typing import Any
+
+import anyio
+import pytest
+
+pytest.importorskip("mcp")
+from mcp.client.client import Client  # noqa: E402
+from mcp.client.stdio import StdioServerParameters  # noqa: E402
+
+pytestmark = [pytest.mark.slow, pytest.mark.service]
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+QUESTION = "Why did the warmup schedule fix the loss spikes?"
+
+
+@pytest.fixture
+def served(demo_overrides: list[str]) -> list[str]:
+    done = subprocess.run(
+        [sys.executable, "-m", "arr.cli", "index", *demo_overrides],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env=ENV,
+    )
+    assert done.returncode == 0, done.stderr
+    return ["serve", "--scope", "vision-main", "--scope", "nlp-main", *demo_overrides]
+
+
+def error_of(result: Any) -> dict[str, str]:
+    assert result.is_error
+    text = result.content[0].text
+    return json.loads(text[text.index("{") :])["error"]
+
+
+async def exercise(client: Client) -> None:
+    names = {t.name for t in (await client.list_tools()).tools}
+    assert names == {"search", "list_scopes", "index_status", "memory_get"}
+
+    scopes = (await client.call_tool("list_scopes", {})).structured_content
+    assert [s["name"] for s in scopes["scopes"]] == ["nlp-main", "vision-main"]
+
+    found = await client.call_tool("search", {"query": QUESTION, "scope": "vision-main"})
+    assert not found.is_error
+    result = found.structured_content
+    assert result["evidence"] and result["scope_leak_count"] == 0
+    assert all(e["scope"] == result["scope"] for e in result["evidence"])
+    assert "mem:vis-warmup-001" in {e["id"] for e in result["evidence"]}
+    assert result["traces"] and "partial" in result
+
+    bad_requests = [
+        ({"query": QUESTION, "scope": "vision-dev"}, "scope_not_allowed"),
+        ({"query": QUESTION, "scope": "no-such-scope"}, "scope_invalid"),
+        ({"query": QUESTION, "scope": {"team_id": "vision-lab"}}, "scope_invalid"),
+        ({"query": QUESTION, "scope": "vision-main", "tools": ["shell"]}, "forbidden_identifier"),
+        ({"query": QUESTION, "scope": "vision-main", "tools": ["teleport"]}, "tool_not_registered"),
+        ({"query": "", "scope": "vision-main"}, "query_invalid"),
+        ({"query": "x" * 100_000, "scope": "vision-main"}, "query_invalid"),
+        ({"query": QUESTION, "scope": "vision-main", "top_k": 0}, "bad_request"),
+    ]
+    for arguments, code in bad_requests:
+        answer = await client.call_tool("search", arguments)
+        assert error_of(answer)["code"] == code, arguments
+        assert len(answer.content[0].text) < 2000  # no echo of a 100 kB query
+        again = await client.call_tool("search", {"query": "batch_size", "scope": "nlp-main"})
+        assert not again.is_error  # the server is still up and answering
+
+    # A pinned scope cannot be widened by naming its five fields either.
+    dev = {
+        "team_id": "vision-lab",
+        "project_id": "vit-pretrain",
+        "repository": "vit-pretrain",
+        "branch": "dev",
+        "experiment_environment": "a100-cluster",
+    }
+    widened = await client.call_tool("search", {"query": QUESTION, "scope": dev})
+    assert error_of(widened)["code"] == "scope_not_allowed"
+
+    status = (await client.call_tool("index_status", {})).structured_content["status"]
+    assert {(s["scope"], s["tool"]) for s in status} >= {("vision-main", "bm25")}
+    assert all(s["scope"] != "vision-dev" for s in status)
+
+    memory = await client.call_tool("memory_get", {"id": "vis-warmup-001", "scope": "vision-main"})
+    assert memory.structured_content["status"] == "published"
+    draft = await client.call_tool("memory_get", {"id": "vis-draft-004", "scope": "vision-main"})
+    assert error_of(draft)["code"] == "not_found"
+
+    results: list[Any] = []
+
+    async def one(number: int) -> None:
+        scope = "vision-main" if number % 2 else "nlp-main"
+        results.append(await client.call_tool("search", {"query": QUESTION, "scope": scope}))
+
+    async with anyio.create_task_group() as group:
+        for number in range(24):
+            group.start_soon(one, number)
+    assert len(results) == 24 and not any(r.is_error for r in results)
+    for answer in results:
+        content = answer.structured_content
+        assert all(e["scope"] == content["scope"] for e in content["evidence"])
+
+
+def test_stdio_server(served: list[str]) -> None:
+    params = StdioServerParameters(command=sys.executable, args=["-m", "arr.cli", *served], env=ENV)
+
+    async def main() -> None:
+        async with Client(params) as client:
+            await exercise(client)
+
+    anyio.run(main)
+
+
+def free_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        return int(sock.getsockname()[1])
+
+
+@pytest.fixture
+def http_server(served: list[str]) -> Iterator[str]:
+    port = free_port()
+    process = subprocess.Popen(
+        [sys.executable, "-m", "arr.cli", *served, "--http", "--port", str(port)],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+            try:
+                socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
+                break
+            except OSError:
+                time.sleep(0.2)
+        yield f"http://127.0.0.1:{port}/mcp"
+    finally:
+        process.terminate()
+        process.wait(timeout=20)
+
+
+def test_streamable_http_server(http_server: str) -> None:
+    async def main() -> None:
+        async with Client(http_server) as client:
+            await exercise(client)
+
+    anyio.run(main)
+
+
+def test_http_refuses_a_non_loopback_address(demo_overrides: list[str]) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "arr.cli", "serve", "--http", "--host", "0.0.0.0", *demo_overrides],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=ENV,
+    )
+    assert done.returncode == 2 and "loopback" in done.stderr
+
+
+def test_lexical_search_imports_no_model_stack(demo_overrides: list[str]) -> None:
+    """A lexical query in a fresh process never imports torch, sentence-transformers or
+    chromadb (the default tool set, vector included, is configured)."""
+    subprocess.run(
+        [sys.executable, "-m", "arr.cli", "index", "tools=[bm25,memory]", *demo_overrides],
+        check=True,
+        capture_output=True,
+        env=ENV,
+    )
+    probe = (
+        "import sys, json; from arr.cli import main; "
+        "code = main(['search', 'query=batch_size=256 CUDA out of memory', 'scope=vision-main', "
+        + ", ".join(repr(o) for o in demo_overrides)
+        + "]); heavy = [m for m in ('torch', 'sentence_transformers', 'chromadb') "
+        "if m in sys.modules]; print(json.dumps({'code': code, 'heavy': heavy}), file=sys.stderr)"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, env=ENV
+    )
+    report = json.loads(done.stderr.strip().splitlines()[-1])
+    assert report == {"code": 0, "heavy": []}, done.stdout + done.stderr
+    assert "[grep]" in done.stdout or "[bm25]" in done.stdout
