@@ -135,16 +135,27 @@ _FILE_ERROR = re.compile(r"^rg: .+: .*\(os error (\d+)\)$")
 _ERRNO_REASON = {2: "skipped_vanished", 13: "skipped_unreadable", 1: "skipped_unreadable"}
 
 
-def _file_errors(lines: list[str]) -> Counter[str] | None:
-    """ripgrep's exit 2 says "an error occurred": per-file I/O errors (counted by reason) are
-    not a bad pattern; anything else is. None when any line is not a per-file error."""
-    found: Counter[str] = Counter()
-    for line in lines:
-        match = _FILE_ERROR.match(line.strip())
-        if match is None:
-            return None
-        found[_ERRNO_REASON.get(int(match.group(1)), "skipped_io_error")] += 1
-    return found if found else None
+class _ErrorReader:
+    """ripgrep's stderr, line by line: per-file I/O errors are counted by reason (its exit 2
+    then means "some files could not be read", not a bad pattern); other lines are kept."""
+
+    def __init__(self) -> None:
+        self.file_errors: Counter[str] = Counter()
+        self.other: list[str] = []
+        self._pending = b""
+
+    def feed(self, data: bytes) -> None:
+        lines = (self._pending + data).split(b"\n")
+        self._pending = lines.pop()[-4096:]
+        for raw in lines:
+            line = raw.decode("utf-8", "replace").strip()
+            if not line:
+                continue
+            match = _FILE_ERROR.match(line)
+            if match is not None:
+                self.file_errors[_ERRNO_REASON.get(int(match.group(1)), "skipped_io_error")] += 1
+            elif len(self.other) < 20:
+                self.other.append(line)
 
 
 class GrepTool:
@@ -224,7 +235,8 @@ class GrepTool:
             "--no-follow",
             "--no-ignore",
             "--hidden",
-            "--no-messages",
+            # File errors (permission denied, vanished mid-scan) come on stderr and are
+            # counted by reason; they never turn a scan into an "invalid pattern".
             f"--max-filesize={self.max_file_bytes}",
             f"--max-count={self.max_engine_matches_per_file}",
             "--regex-size-limit=10M",
@@ -260,15 +272,20 @@ class GrepTool:
             env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
         )
         assert process.stdout is not None and process.stderr is not None
+        errors = _ErrorReader()
         try:
-            out_fd = process.stdout.fileno()
-            while True:
+            out_fd, err_fd = process.stdout.fileno(), process.stderr.fileno()
+            open_fds = [out_fd, err_fd]
+            while out_fd in open_fds:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     cut = "deadline"
                     break
-                ready, _, _ = select.select([out_fd], [], [], remaining)
-                if not ready:
+                ready, _, _ = select.select(open_fds, [], [], remaining)
+                if err_fd in ready:  # drained as it comes: a full stderr pipe would block rg
+                    data = os.read(err_fd, 1 << 16)
+                    errors.feed(data) if data else open_fds.remove(err_fd)
+                if out_fd not in ready:
                     continue
                 chunk = os.read(out_fd, 1 << 18)
                 if not chunk:
@@ -280,18 +297,17 @@ class GrepTool:
             if cut:
                 process.kill()
             returncode = process.wait()
-            stderr = process.stderr.read(65536)
+            if not cut:
+                errors.feed(process.stderr.read(1 << 20))
             process.stdout.close()
             process.stderr.close()
         self._parse([pending], hits, counters, names)
-        if not cut and returncode not in (0, 1):
-            message = stderr.decode("utf-8", "replace").strip().splitlines()
-            file_errors = _file_errors(message)
-            if file_errors is None:  # not (only) unreadable or vanished files: the pattern
-                raise ChannelError(
-                    "invalid_pattern", (message[-1] if message else "rg failed")[:300]
-                )
-            counters.update(file_errors)  # exit 2 with results: some files could not be read
+        errors.feed(b"\n")
+        counters.update(errors.file_errors)  # files that could not be read: counted by reason
+        if not cut and returncode not in (0, 1) and (errors.other or not errors.file_errors):
+            # Not (only) unreadable or vanished files: the pattern itself was refused.
+            message = errors.other[-1] if errors.other else "rg failed"
+            raise ChannelError("invalid_pattern", message[:300])
         return hits, dict(counters), cut
 
     @staticmethod

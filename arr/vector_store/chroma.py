@@ -71,6 +71,12 @@ class ChromaStore:
 
         with self._lock:
             self._client, self._collections = None, {}
+        try:  # chromadb caches one system per path, a broken one too: forget it
+            from chromadb.api.client import SharedSystemClient
+
+            SharedSystemClient.clear_system_cache()
+        except Exception:  # noqa: BLE001 - best effort; a fresh process starts clean anyway
+            pass
         if self.path.exists():
             shutil.rmtree(self.path)
 
