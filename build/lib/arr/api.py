@@ -1,0 +1,116 @@
+"""Library mode and config composition (Hydra's compose API; no run folder is written).
+
+``load_router(workspace=PATH, overrides=[...])`` composes ``arr/conf/<config_name>.yaml`` with
+the same overrides the CLI accepts and returns a RetrievalRouter ready to
+``search(query, scope)``. Without ``workspace`` the workspace is found as the CLI finds it
+($ARR_WORKSPACE, then the current directory upward); with none found, the bundled demo (in a
+source checkout) is used.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+from typing import Any
+
+from arr.errors import ConfigError
+from arr.locations import (
+    CONF_DIR,
+    PIPELINES_DIR,
+    checkout_root,
+    resolve_workspace,
+    workspace_overrides,
+)
+from arr.router.router import RetrievalRouter
+from arr.runner import build_router, config_container
+
+# The source checkout when arr runs from one; otherwise the current directory (benchmarks and
+# the scenario replay read data/ from here).
+PROJECT_ROOT = checkout_root() or Path.cwd()
+
+__all__ = ["CONF_DIR", "PIPELINES_DIR", "PROJECT_ROOT", "compose", "load_router"]
+
+
+def register_resolvers() -> None:
+    from omegaconf import OmegaConf
+
+    if not OmegaConf.has_resolver("arr.root"):
+        OmegaConf.register_new_resolver("arr.root", lambda: str(PROJECT_ROOT))
+    if not OmegaConf.has_resolver("arr.basename"):
+        OmegaConf.register_new_resolver("arr.basename", lambda p: Path(str(p)).resolve().name)
+    if not OmegaConf.has_resolver("arr.collection_id"):
+        OmegaConf.register_new_resolver("arr.collection_id", collection_id)
+
+
+def collection_id(path: object) -> str:
+    """``<folder name>-<8 hex of the absolute path>``: stable, distinct per collection."""
+    import hashlib
+    import re
+
+    resolved = Path(str(path)).expanduser().resolve()
+    slug = re.sub(r"[^A-Za-z0-9_.-]+", "-", resolved.name)[:40] or "collection"
+    return f"{slug}-{hashlib.sha256(str(resolved).encode()).hexdigest()[:8]}"
+
+
+def searchpath_override() -> str:
+    return f"hydra.searchpath=[file://{PIPELINES_DIR}]"
+
+
+def hydra_message(exc: BaseException) -> str:
+    """Hydra's message in one line, keeping its helpful second line (available options, the
+    ``+key=value`` hint) and dropping the stack-like rest."""
+    lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
+    if not lines:
+        return type(exc).__name__
+    helpful = [
+        line
+        for line in lines[1:3]
+        if line.startswith(("Available options", "To append", "Did you mean", "Key '"))
+    ]
+    return " ".join([lines[0], *helpful])[:2000]
+
+
+def full_overrides(
+    overrides: list[str] | None, workspace: str | os.PathLike[str] | None
+) -> list[str]:
+    given = list(overrides or [])
+    return [*given, *workspace_overrides(resolve_workspace(workspace), given)]
+
+
+def compose(
+    config_name: str = "search",
+    overrides: list[str] | None = None,
+    workspace: str | os.PathLike[str] | None = None,
+    resolved: bool = False,
+) -> Any:
+    """Compose a config exactly as the CLI would; Hydra errors become one-line ConfigErrors.
+
+    ``resolved=True`` means ``overrides`` already carry the workspace overrides."""
+    from hydra import compose as hydra_compose
+    from hydra import initialize_config_dir
+    from hydra.errors import HydraException
+    from omegaconf.errors import OmegaConfBaseException
+
+    if not CONF_DIR.is_dir():
+        raise ConfigError(f"config folder {str(CONF_DIR)!r} is missing; reinstall arr")
+    register_resolvers()
+    everything = list(overrides or []) if resolved else full_overrides(overrides, workspace)
+    try:
+        with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):
+            return hydra_compose(
+                config_name=config_name, overrides=[*everything, searchpath_override()]
+            )
+    except (HydraException, OmegaConfBaseException, ValueError) as exc:
+        raise ConfigError(hydra_message(exc)) from None
+
+
+def load_router(
+    overrides: list[str] | None = None,
+    config_name: str = "search",
+    warm: bool = True,
+    workspace: str | os.PathLike[str] | None = None,
+) -> RetrievalRouter:
+    router = build_router(config_container(compose(config_name, overrides, workspace)))
+    if warm:
+        router.warm_up()
+    return router

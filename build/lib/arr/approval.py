@@ -1,0 +1,223 @@
+"""Approval is not execution: proposed actions are validated, decided and receipted, never run.
+
+A plan or a user may *propose* an action (publish a memory, re-index, run an experiment). An
+ApprovalRequest is validated (allowed action kinds, a well-formed scope, the payload schema of
+its kind), decided by an approver (FakeApprover in evaluation: approve or deny as configured)
+and closed with a receipt that says, always, ``executed: false``. Every stage is a row of an
+append-only ledger (its own SQLite file; triggers refuse UPDATE and DELETE) whose rows form a
+hash chain: each row's hash covers its content and the previous row's hash, so
+``arr audit verify`` detects any edit, deletion or reordering. Nothing here touches the memory
+store, the workspace or a subprocess.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from arr.errors import ArrError
+from arr.models import ScopeKey
+
+GENESIS = "0" * 64
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS ledger (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, request_id TEXT NOT NULL,
+    stage TEXT NOT NULL CHECK (stage IN ('requested', 'validated', 'decided', 'receipt')),
+    body TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL UNIQUE
+);
+CREATE TRIGGER IF NOT EXISTS ledger_no_update BEFORE UPDATE ON ledger
+BEGIN SELECT RAISE(ABORT, 'approval ledger is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS ledger_no_delete BEFORE DELETE ON ledger
+BEGIN SELECT RAISE(ABORT, 'approval ledger is append-only'); END;
+"""
+
+
+class AuditError(ArrError):
+    """The approval ledger's hash chain is broken (or the ledger is unreadable)."""
+
+
+class _Payload(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+class PublishMemory(_Payload):
+    memory_id: str = Field(min_length=1, max_length=128)
+
+
+class Reindex(_Payload):
+    tools: tuple[str, ...] = Field(min_length=1, max_length=8)
+
+
+class RunExperiment(_Payload):
+    name: str = Field(min_length=1, max_length=200)
+    overrides: tuple[str, ...] = Field(default=(), max_length=50)
+
+
+PAYLOADS: dict[str, type[_Payload]] = {
+    "publish_memory": PublishMemory,
+    "reindex": Reindex,
+    "run_experiment": RunExperiment,
+}
+
+
+class ApprovalRequest(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    request_id: str = Field(min_length=1, max_length=128)
+    action: str
+    scope: dict[str, Any]
+    payload: dict[str, Any]
+    requested_by: str = "planner"
+    reason: str = ""
+
+
+def validation_errors(request: ApprovalRequest) -> list[str]:
+    errors = []
+    if request.action not in PAYLOADS:
+        errors.append(f"action {request.action!r} is not allowed; allowed: {sorted(PAYLOADS)}")
+    try:
+        ScopeKey.model_validate(request.scope)
+    except ValidationError as exc:
+        errors.append(f"scope: {exc.errors()[0]['msg']}")
+    if request.action in PAYLOADS:
+        try:
+            PAYLOADS[request.action].model_validate(request.payload)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            errors.append(f"payload.{'.'.join(map(str, first['loc']))}: {first['msg']}")
+    return errors
+
+
+class FakeApprover:
+    """Decides without a human, as configured; used by evaluation and tests."""
+
+    def __init__(self, decision: Literal["approve", "deny"] = "deny", reason: str = "") -> None:
+        if decision not in ("approve", "deny"):
+            raise ValueError(f"decision must be 'approve' or 'deny', got {decision!r}")
+        self.decision = decision
+        self.reason = reason or f"fake approver: {decision}"
+
+    def decide(self, request: ApprovalRequest) -> tuple[str, str]:
+        return self.decision, self.reason
+
+
+def _hash(prev: str, at: str, request_id: str, stage: str, body: str) -> str:
+    canonical = json.dumps([prev, at, request_id, stage, body], ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+class ApprovalLedger:
+    def __init__(self, path: Path | str) -> None:
+        self.path = Path(path)
+
+    def _connect(self) -> sqlite3.Connection:
+        self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=5, isolation_level=None)
+        conn.execute("PRAGMA journal_mode = WAL")
+        conn.executescript(SCHEMA)
+        return conn
+
+    def append(self, request_id: str, stage: str, body: dict[str, Any]) -> str:
+        conn = self._connect()
+        try:
+            conn.execute("BEGIN IMMEDIATE")  # the previous hash is read and used atomically
+            last = conn.execute("SELECT hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+            prev = last[0] if last else GENESIS
+            at = datetime.now(timezone.utc).isoformat(timespec="microseconds")
+            text = json.dumps(body, sort_keys=True, ensure_ascii=False)
+            digest = _hash(prev, at, request_id, stage, text)
+            conn.execute(
+                "INSERT INTO ledger (at, request_id, stage, body, prev_hash, hash) "
+                "VALUES (?,?,?,?,?,?)",
+                (at, request_id, stage, text, prev, digest),
+            )
+            conn.execute("COMMIT")
+            return digest
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        finally:
+            conn.close()
+
+    def rows(self, request_id: str | None = None) -> list[dict[str, Any]]:
+        conn = self._connect()
+        conn.row_factory = sqlite3.Row
+        try:
+            sql, args = "SELECT * FROM ledger", ()
+            if request_id is not None:
+                sql, args = sql + " WHERE request_id = ?", (request_id,)
+            return [dict(r) for r in conn.execute(sql + " ORDER BY seq", args).fetchall()]
+        finally:
+            conn.close()
+
+
+def process(
+    request: ApprovalRequest, approver: FakeApprover, ledger: ApprovalLedger
+) -> dict[str, Any]:
+    """requested -> validated -> decided -> receipt; returns the receipt. Executes nothing."""
+    ledger.append(request.request_id, "requested", request.model_dump())
+    errors = validation_errors(request)
+    ledger.append(request.request_id, "validated", {"valid": not errors, "errors": errors})
+    if errors:
+        decision, why = "rejected_invalid", "validation failed"
+    else:
+        decision, why = approver.decide(request)
+    ledger.append(request.request_id, "decided", {"decision": decision, "reason": why})
+    receipt = {
+        "request_id": request.request_id,
+        "action": request.action,
+        "decision": decision,
+        "executed": False,
+        "note": "approval is not execution: nothing was run",
+    }
+    receipt["hash"] = ledger.append(request.request_id, "receipt", receipt)
+    return receipt
+
+
+def verify_chain(path: Path) -> int:
+    """Number of ledger rows; AuditError when any row or link does not check out."""
+    if not Path(path).is_file():
+        raise AuditError(f"approval ledger {str(path)!r} does not exist")
+    try:
+        rows = ApprovalLedger(path).rows()
+    except sqlite3.DatabaseError as exc:
+        raise AuditError(f"approval ledger {str(path)!r} is unreadable: {exc}") from None
+    prev = GENESIS
+    for row in rows:
+        if row["prev_hash"] != prev:
+            raise AuditError(f"chain broken at row {row['seq']}: previous hash does not match")
+        expected = _hash(prev, row["at"], row["request_id"], row["stage"], row["body"])
+        if row["hash"] != expected:
+            raise AuditError(f"chain broken at row {row['seq']}: content does not match its hash")
+        prev = row["hash"]
+    return len(rows)
+
+
+def process_file(proposals: Path, decision: str, ledger_path: Path) -> dict[str, Any]:
+    """Replay proposed actions from a JSONL file through a FakeApprover; counts by decision."""
+    approver = FakeApprover(decision)  # type: ignore[arg-type]
+    ledger = ApprovalLedger(ledger_path)
+    counts: dict[str, int] = {}
+    for number, raw in enumerate(proposals.read_text(encoding="utf-8").splitlines(), 1):
+        if not raw.strip():
+            continue
+        try:
+            request = ApprovalRequest.model_validate_json(raw)
+        except ValidationError as exc:
+            raise ArrError(
+                f"{proposals}:{number}: invalid approval request: {exc.errors()[0]['msg']}"
+            ) from None
+        receipt = process(request, approver, ledger)
+        counts[receipt["decision"]] = counts.get(receipt["decision"], 0) + 1
+    return {
+        "decisions": counts,
+        "executed": 0,
+        "ledger": str(ledger_path),
+        "ledger_rows": verify_chain(ledger_path),
+    }

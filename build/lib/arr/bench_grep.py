@@ -1,0 +1,141 @@
+"""Grep benchmark (``make bench-grep``): the grep channel vs plain ``rg -n``, same tree, same run.
+
+Tree: an installed package of this environment of at least 50 MB (``transformers`` by default,
+``$ARR_GREP_TREE`` to choose another). For a literal and a regex pattern it times the channel's
+full scan (engine + verified re-read of every matching file + ranking input) against plain
+``rg -n PATTERN`` over the same tree (best of several runs, interleaved) and compares the match
+sets: every (file, line) of ripgrep must be in the channel's set unless its file is refused by a
+safety rule, and the channel must return nothing ripgrep does not. Goal: wall time <= 1.5x.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import math
+import os
+import subprocess
+import sys
+import sysconfig
+import time
+from collections import Counter
+from pathlib import Path
+
+from arr.models import ScopeKey, ToolCall
+from arr.safety import credential_kind, is_sensitive_name
+from arr.tools.grep import GrepTool, find_rg, open_verified
+from arr.workspace import Workspace
+
+SCOPE = ScopeKey(
+    team_id="bench",
+    project_id="grep",
+    repository="site-packages",
+    branch="main",
+    experiment_environment="cpu",
+)
+CASES = (("literal", "def __init__", False), ("regex", r"raise \w+Error\(", True))
+
+
+def tree_root() -> Path:
+    chosen = os.environ.get("ARR_GREP_TREE")
+    return Path(chosen) if chosen else Path(sysconfig.get_paths()["purelib"]) / "transformers"
+
+
+def tree_megabytes(root: Path) -> float:
+    total = 0
+    for dirpath, _, files in os.walk(root):
+        for name in files:
+            with contextlib.suppress(OSError):
+                total += os.lstat(os.path.join(dirpath, name)).st_size
+    return total / 1e6
+
+
+def plain_rg(rg: str, root: Path, patterns: list[str], regex: bool) -> set[tuple[str, int]]:
+    args = [rg, "-n", "--no-heading", "--with-filename", "--null"]
+    args += [] if regex else ["-F", "-i"]
+    for pattern in patterns:
+        args += ["-e", pattern]
+    done = subprocess.run([*args, "."], cwd=root, capture_output=True)
+    found = set()
+    for raw in done.stdout.split(b"\n"):
+        path, sep, rest = raw.partition(b"\x00")
+        if sep:
+            found.add(
+                (path.decode("utf-8", "replace").removeprefix("./"), int(rest.partition(b":")[0]))
+            )
+    return found
+
+
+def refused_by_safety(root: Path, relative: str, cap: int) -> bool:
+    if is_sensitive_name(relative):
+        return True
+    fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        content, reason = open_verified(fd, relative, cap)
+    finally:
+        os.close(fd)
+    return content is None or b"\x00" in content or credential_kind(content) is not None
+
+
+def main(repeats: int = 5) -> int:
+    root = tree_root().resolve()
+    rg = find_rg(None)
+    if rg is None or not root.is_dir():
+        print(f"[grep] skipped: rg={rg} tree={root}")
+        return 0
+    workspace = Workspace(
+        name="bench",
+        root=root,
+        index_dir=root / ".none",
+        memory_db=root / ".none.sqlite3",
+        scopes={"tree": {"key": SCOPE, "roots": ["."]}},
+    )
+    # No per-file engine cap, so the match sets are comparable with plain rg.
+    tool = GrepTool(
+        "grep",
+        workspace,
+        max_engine_matches_per_file=1_000_000,
+        max_file_bytes=100_000_000,
+        deadline_ms=120_000,
+    )
+    tool.warm_up()
+    print(f"[grep] tree {root} ({tree_megabytes(root):.0f} MB), rg {rg}, best of {repeats}")
+    for label, pattern, regex in CASES:
+        call = ToolCall(tool="grep", query=pattern, regex=regex)
+        # Benchmark patterns are frequent, so the channel's exact-query stage fills the
+        # answer and its word stage never runs: rg gets the same single pattern.
+        patterns = [pattern]
+        channel_s = rg_s = math.inf
+        for _ in range(repeats):
+            started = time.perf_counter()
+            answer = tool.retrieve(call, SCOPE)
+            channel_s = min(channel_s, time.perf_counter() - started)
+            started = time.perf_counter()
+            reference = plain_rg(rg, root, patterns, regex)
+            rg_s = min(rg_s, time.perf_counter() - started)
+        results, counters, cut = tool.scan(call, SCOPE)  # full verified set, untimed
+        ours = {(c.hit.path, c.hit.line) for c in results}
+        missing = reference - ours
+        refused = {p for p, _ in missing if refused_by_safety(root, p, tool.max_file_bytes)}
+        unexplained = {m for m in missing if m[0] not in refused}
+        extra = ours - reference
+        ratio = channel_s / rg_s
+        print(
+            f"  {label:<8} {pattern!r:<22} channel {channel_s * 1000:7.1f} ms "
+            f"({len(answer.evidence)} evidence)   rg -n "
+            f"{rg_s * 1000:7.1f} ms   ratio {ratio:.2f} "
+            f"({'meets' if ratio <= 1.5 else 'MISSES'} <= 1.5)"
+        )
+        print(
+            f"           matches: channel {len(ours)}, rg {len(reference)}; in rg only: "
+            f"{len(missing)} (files refused by safety rules: {len(refused)}, unexplained: "
+            f"{len(unexplained)}); in channel only: {len(extra)}; "
+            f"files scanned {counters.get('files_scanned', 0)}, cut {cut or 'none'}"
+        )
+        skipped = Counter({k: v for k, v in counters.items() if k.startswith("skipped_")})
+        if skipped:
+            print(f"           skipped: {dict(skipped)}")
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,333 @@
+"""The ``arr`` command: demo, index, search and memory, each a Hydra app over ``conf/``.
+
+Free-text values (``query=``, ``title=``, ``body=``, ``tags=``, ``id=``) are taken out of the
+argument list before Hydra sees it, so a query may contain ``:``, ``,``, quotes or ``${...}``
+without being parsed as override syntax or resolved as an interpolation. Everything else is a
+Hydra override (``fusion.rank_constant=30 tools=[bm25]``; ``-m`` for sweeps). Errors are one
+line on stderr (``arr: error: ...``) with exit code 2; no traceback reaches the user.
+"""
+
+from __future__ import annotations
+
+import json
+import logging
+import os
+import sys
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from arr.errors import ArrError
+
+COMMANDS = (
+    "serve",
+    "init",
+    "scope",
+    "demo",
+    "index",
+    "search",
+    "memory",
+    "eval",
+    "report",
+    "audit",
+    "replay",
+)
+# Single runs of these skip Hydra's app machinery (cold start); sweeps and flags use Hydra.
+FAST_COMMANDS = ("search",)
+PLAIN_COMMANDS = ("init", "scope", "report", "audit", "replay")
+MEMORY_ACTIONS = ("add", "publish", "retract", "list", "show", "export", "import")
+FREE_TEXT_KEYS = ("query", "title", "body", "tags", "id", "file")
+USAGE = """usage: arr [--workspace PATH] <command> [key=value ...] [hydra overrides ...]
+
+Every command uses the workspace found from the current directory upward (a folder holding
+.arr/workspace.yaml), or --workspace PATH / $ARR_WORKSPACE; with none, the bundled demo.
+
+your own workspace:
+  init [name=N] [team_id=T] [project_id=P] [experiment_environment=E]
+                             make this folder a workspace (.arr/workspace.yaml)
+  scope add NAME PATH [PATH ...] [team_id=..] [project_id=..] [repository=..] [branch=..]
+            [experiment_environment=..]
+                             add a scope with its trusted roots (ScopeKey defaults: README)
+  scope list [--json] | scope remove NAME
+
+agents:
+  serve [--scope NAME ...] [--http [--host 127.0.0.1] [--port 8765]] [--warm] [overrides]
+                             MCP server (stdio by default) over one warm router; --scope pins
+                             the scopes it answers for; --warm loads the vector model at start
+
+commands:
+  demo                       index the demo workspace and answer its demo queries
+  index [scope=NAME] [rebuild=true]
+                             bring indexes up to date (incremental; rebuild=true: from scratch)
+  search query=TEXT scope=NAME [--json]
+                             answer one query (--json: the full RouterResult)
+  memory add id=ID scope=NAME title=TEXT body=TEXT [tags=a,b]
+  memory publish id=ID | memory retract id=ID | memory list [scope=NAME] [status=S]
+  memory show id=ID | memory export file=OUT.jsonl | memory import file=IN.jsonl
+  eval [eval=demo|scifact] [-m sweep overrides]
+                             run a gold set, write report.json/.md/.html and run.trec
+  report FOLDER [baseline=JOB]
+                             compare the jobs of a sweep (multirun folder)
+  audit verify [db=PATH]     check the approval receipt hash chain
+  replay [file=JSONL] [versions=v1,v2] [overrides]
+                             replay controlled LLM scenarios against a local fake endpoint
+
+Any Hydra override works: tools=[bm25] fusion.rank_constant=30 pipeline=bm25_only ...
+"""
+log = logging.getLogger("arr.cli")
+
+
+def split_arguments(args: list[str]) -> tuple[dict[str, str], list[str]]:
+    texts: dict[str, str] = {}
+    overrides = []
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if sep and key in FREE_TEXT_KEYS:
+            texts[key] = value
+        elif arg == "--json":
+            overrides.append("output=json")
+        else:
+            overrides.append(arg)
+    return texts, overrides
+
+
+def take_workspace_flag(args: list[str]) -> tuple[str | None, list[str]]:
+    """``--workspace PATH`` / ``--workspace=PATH`` anywhere before a free-text value."""
+    rest: list[str] = []
+    workspace = None
+    iterator = iter(args)
+    for arg in iterator:
+        if arg == "--workspace":
+            workspace = next(iterator, None)
+            if workspace is None:
+                raise ArrError("--workspace needs a path")
+        elif arg.startswith("--workspace="):
+            workspace = arg.partition("=")[2]
+        else:
+            rest.append(arg)
+    return workspace, rest
+
+
+def fail(message: str, code: int = 2) -> int:
+    print(f"arr: error: {message}", file=sys.stderr)
+    return code
+
+
+def main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # The console is for results: no model-loading progress bars or library chatter.
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    # bm25s imports numba when it is installed (ranx pulls it in) only to offer a backend ARR
+    # does not use (numpy is bm25s' default): 0.2-0.3 s of every cold start. The CLI process
+    # hides it; library callers keep whatever they import themselves.
+    if "numba" not in sys.modules and os.environ.get("ARR_ALLOW_NUMBA") != "1":
+        sys.modules["numba"] = None  # type: ignore[assignment]
+    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        workspace, args = take_workspace_flag(args)
+    except ArrError as exc:
+        return fail(str(exc))
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0 if args else 2
+    command, rest = args[0], args[1:]
+    if command not in COMMANDS:
+        return fail(f"unknown command {command!r}; valid commands: {', '.join(COMMANDS)}")
+    if command in PLAIN_COMMANDS:
+        try:
+            from arr.commands import run_plain
+
+            return run_plain(command, rest, workspace)
+        except ArrError as exc:
+            return fail(str(exc))
+    if command == "serve":
+        try:
+            return _run_serve(rest, workspace)
+        except ArrError as exc:
+            return fail(str(exc))
+    action = None
+    if command == "memory":
+        if not rest or rest[0] not in MEMORY_ACTIONS:
+            return fail(f"memory needs an action: {', '.join(MEMORY_ACTIONS)}")
+        action, rest = rest[0], rest[1:]
+    texts, overrides = split_arguments(rest)
+    multirun = any(o in ("-m", "--multirun") for o in overrides)
+    try:
+        if (
+            command in FAST_COMMANDS
+            and not multirun
+            and not any(o.startswith("-") for o in overrides)
+        ):
+            return _run_fast(command, action, texts, overrides, workspace)
+        from arr.api import compose, full_overrides
+
+        overrides = full_overrides(overrides, workspace)
+        if not multirun:
+            # one-line error for a bad override, before any run
+            compose(command, overrides, resolved=True)
+        return _run_hydra(command, lambda cfg: _dispatch(command, action, texts, cfg), overrides)
+    except ArrError as exc:
+        return fail(str(exc))
+
+
+def _run_fast(
+    command: str,
+    action: str | None,
+    texts: dict[str, str],
+    given: list[str],
+    workspace: str | None,
+) -> int:
+    """A single search without Hydra's app machinery: the config comes from the compose cache
+    (or one compose), the run folder and its log are made here. Same folder layout and files
+    (config.resolved.json, <task>.log, result.json) as a Hydra run; sweeps use Hydra."""
+    container = _composed(command, given, workspace)
+    run_dir = _new_run_dir(container, command)
+    handler = logging.FileHandler(run_dir / f"{container.get('task_name', command)}.log")
+    handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] %(message)s"))
+    root = logging.getLogger()
+    root.addHandler(handler)
+    root.setLevel(logging.INFO)
+    try:
+        (run_dir / "config.resolved.json").write_text(json.dumps(container, indent=2, default=str))
+        return _guarded(lambda c: _handler(command)(c, texts, action, run_dir), container)
+    finally:
+        root.removeHandler(handler)
+        handler.close()
+
+
+def _composed(command: str, given: list[str], workspace: str | None) -> dict[str, Any]:
+    """The resolved config of ``command`` with ``given`` overrides, from the compose cache."""
+    from arr import compose_cache
+    from arr.locations import resolve_workspace, workspace_overrides
+
+    found = resolve_workspace(workspace)
+    overrides = [*given, *workspace_overrides(found, given)]
+    key = compose_cache.cache_key(command, overrides, found)
+    directory = compose_cache.cache_dir(found)
+    container = compose_cache.load(directory, key) if key else None
+    if container is None:
+        from arr.api import compose
+        from arr.runner import config_container
+
+        container = config_container(compose(command, overrides, resolved=True))
+        if key:
+            compose_cache.store(directory, key, container)
+    return container
+
+
+def _run_serve(args: list[str], workspace: str | None) -> int:
+    from arr.runner import build_router
+    from arr.serve import serve
+
+    pinned: list[str] = []
+    transport, host, port, warm = "stdio", "127.0.0.1", 8765, False
+    overrides: list[str] = []
+    iterator = iter(args)
+    for arg in iterator:
+        if arg in ("--scope", "--host", "--port"):
+            value = next(iterator, None)
+            if value is None:
+                raise ArrError(f"{arg} needs a value")
+            if arg == "--scope":
+                pinned.append(value)
+            elif arg == "--host":
+                host = value
+            else:
+                if not value.isdigit() or not 0 < int(value) < 65536:
+                    raise ArrError(f"--port must be a port number, got {value[:20]!r}")
+                port = int(value)
+        elif arg == "--http":
+            transport = "http"
+        elif arg == "--warm":
+            warm = True
+        elif arg.startswith("-"):
+            raise ArrError(f"unknown option {arg[:40]!r} for arr serve")
+        else:
+            overrides.append(arg)
+    container = _composed("search", overrides, workspace)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # stdout is the protocol
+    router = build_router(container)
+    if warm:  # heavy channels load now, not on the first request
+        for tool in router.tools.values():
+            if hasattr(tool, "eager_warm_up"):
+                tool.eager_warm_up = True
+    router.warm_up()
+    serve(router, pinned or None, transport, host, port)
+    return 0
+
+
+def _new_run_dir(container: dict[str, Any], command: str) -> Path:
+    from datetime import datetime
+
+    output = Path(str((container.get("paths") or {}).get("output_dir") or "outputs"))
+    stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S-%f")
+    run_dir = output / str(container.get("task_name", command)) / "runs" / stamp
+    try:
+        run_dir.mkdir(parents=True, exist_ok=False)
+    except OSError as exc:
+        raise ArrError(f"cannot create the run folder {str(run_dir)!r}: {exc.strerror}") from None
+    return run_dir
+
+
+def _handler(command: str) -> Callable[..., int]:
+    from arr import commands
+
+    return getattr(commands, f"run_{command}")  # type: ignore[no-any-return]
+
+
+def _run_hydra(command: str, task: Callable[[Any], int], overrides: list[str]) -> int:
+    import hydra
+
+    from arr.api import CONF_DIR, register_resolvers, searchpath_override
+
+    register_resolvers()
+    outcome: dict[str, int] = {}
+
+    def job(cfg: Any) -> None:
+        outcome["code"] = max(outcome.get("code", 0), _guarded(task, cfg))
+
+    app = hydra.main(config_path=str(CONF_DIR), config_name=command, version_base="1.3")(job)
+    saved = sys.argv
+    sys.argv = [f"arr-{command}", *overrides, searchpath_override()]
+    try:
+        app()
+    finally:
+        sys.argv = saved
+    return outcome.get("code", 1)
+
+
+def _guarded(task: Callable[[Any], int], cfg: Any) -> int:
+    try:
+        return task(cfg)
+    except ArrError as exc:
+        log.error("%s", exc)
+        return fail(str(exc))
+    except Exception as exc:  # a bug: keep the traceback in the run log, one line for the user
+        log.exception("internal error")
+        return fail(f"internal error ({type(exc).__name__}: {exc}); details in the run log", 1)
+
+
+def _run_dir() -> Path:
+    from hydra.core.hydra_config import HydraConfig
+
+    return Path(HydraConfig.get().runtime.output_dir)
+
+
+def _dispatch(command: str, action: str | None, texts: dict[str, str], cfg: Any) -> int:
+    from arr import commands
+    from arr.api import register_resolvers
+    from arr.runner import config_container
+
+    register_resolvers()  # a launcher's worker process resolves the config here
+
+    container = config_container(cfg)
+    run_dir = _run_dir()
+    (run_dir / "config.resolved.json").write_text(json.dumps(container, indent=2, default=str))
+    handler = getattr(commands, f"run_{command}")
+    return int(handler(container, texts, action, run_dir))
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())

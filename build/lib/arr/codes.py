@@ -1,0 +1,44 @@
+"""Fixed reason and status codes. They are part of the public contract: traces, rejections,
+degradations and reports carry exactly these strings, and tests pin them."""
+
+from __future__ import annotations
+
+# Admission: why the Router refused a proposed call.
+FORBIDDEN_IDENTIFIER = "forbidden_identifier"
+TOOL_NOT_REGISTERED = "tool_not_registered"
+NOT_READ_ONLY = "not_read_only"
+PROVIDER_NOT_LOCAL = "provider_not_local"
+INDEX_STALE = "index_stale"
+INDEX_MISSING = "index_missing"
+FRESHNESS_UNKNOWN = "freshness_unknown"
+BUDGET_ROUNDS = "budget_rounds_exhausted"
+BUDGET_CALLS = "budget_calls_exhausted"
+
+# Call outcome.
+OK = "ok"
+EMPTY = "empty"
+CHANNEL_ERROR = "channel_error"
+CHANNEL_DEADLINE = "channel_deadline"
+CALL_DEADLINE = "call_deadline_exceeded"
+REQUEST_DEADLINE = "request_deadline"
+
+# Degradations.
+MEMORY_DB_MISSING = "memory_db_missing"
+MEMORY_DB_CORRUPT = "memory_db_corrupt"
+INDEX_CORRUPT = "index_corrupt"
+NO_NEW_EVIDENCE = "no_new_evidence"
+SCOPE_MISMATCH_DROPPED = "scope_mismatch_dropped"
+PLANNER_FALLBACK = "planner_fallback"
+NO_ADMITTED_CALLS = "no_admitted_calls"
+
+ADMISSION_CODES: tuple[str, ...] = (
+    FORBIDDEN_IDENTIFIER,
+    TOOL_NOT_REGISTERED,
+    NOT_READ_ONLY,
+    PROVIDER_NOT_LOCAL,
+    INDEX_STALE,
+    INDEX_MISSING,
+    FRESHNESS_UNKNOWN,
+    BUDGET_ROUNDS,
+    BUDGET_CALLS,
+)

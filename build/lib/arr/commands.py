@@ -1,0 +1,314 @@
+"""What each ``arr`` command does once its config is composed (called by arr.cli).
+
+Each takes the resolved config as a plain dict, the free-text arguments, the memory action and
+the run folder; it prints results for the user and writes what it produced into the run folder.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from arr.errors import ConfigError, MemoryStoreError
+from arr.indexing import index_workspace
+from arr.memory.store import ResearchMemoryStore
+from arr.models import RouterResult, resolve_scope
+from arr.render import render_result
+from arr.runner import build_router, build_tools, build_workspace
+
+
+def _scopes_to_index(container: dict[str, Any], named: dict[str, Any]) -> dict[str, Any]:
+    scope = container.get("scope")
+    if scope is None:
+        return named
+    return {scope: resolve_scope(scope, named)}
+
+
+def run_index(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    workspace = build_workspace(container)
+    tools = build_tools(container, workspace)
+    scopes = _scopes_to_index(container, workspace.named_scopes())
+    (added, kept), reports = index_workspace(
+        workspace,
+        tools,
+        scopes,
+        progress=bool(container.get("progress", True)),
+        rebuild=bool(container.get("rebuild", False)),
+    )
+    print(f"memory store {workspace.memory_db}: {added} seeded, {kept} already present")
+    for report in reports:
+        status = f"FAILED: {report.error}" if report.error else f"{report.documents} documents"
+        skipped = ", ".join(f"{k} {v}" for k, v in report.skipped.items())
+        status += f"; skipped: {skipped}" if skipped else ""
+        print(f"  {report.tool:<8} {report.scope:<14} {status}  ({report.elapsed_ms:.0f} ms)")
+    summary = {"seeded": added, "kept": kept, "partitions": [vars(r) for r in reports]}
+    (run_dir / "index.json").write_text(json.dumps(summary, indent=2))
+    return 1 if any(r.error for r in reports) else 0
+
+
+def _search_one(router: Any, query: str, scope_name: str) -> RouterResult:
+    return router.search(query, router.resolve_scope(scope_name))
+
+
+def run_search(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    if "query" not in texts:
+        raise ConfigError('query is required: arr search query="..." scope=<name>')
+    router = build_router(container)
+    if not container.get("scope"):
+        raise ConfigError(
+            f"scope is required: add scope=<name>; known scopes: {sorted(router.scopes)}"
+        )
+    router.warm_up()
+    result = _search_one(router, texts["query"], container["scope"])
+    payload = result.model_dump_json(indent=2)
+    (run_dir / "result.json").write_text(payload)
+    output = container.get("output", "text")
+    if output not in ("text", "json"):
+        raise ConfigError(f"output must be 'text' or 'json', got {output!r}")
+    print(payload if output == "json" else render_result(result, container["scope"]))
+    return 0
+
+
+def run_demo(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    code = run_index(container, texts, action, run_dir)
+    router = build_router(container)
+    router.warm_up()
+    results = []
+    for item in container.get("queries") or []:
+        result = _search_one(router, item["query"], item["scope"])
+        results.append(json.loads(result.model_dump_json()))
+        print("\n" + "=" * 100)
+        print(render_result(result, item["scope"], max_evidence=5))
+    (run_dir / "results.json").write_text(json.dumps(results, indent=2))
+    print(f"\nrun folder: {run_dir}")
+    return code
+
+
+def _existing_store(workspace: Any) -> ResearchMemoryStore:
+    if not workspace.memory_db.is_file():
+        raise MemoryStoreError(
+            f"memory database {str(workspace.memory_db)!r} does not exist;"
+            " run arr index or arr memory add first"
+        )
+    return ResearchMemoryStore(workspace.memory_db)
+
+
+def run_memory(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    workspace = build_workspace(container)
+    store = ResearchMemoryStore(workspace.memory_db)
+    named = workspace.named_scopes()
+    actor = str(container.get("actor") or "cli")
+    if action == "list":
+        scope = container.get("scope")
+        _existing_store(workspace)
+        status = container.get("status")
+        if status not in (None, "draft", "published", "retracted"):
+            raise ConfigError(f"status must be draft, published or retracted, got {status!r}")
+        memories = store.list(resolve_scope(scope, named) if scope else None, status)
+        for memory in memories:
+            print(
+                f"{memory.id:<20} {memory.status:<10} v{memory.version}  "
+                f"{memory.scope.label():<60} {memory.title}"
+            )
+        print(f"{len(memories)} memories")
+        return 0
+    if action in ("export", "import"):
+        if not texts.get("file"):
+            raise ConfigError(f"memory {action} needs file=<path.jsonl>")
+        from arr.memory.transfer import export_memories, import_memories
+
+        target = Path(texts["file"]).expanduser()
+        if action == "export":
+            count = export_memories(_existing_store(workspace), target)
+            print(f"exported {count} memories to {target}")
+        else:
+            added, kept = import_memories(store, target, actor=actor)
+            print(f"imported {added} memories into {workspace.memory_db} ({kept} already present)")
+        return 0
+    if "id" not in texts:
+        raise ConfigError(f"memory {action} needs id=<memory id>")
+    if action == "show":
+        found = _existing_store(workspace).get(texts["id"])
+        if found is None:
+            raise MemoryStoreError(f"no memory with id {texts['id'][:200]!r}")
+        print(json.dumps(found.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        return 0
+    if action == "add":
+        missing = [k for k in ("title", "body") if not texts.get(k)]
+        if missing or not container.get("scope"):
+            raise ConfigError(
+                "memory add needs id=, scope=, title= and body= "
+                f"(missing: {', '.join(missing + ([] if container.get('scope') else ['scope']))})"
+            )
+        tags = tuple(t.strip() for t in texts.get("tags", "").split(",") if t.strip())
+        try:
+            memory = store.add_draft(
+                texts["id"],
+                resolve_scope(container["scope"], named),
+                texts["title"],
+                texts["body"],
+                tags,
+                "cli",
+                actor=actor,
+            )
+        except ValueError as exc:  # pydantic validation of id/title/body
+            raise MemoryStoreError(f"invalid memory: {str(exc).splitlines()[0]}") from None
+    else:
+        memory = store.transition(texts["id"], str(action), actor=actor)
+    assert memory is not None
+    print(f"{memory.id}: {memory.status} (version {memory.version})")
+    return 0
+
+
+def run_eval(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    from hydra.core.hydra_config import HydraConfig
+
+    from arr.eval.runner import run_eval as evaluate
+
+    overrides = list(HydraConfig.get().overrides.task)
+    report = evaluate(container, run_dir, overrides)
+    if report["status"] != "ok":
+        print(f"arr: eval failed: {report.get('error')} (report: {run_dir / 'report.json'})")
+        return 1
+    agg = report["aggregate"]
+    shown = ", ".join(
+        f"{k} {agg[k]:.4f}"
+        for k in ("ndcg@10", "recall@10", "mrr@10", "map", "recall@100")
+        if k in agg
+    )
+    print(
+        f"{report['eval'].get('name')}: {report['cases']} queries, {shown}, scope leaks "
+        f"{agg['scope_leak_count']}, p50 {report['latency_ms']['search']['p50']:.1f} ms"
+    )
+    print(f"report: {run_dir / 'report.md'}")
+    return 0
+
+
+def _key_values(args: list[str], allowed: tuple[str, ...]) -> tuple[list[str], dict[str, str]]:
+    positional, options = [], {}
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if sep and key in allowed:
+            options[key] = value
+        elif sep:
+            raise ConfigError(f"unknown option {key!r}; valid: {', '.join(allowed)}")
+        else:
+            positional.append(arg)
+    return positional, options
+
+
+def run_init(args: list[str], workspace: str | None) -> int:
+    from arr.workspace_file import init_workspace
+
+    positional, options = _loose_key_values(args)
+    if positional:
+        raise ConfigError(f"arr init takes key=value options only, got {positional[0]!r}")
+    folder = Path(workspace) if workspace else Path.cwd()
+    path = init_workspace(folder, options)
+    print(f"created {path}")
+    print("next: arr scope add NAME PATH [PATH ...]   then: arr index   then: arr search ...")
+    return 0
+
+
+def _loose_key_values(args: list[str]) -> tuple[list[str], dict[str, str]]:
+    positional, options = [], {}
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if sep and key and not key.startswith(("/", ".", "~")):
+            options[key] = value
+        else:
+            positional.append(arg)
+    return positional, options
+
+
+def scope_rows(folder: Path) -> list[dict[str, Any]]:
+    from arr.workspace_file import read_file
+
+    parsed = read_file(folder)
+    return [
+        {"name": name, "roots": entry.roots, "key": entry.key.model_dump()}
+        for name, entry in sorted(parsed.scopes.items())
+    ]
+
+
+def run_scope(args: list[str], workspace: str | None) -> int:
+    from arr.locations import resolve_workspace
+    from arr.workspace_file import add_scope, remove_scope, require_workspace
+
+    actions = ("add", "list", "remove")
+    if not args or args[0] not in actions:
+        raise ConfigError(f"scope needs an action: {', '.join(actions)}")
+    action, rest = args[0], args[1:]
+    folder = require_workspace(resolve_workspace(workspace))
+    if action == "list":
+        as_json = "--json" in rest
+        unknown = [a for a in rest if a != "--json"]
+        if unknown:
+            raise ConfigError(f"arr scope list takes only --json, got {unknown[0][:80]!r}")
+        rows = scope_rows(folder)
+        if as_json:
+            print(json.dumps({"workspace": str(folder), "scopes": rows}, indent=2))
+            return 0
+        print(f"workspace {folder}")
+        for row in rows:
+            key = "/".join(row["key"].values())
+            print(f"  {row['name']:<16} {key}\n  {'':<16} roots: {', '.join(row['roots'])}")
+        print(f"{len(rows)} scopes")
+        return 0
+    positional, fields = _loose_key_values(rest)
+    if action == "remove":
+        if len(positional) != 1 or fields:
+            raise ConfigError("usage: arr scope remove NAME")
+        remove_scope(folder, positional[0])
+        print(f"removed scope {positional[0]!r} (its derived indexes stay until arr index)")
+        return 0
+    if len(positional) < 2:
+        raise ConfigError("usage: arr scope add NAME PATH [PATH ...] [field=value ...]")
+    entry = add_scope(folder, positional[0], positional[1:], fields)
+    print(f"added scope {positional[0]!r}: {entry.key.label()}  roots: {', '.join(entry.roots)}")
+    return 0
+
+
+def run_plain(command: str, args: list[str], workspace: str | None = None) -> int:
+    """Commands that are not Hydra apps: ``init``, ``scope``, ``report``, ``audit``, ``replay``."""
+    if command == "init":
+        return run_init(args, workspace)
+    if command == "scope":
+        return run_scope(args, workspace)
+    if command == "replay":
+        from arr.llm.scenarios import run
+
+        return run(args)
+    if command == "report":
+        from arr.eval.compare import compare
+
+        positional, options = _key_values(args, ("baseline",))
+        if len(positional) != 1:
+            raise ConfigError("usage: arr report <multirun folder> [baseline=<job>]")
+        compare(Path(positional[0]), options.get("baseline"))
+        print((Path(positional[0]) / "comparison.md").read_text())
+        return 0
+    from arr.approval import verify_chain
+
+    positional, options = _key_values(args, ("db",))
+    if positional != ["verify"]:
+        raise ConfigError("usage: arr audit verify [db=<approvals database>]")
+    from arr.locations import default_state_dir, resolve_workspace
+
+    db = Path(
+        options.get("db", default_state_dir(resolve_workspace(workspace)) / "approvals.sqlite3")
+    )
+    count = verify_chain(db)
+    print(f"audit chain ok: {count} receipts in {db}")
+    return 0

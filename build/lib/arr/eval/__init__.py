@@ -1,0 +1,1 @@
+"""Evaluation: gold sets, metrics, reports, sweeps comparison and significance tests."""

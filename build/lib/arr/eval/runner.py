@@ -1,0 +1,249 @@
+"""``arr eval``: run a gold set through the same router ``arr search`` builds, write a report.
+
+Config: ``conf/eval.yaml`` with ``eval=<name>`` (``conf/eval/``). Indexes that are missing or
+stale are built first and reused while fresh. Every case runs through the router; metrics are
+computed on the full returned sequence against the gold grades. The run folder receives
+``report.json`` (always: a failed run says ``status: failed`` and why), and on success also
+``report.md``, ``report.html`` and ``run.trec``.
+"""
+
+from __future__ import annotations
+
+import importlib.metadata
+import platform
+import subprocess
+import sys
+import time
+import traceback
+from collections import Counter
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from arr import __version__
+from arr.approval import process_file
+from arr.errors import ArrError
+from arr.eval.gold import EvalError, GoldCase, load_arr_gold, load_beir_gold
+from arr.eval.metrics import mean_metrics, query_metrics
+from arr.eval.report import write_json, write_reports
+from arr.memory.seed import seed_memories
+from arr.memory.store import ResearchMemoryStore
+from arr.models import RouterResult, resolve_scope
+from arr.router.router import RetrievalRouter
+from arr.runner import build_router, build_workspace
+from arr.workspace import Workspace
+
+KEY_PACKAGES = (
+    "bm25s",
+    "chromadb",
+    "sentence-transformers",
+    "torch",
+    "hydra-core",
+    "pydantic",
+    "ripgrep",
+    "numpy",
+)
+
+
+def versions() -> dict[str, str]:
+    found = {"arr": __version__, "python": platform.python_version()}
+    for name in KEY_PACKAGES:
+        try:
+            found[name] = importlib.metadata.version(name)
+        except importlib.metadata.PackageNotFoundError:
+            found[name] = "not installed"
+    return found
+
+
+def git_commit(root: Path) -> str:
+    try:
+        done = subprocess.run(
+            ["git", "rev-parse", "HEAD"], cwd=root, capture_output=True, text=True, timeout=5
+        )
+    except (OSError, subprocess.TimeoutExpired):
+        return "unknown"
+    return done.stdout.strip() if done.returncode == 0 else "unknown"
+
+
+def percentiles(values: list[float]) -> dict[str, float]:
+    if not values:
+        return {"p50": 0.0, "p95": 0.0, "mean": 0.0}
+    ordered = sorted(values)
+    pick = lambda q: ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]  # noqa: E731
+    return {
+        "p50": round(pick(0.5), 3),
+        "p95": round(pick(0.95), 3),
+        "mean": round(sum(values) / len(values), 3),
+    }
+
+
+def load_cases(settings: dict[str, Any], router: RetrievalRouter) -> list[GoldCase]:
+    kind = settings.get("format", "arr")
+    if kind == "arr":
+        return load_arr_gold(Path(settings["gold"]), router.scopes)
+    if kind == "beir":
+        scope = resolve_scope(settings["scope"], router.scopes)
+        return load_beir_gold(Path(settings["collection"]), settings.get("split", "test"), scope)
+    raise EvalError(f"eval.format must be 'arr' or 'beir', got {kind!r}")
+
+
+def check_known_ids(cases: list[GoldCase], workspace: Workspace, path: str) -> None:
+    """Relevant ``doc:``/``mem:`` ids of an ARR gold set must exist in their scope."""
+    store = ResearchMemoryStore(workspace.memory_db)
+    known: dict[str, set[str]] = {}
+    for number, case in enumerate(cases, 1):
+        key = case.scope.fingerprint()
+        if key not in known:
+            ids = {d.id for d in workspace.documents(case.scope)}
+            if workspace.memory_db.is_file():
+                ids |= {f"mem:{m.id}" for m in store.list(case.scope)}
+            known[key] = ids
+        unknown = [
+            i for i in case.relevant if i.startswith(("doc:", "mem:")) and i not in known[key]
+        ]
+        if unknown:
+            raise EvalError(
+                f"{path}: case {number} ({case.id}): unknown relevant ids "
+                f"{unknown[:3]} in scope {case.scope.label()}"
+            )
+
+
+def ensure_indexes(router: RetrievalRouter, workspace: Workspace, progress: bool) -> list[str]:
+    """Build what is missing or stale for the scopes the gold set uses; returns what was built."""
+    store = ResearchMemoryStore(workspace.memory_db)
+    store.initialise()
+    built = []
+    if (
+        workspace.memory_seed is not None
+        and seed_memories(store, workspace.memory_seed, workspace.named_scopes())[0]
+    ):
+        built.append("memory:seed")
+    for name, tool in sorted(router.tools.items()):
+        if not hasattr(tool, "build"):
+            continue
+        for scope_name, scope in sorted(router.scopes.items()):
+            if not tool.freshness(scope).fresh:
+                tool.build(scope)  # type: ignore[attr-defined]
+                built.append(f"{name}:{scope_name}")
+    return built
+
+
+def evaluate(
+    router: RetrievalRouter, cases: list[GoldCase], k_values: list[int], progress: bool
+) -> dict[str, Any]:
+    from tqdm import tqdm
+
+    per_case, admission, degradations = [], Counter(), Counter()
+    latency: dict[str, list[float]] = {"search": []}
+    runs: list[tuple[str, RouterResult]] = []
+    for case in tqdm(cases, desc="evaluating", unit="query", file=sys.stderr, disable=not progress):
+        try:
+            result = router.search(case.query, case.scope)
+        except ArrError as exc:  # e.g. a judged query longer than the router's limit
+            per_case.append(_failed_case(case, k_values, exc))
+            continue
+        ranking = [e.id for e in result.evidence]
+        leaks = sum(e.scope != case.scope for e in result.evidence)
+        admission.update(r.code for r in result.rejections)
+        degradations.update(d.code for d in result.degradations)
+        latency["search"].append(result.elapsed_ms)
+        for trace in result.traces:
+            if trace.status != "rejected":
+                latency.setdefault(trace.tool, []).append(trace.elapsed_ms)
+        per_case.append(
+            {
+                "id": case.id,
+                "query": case.query,
+                "scope": case.scope.label(),
+                "metrics": query_metrics(ranking, case.relevant, k_values),
+                "scope_leak_count": leaks,
+                "partial": result.partial,
+                "elapsed_ms": result.elapsed_ms,
+                "returned": len(ranking),
+                "ranking": ranking[: max(k_values)],
+            }
+        )
+        runs.append((case.id, result))
+    aggregate = mean_metrics([c["metrics"] for c in per_case])
+    aggregate["scope_leak_count"] = sum(c["scope_leak_count"] for c in per_case)
+    aggregate["partial_results"] = sum(1 for c in per_case if c["partial"])
+    aggregate["failed_queries"] = sum(1 for c in per_case if c.get("error"))
+    return {
+        "aggregate": aggregate,
+        "per_case": per_case,
+        "admission": dict(sorted(admission.items())),
+        "degradations": dict(sorted(degradations.items())),
+        "latency_ms": {k: percentiles(v) for k, v in latency.items()},
+        "_runs": runs,
+    }
+
+
+def _failed_case(case: GoldCase, k_values: list[int], exc: Exception) -> dict[str, Any]:
+    """A query the router refused: scored 0 on every metric and listed with its reason."""
+    return {
+        "id": case.id,
+        "query": case.query[:300],
+        "scope": case.scope.label(),
+        "metrics": query_metrics([], case.relevant, k_values),
+        "scope_leak_count": 0,
+        "partial": False,
+        "elapsed_ms": 0.0,
+        "returned": 0,
+        "ranking": [],
+        "error": f"{type(exc).__name__}: {str(exc)[:300]}",
+    }
+
+
+def run_eval(container: dict[str, Any], run_dir: Path, overrides: list[str]) -> dict[str, Any]:
+    """The whole evaluation; report.json is written whatever happens."""
+    started = time.time()
+    settings = dict(container.get("eval") or {})
+    report: dict[str, Any] = {
+        "status": "running",
+        "task": "eval",
+        "eval": settings,
+        "overrides": overrides,
+        "started_at": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+        "versions": versions(),
+        "git_commit": git_commit(Path(__file__).resolve().parents[2]),
+        "tools": sorted((container.get("tools") or {}).keys()),
+    }
+    try:
+        k_values = sorted({int(k) for k in settings.get("k_values", [10])})
+        if not k_values or k_values[0] < 1:
+            raise EvalError(f"eval.k_values must be positive integers, got {k_values}")
+        router = build_router(container)
+        router.warm_up()
+        workspace = build_workspace(container)
+        if settings.get("build_indexes", True):
+            report["indexes_built"] = ensure_indexes(
+                router, workspace, bool(container.get("progress"))
+            )
+        cases = load_cases(settings, router)
+        if settings.get("format", "arr") == "arr":
+            check_known_ids(cases, workspace, str(settings["gold"]))
+        outcome = evaluate(router, cases, k_values, bool(container.get("progress", True)))
+        approvals = settings.get("approvals")
+        if approvals:
+            outcome["approvals"] = process_file(
+                Path(approvals["proposals"]),
+                approvals.get("decision", "deny"),
+                Path(approvals["ledger"]),
+            )
+        runs = outcome.pop("_runs")
+        router.close()
+        report.update(outcome, cases=len(cases), k_values=k_values, status="ok")
+    except Exception as exc:  # the report must say what failed, whatever it was
+        report.update(
+            status="failed",
+            error=f"{type(exc).__name__}: {exc}",
+            traceback=traceback.format_exc(limit=8),
+        )
+        runs = []
+    report["finished_at"] = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    report["duration_s"] = round(time.time() - started, 3)
+    if report["status"] == "ok":
+        write_reports(run_dir, report, runs)
+    else:
+        write_json(run_dir / "report.json", report)
+    return report

@@ -1,0 +1,1 @@
+"""Fusion of per-channel rankings. Each YAML option under ``conf/fusion/`` maps to one class."""

@@ -1,0 +1,129 @@
+"""Where things live: arr's packaged config, the checkout (when there is one) and workspaces.
+
+The config groups (``arr/conf``), recipes (``arr/pipelines``) and prompts ship inside the
+package, so an installed wheel works from any directory. A *workspace* is a folder holding
+``.arr/workspace.yaml``; it is found like git finds ``.git``: ``--workspace PATH`` first, then
+``$ARR_WORKSPACE``, then the current directory and its ancestors. Everything arr writes for a
+workspace goes under its ``.arr/``: derived indexes in ``.arr/index`` (rebuildable), run
+folders in ``.arr/outputs``, and state (memory store, approvals ledger) in ``.arr/state``,
+which no clean-up ever touches.
+"""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from arr.errors import WorkspaceError
+
+PACKAGE_DIR = Path(__file__).resolve().parent
+CONF_DIR = PACKAGE_DIR / "conf"
+PIPELINES_DIR = PACKAGE_DIR / "pipelines"
+WORKSPACE_DIRNAME = ".arr"
+WORKSPACE_FILE = "workspace.yaml"
+ENV_WORKSPACE = "ARR_WORKSPACE"
+
+
+def checkout_root() -> Path | None:
+    """The source checkout arr runs from (editable install), or None for an installed wheel."""
+    root = PACKAGE_DIR.parent
+    return (
+        root if (root / "pyproject.toml").is_file() and (root / "data" / "demo").is_dir() else None
+    )
+
+
+def workspace_config(folder: Path) -> Path:
+    return folder / WORKSPACE_DIRNAME / WORKSPACE_FILE
+
+
+def is_workspace(folder: Path) -> bool:
+    return workspace_config(folder).is_file()
+
+
+def find_workspace(start: Path) -> Path | None:
+    """The nearest folder at or above ``start`` that holds a workspace config."""
+    current = start.resolve()
+    for folder in (current, *current.parents):
+        if is_workspace(folder):
+            return folder
+    return None
+
+
+def enclosing_workspace(folder: Path) -> Path | None:
+    """A workspace strictly above ``folder`` (workspaces may not nest)."""
+    resolved = folder.resolve()
+    return find_workspace(resolved.parent) if resolved.parent != resolved else None
+
+
+def resolve_workspace(explicit: str | os.PathLike[str] | None = None) -> Path | None:
+    """The active workspace: explicit path, then $ARR_WORKSPACE, then discovery from the cwd.
+
+    An explicit path or the environment variable must name a workspace (the folder or its
+    ``.arr/workspace.yaml``); discovery returns None when there is none.
+    """
+    named = explicit if explicit is not None else os.environ.get(ENV_WORKSPACE) or None
+    if named is not None:
+        where = "--workspace" if explicit is not None else f"${ENV_WORKSPACE}"
+        path = Path(named).expanduser()
+        if path.name == WORKSPACE_FILE and path.parent.name == WORKSPACE_DIRNAME:
+            path = path.parent.parent
+        if not is_workspace(path):
+            raise WorkspaceError(
+                f"{where} {str(named)[:300]!r} is not an ARR workspace "
+                f"(no {WORKSPACE_DIRNAME}/{WORKSPACE_FILE}); create one there with arr init"
+            )
+        found = path.resolve()
+    else:
+        found = find_workspace(Path.cwd())
+    if found is not None:
+        outer = enclosing_workspace(found)
+        if outer is not None:
+            raise WorkspaceError(
+                f"workspace {str(found)!r} is nested inside workspace {str(outer)!r}; "
+                "workspaces may not nest: remove one of the two .arr folders"
+            )
+    return found
+
+
+def default_output_dir(workspace: Path | None) -> Path:
+    """Run folders: the workspace's .arr/outputs, else the checkout's outputs/, else ./.arr."""
+    if workspace is not None:
+        return workspace / WORKSPACE_DIRNAME / "outputs"
+    checkout = checkout_root()
+    if checkout is not None:
+        return checkout / "outputs"
+    return Path.cwd() / WORKSPACE_DIRNAME / "outputs"
+
+
+def default_state_dir(workspace: Path | None) -> Path:
+    """State (approvals ledger): the workspace's .arr/state, else <checkout>/state, else
+    ./.arr/state. Never under outputs/ or an index folder, so no clean-up removes it."""
+    if workspace is not None:
+        return workspace / WORKSPACE_DIRNAME / "state"
+    checkout = checkout_root()
+    if checkout is not None:
+        return checkout / "state"
+    return Path.cwd() / WORKSPACE_DIRNAME / "state"
+
+
+def hydra_quote(value: str) -> str:
+    """A value safe inside a Hydra override (paths may hold spaces, commas or quotes)."""
+    escaped = value.replace("\\", "\\\\").replace("'", "\\'")
+    return f"'{escaped}'"
+
+
+def workspace_overrides(workspace: Path | None, overrides: list[str]) -> list[str]:
+    """Overrides that point a composition at ``workspace`` (the user's own overrides win)."""
+    given = {o.split("=", 1)[0].lstrip("+~") for o in overrides if "=" in o}
+    added = []
+    if workspace is not None:
+        added.append(f"paths.workspace_dir={hydra_quote(str(workspace))}")
+        # An eval preset (eval=beir, eval=scifact) brings its own workspace; so does an
+        # explicit workspace= override.
+        if "workspace" not in given and "eval" not in given:
+            added.append("workspace=local")
+    if "paths.output_dir" not in given:
+        added.append(f"paths.output_dir={hydra_quote(str(default_output_dir(workspace)))}")
+    if "paths.state_dir" not in given:
+        added.append(f"paths.state_dir={hydra_quote(str(default_state_dir(workspace)))}")
+    return added

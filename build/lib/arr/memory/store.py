@@ -1,0 +1,271 @@
+"""Research memory store: its own SQLite database (WAL) with an append-only audit log.
+
+Memories move draft -> published -> retracted; only published ones are searchable. Every write
+and its audit row commit in one transaction, so a memory never exists without its audit trail.
+Triggers make the audit table append-only. Full-text search uses FTS5 over published memories,
+and the five scope columns are filtered inside the same SQL statement (no over-fetch).
+Used by ``conf/tools/memory.yaml`` (through arr.tools.memory) and the ``arr memory`` command.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import sqlite3
+import time
+from collections.abc import Iterator
+from contextlib import contextmanager
+from datetime import datetime, timezone
+from pathlib import Path
+
+from arr.errors import MemoryStoreError
+from arr.models import SCOPE_FIELDS, ResearchMemory, ScopeKey
+
+SCHEMA = """
+CREATE TABLE IF NOT EXISTS memories (
+    id TEXT PRIMARY KEY,
+    team_id TEXT NOT NULL, project_id TEXT NOT NULL, repository TEXT NOT NULL,
+    branch TEXT NOT NULL, experiment_environment TEXT NOT NULL,
+    title TEXT NOT NULL, body TEXT NOT NULL, tags TEXT NOT NULL DEFAULT '[]',
+    status TEXT NOT NULL CHECK (status IN ('draft', 'published', 'retracted')),
+    version INTEGER NOT NULL CHECK (version >= 1),
+    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, provenance TEXT NOT NULL DEFAULT ''
+);
+CREATE INDEX IF NOT EXISTS memories_scope ON memories
+    (team_id, project_id, repository, branch, experiment_environment, status);
+CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(memory_id UNINDEXED, title, body, tags);
+CREATE TABLE IF NOT EXISTS audit (
+    seq INTEGER PRIMARY KEY AUTOINCREMENT,
+    at TEXT NOT NULL, action TEXT NOT NULL, memory_id TEXT NOT NULL,
+    actor TEXT NOT NULL, detail TEXT NOT NULL
+);
+CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
+BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
+BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+"""
+TRANSITIONS = {"publish": ("draft", "published"), "retract": ("published", "retracted")}
+_WORD = re.compile(r"\w+", re.UNICODE)
+
+
+def fts_query(text: str, max_terms: int = 32) -> str:
+    """User text -> a safe FTS5 expression: each word quoted, OR-ed (no FTS syntax injection)."""
+    words = list(dict.fromkeys(w.lower() for w in _WORD.findall(text)))[:max_terms]
+    return " OR ".join(f'"{w}"' for w in words)
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="microseconds")
+
+
+def _row_to_memory(row: sqlite3.Row) -> ResearchMemory:
+    return ResearchMemory(
+        id=row["id"],
+        scope=ScopeKey(**{f: row[f] for f in SCOPE_FIELDS}),
+        title=row["title"],
+        body=row["body"],
+        tags=tuple(json.loads(row["tags"])),
+        status=row["status"],
+        version=row["version"],
+        created_at=datetime.fromisoformat(row["created_at"]),
+        updated_at=datetime.fromisoformat(row["updated_at"]),
+        provenance=row["provenance"],
+    )
+
+
+class ResearchMemoryStore:
+    """Thin, parameterised-only access to one memory database file."""
+
+    def __init__(self, path: Path | str, busy_timeout_ms: int = 5000) -> None:
+        self.path = Path(path)
+        self.busy_timeout_ms = busy_timeout_ms
+
+    def _connect(self, create: bool) -> sqlite3.Connection:
+        if not create and not self.path.is_file():
+            raise MemoryStoreError(f"memory database {str(self.path)!r} does not exist")
+        if create:
+            self.path.parent.mkdir(parents=True, exist_ok=True)
+        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)
+        conn.row_factory = sqlite3.Row
+        try:
+            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+            if create:
+                conn.execute("PRAGMA journal_mode = WAL")
+                conn.executescript(SCHEMA)
+            else:
+                conn.execute("SELECT 1 FROM memories LIMIT 1").fetchall()
+        except sqlite3.DatabaseError as exc:
+            conn.close()
+            raise MemoryStoreError(
+                f"memory database {str(self.path)!r} is unusable: {exc}"
+            ) from None
+        return conn
+
+    @contextmanager
+    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        conn = self._connect(create=True)
+        try:
+            conn.execute("BEGIN IMMEDIATE")
+            yield conn
+            conn.execute("COMMIT")
+        except BaseException:
+            conn.execute("ROLLBACK")
+            raise
+        finally:
+            conn.close()
+
+    def initialise(self) -> None:
+        self._connect(create=True).close()
+
+    @staticmethod
+    def _audit(
+        conn: sqlite3.Connection, action: str, memory_id: str, actor: str, detail: dict[str, object]
+    ) -> None:
+        conn.execute(
+            "INSERT INTO audit (at, action, memory_id, actor, detail) VALUES (?,?,?,?,?)",
+            (_now(), action, memory_id, actor, json.dumps(detail, sort_keys=True)),
+        )
+
+    def add_draft(
+        self,
+        memory_id: str,
+        scope: ScopeKey,
+        title: str,
+        body: str,
+        tags: tuple[str, ...] = (),
+        provenance: str = "",
+        actor: str = "cli",
+        if_absent: bool = False,
+    ) -> ResearchMemory | None:
+        """Insert a draft; an existing id is an error (or skipped with ``if_absent``)."""
+        now = _now()
+        memory = ResearchMemory(
+            id=memory_id,
+            scope=scope,
+            title=title,
+            body=body,
+            tags=tags,
+            status="draft",
+            version=1,
+            created_at=datetime.fromisoformat(now),
+            updated_at=datetime.fromisoformat(now),
+            provenance=provenance,
+        )
+        with self._transaction() as conn:
+            if conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone():
+                if if_absent:
+                    return None
+                raise MemoryStoreError(f"memory {memory_id!r} already exists")
+            conn.execute(
+                "INSERT INTO memories (id, team_id, project_id, repository, branch,"
+                " experiment_environment, title, body, tags, status, version, created_at,"
+                " updated_at, provenance) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+                (
+                    memory_id,
+                    *(getattr(scope, f) for f in SCOPE_FIELDS),
+                    title,
+                    body,
+                    json.dumps(list(tags)),
+                    "draft",
+                    1,
+                    now,
+                    now,
+                    provenance,
+                ),
+            )
+            self._audit(conn, "add_draft", memory_id, actor, {"scope": scope.label()})
+        return memory
+
+    def transition(self, memory_id: str, action: str, actor: str = "cli") -> ResearchMemory:
+        """publish (draft -> published) or retract (published -> retracted), audited."""
+        if action not in TRANSITIONS:
+            raise MemoryStoreError(f"unknown action {action!r}; valid: {sorted(TRANSITIONS)}")
+        before, after = TRANSITIONS[action]
+        with self._transaction() as conn:
+            row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            if row is None:
+                raise MemoryStoreError(f"no memory with id {memory_id!r}")
+            if row["status"] != before:
+                raise MemoryStoreError(
+                    f"cannot {action} memory {memory_id!r}: it is {row['status']}, not {before}"
+                )
+            conn.execute(
+                "UPDATE memories SET status = ?, version = version + 1, updated_at = ?"
+                " WHERE id = ?",
+                (after, _now(), memory_id),
+            )
+            if after == "published":
+                conn.execute(
+                    "INSERT INTO memory_fts (memory_id, title, body, tags) VALUES (?,?,?,?)",
+                    (memory_id, row["title"], row["body"], " ".join(json.loads(row["tags"]))),
+                )
+            else:
+                conn.execute("DELETE FROM memory_fts WHERE memory_id = ?", (memory_id,))
+            self._audit(conn, action, memory_id, actor, {"from": before, "to": after})
+            updated = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return _row_to_memory(updated)
+
+    def get(self, memory_id: str) -> ResearchMemory | None:
+        conn = self._connect(create=False)
+        try:
+            row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        finally:
+            conn.close()
+        return _row_to_memory(row) if row else None
+
+    def list(
+        self, scope: ScopeKey | None = None, status: str | None = None
+    ) -> list[ResearchMemory]:
+        sql, args = "SELECT * FROM memories WHERE 1 = 1", []
+        if scope is not None:
+            sql += "".join(f" AND {f} = ?" for f in SCOPE_FIELDS)
+            args += [getattr(scope, f) for f in SCOPE_FIELDS]
+        if status is not None:
+            sql += " AND status = ?"
+            args.append(status)
+        conn = self._connect(create=False)
+        try:
+            rows = conn.execute(sql + " ORDER BY id", args).fetchall()
+        finally:
+            conn.close()
+        return [_row_to_memory(r) for r in rows]
+
+    def audit_rows(self) -> list[dict[str, object]]:
+        conn = self._connect(create=False)
+        try:
+            rows = conn.execute("SELECT * FROM audit ORDER BY seq").fetchall()
+        finally:
+            conn.close()
+        return [dict(r) for r in rows]
+
+    def search(
+        self, query: str, scope: ScopeKey, top_k: int, time_limit_s: float | None = None
+    ) -> list[tuple[ResearchMemory, float]]:
+        """Published memories of exactly this scope matching the query, best first."""
+        expression = fts_query(query)
+        if not expression:
+            return []
+        where = " AND ".join(f"m.{f} = ?" for f in SCOPE_FIELDS)
+        sql = (
+            "SELECT m.*, bm25(memory_fts) AS rank FROM memory_fts"
+            " JOIN memories m ON m.id = memory_fts.memory_id"
+            f" WHERE memory_fts MATCH ? AND m.status = 'published' AND {where}"
+            " ORDER BY rank, m.id LIMIT ?"
+        )
+        conn = self._connect(create=False)
+        if time_limit_s is not None:
+            # SQLite calls this every 1000 VM steps; a non-zero answer interrupts the query.
+            stop_at = time.monotonic() + time_limit_s
+            conn.set_progress_handler(lambda: int(time.monotonic() > stop_at), 1000)
+        try:
+            rows = conn.execute(
+                sql, (expression, *(getattr(scope, f) for f in SCOPE_FIELDS), top_k)
+            ).fetchall()
+        except sqlite3.DatabaseError as exc:
+            raise MemoryStoreError(
+                f"memory database {str(self.path)!r} is unusable: {exc}"
+            ) from None
+        finally:
+            conn.close()
+        # FTS5 bm25() is lower-is-better; negate so every channel reports higher-is-better.
+        return [(_row_to_memory(r), -float(r["rank"])) for r in rows]

@@ -1,0 +1,89 @@
+"""``arr memory export`` / ``arr memory import``: a store as JSONL, and back, audited.
+
+One line per memory: ``{"id", "scope": {five fields}, "title", "body", "tags", "status",
+"provenance", "version", "created_at", "updated_at"}``. Import inserts every absent id as a
+draft and replays the transitions to its recorded status through the store (so each step is
+audited with the importing actor); ids already present are kept as they are, never overwritten.
+Versions follow from the replayed transitions; timestamps are those of the import.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+from pydantic import BaseModel, ConfigDict, ValidationError
+
+from arr.errors import MemoryStoreError
+from arr.memory.store import ResearchMemoryStore
+from arr.models import MemoryStatus, ScopeKey
+
+
+class ExportRecord(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="ignore")
+
+    id: str
+    scope: ScopeKey
+    title: str
+    body: str
+    tags: tuple[str, ...] = ()
+    status: MemoryStatus = "draft"
+    provenance: str = ""
+
+
+def export_memories(store: ResearchMemoryStore, path: Path) -> int:
+    memories = store.list()
+    tmp = path.with_name(f".{path.name}.tmp")
+    with tmp.open("w", encoding="utf-8") as handle:
+        for memory in memories:
+            handle.write(json.dumps(memory.model_dump(mode="json"), ensure_ascii=False) + "\n")
+    tmp.replace(path)
+    return len(memories)
+
+
+def read_export(path: Path) -> list[ExportRecord]:
+    try:
+        lines = path.read_text(encoding="utf-8").splitlines()
+    except (OSError, UnicodeDecodeError) as exc:
+        raise MemoryStoreError(f"cannot read {str(path)!r}: {exc}") from None
+    records = []
+    for number, line in enumerate(lines, 1):
+        if not line.strip():
+            continue
+        try:
+            records.append(ExportRecord.model_validate(json.loads(line)))
+        except (ValueError, ValidationError) as exc:
+            raise MemoryStoreError(
+                f"{path}:{number}: not a memory record: {str(exc).splitlines()[0][:200]}"
+            ) from None
+    return records
+
+
+def import_memories(
+    store: ResearchMemoryStore, path: Path, actor: str = "import"
+) -> tuple[int, int]:
+    """Insert absent memories with their status; returns (added, kept). The file is checked
+    whole before anything is written."""
+    records = read_export(path)
+    store.initialise()
+    added = kept = 0
+    for record in records:
+        created = store.add_draft(
+            record.id,
+            record.scope,
+            record.title,
+            record.body,
+            record.tags,
+            record.provenance or f"import:{path.name}",
+            actor=actor,
+            if_absent=True,
+        )
+        if created is None:
+            kept += 1
+            continue
+        added += 1
+        if record.status in ("published", "retracted"):
+            store.transition(record.id, "publish", actor=actor)
+        if record.status == "retracted":
+            store.transition(record.id, "retract", actor=actor)
+    return added, kept

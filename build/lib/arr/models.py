@@ -1,0 +1,215 @@
+"""Domain models that cross stage boundaries: scopes, evidence, memories, plans, traces, results.
+
+All are pydantic v2 models, frozen and ``extra="forbid"`` (STYLE principle 5): stages never mutate
+what they receive, and anything that comes from outside (a plan, a gold file, a scope) is
+validated field by field. Scope fields are compared byte-exactly and never normalised: a
+``branch`` of ``"main "`` is refused rather than silently stripped.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+import unicodedata
+from collections.abc import Mapping
+from datetime import datetime
+from typing import Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from arr.errors import ScopeError
+
+SCOPE_FIELDS: tuple[str, ...] = (
+    "team_id",
+    "project_id",
+    "repository",
+    "branch",
+    "experiment_environment",
+)
+MAX_SCOPE_FIELD_CHARS = 128
+PLAN_VERSIONS: tuple[str, ...] = ("arr-router-v1", "arr-router-v2")
+MAX_TOP_K = 100
+
+
+class Frozen(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+def _check_scope_value(value: str) -> str:
+    if not value:
+        raise ValueError("must be a non-empty string")
+    if len(value) > MAX_SCOPE_FIELD_CHARS:
+        raise ValueError(f"must be at most {MAX_SCOPE_FIELD_CHARS} characters, got {len(value)}")
+    if value != value.strip():
+        raise ValueError("must not start or end with whitespace")
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
+        raise ValueError("must not contain control or format characters")
+    return value
+
+
+@functools.lru_cache(maxsize=4096)
+def _fingerprint(fields: tuple[str, ...]) -> str:
+    canonical = json.dumps(list(fields), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()[:24]
+
+
+class ScopeKey(Frozen):
+    """The five-field isolation key every request and every indexed item carries."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    team_id: str
+    project_id: str
+    repository: str
+    branch: str
+    experiment_environment: str
+
+    @field_validator(*SCOPE_FIELDS)
+    @classmethod
+    def _valid_field(cls, value: str) -> str:
+        return _check_scope_value(value)
+
+    def fingerprint(self) -> str:
+        """Stable, collision-resistant name for per-scope partitions (index folders)."""
+        return _fingerprint(tuple(getattr(self, f) for f in SCOPE_FIELDS))
+
+    def label(self) -> str:
+        return "/".join(getattr(self, f) for f in SCOPE_FIELDS)
+
+
+def resolve_scope(
+    scope: ScopeKey | str | Mapping[str, str], named: Mapping[str, ScopeKey]
+) -> ScopeKey:
+    """A ScopeKey, the name of a configured scope, or a five-field mapping -> ScopeKey."""
+    if isinstance(scope, ScopeKey):
+        return scope
+    if isinstance(scope, str):
+        if scope not in named:
+            raise ScopeError(f"unknown scope {scope!r}; known scopes: {sorted(named)}")
+        return named[scope]
+    try:
+        return ScopeKey.model_validate(dict(scope))
+    except (ValidationError, TypeError, ValueError) as exc:
+        if isinstance(exc, ValidationError):
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"]) or "scope"
+            raise ScopeError(f"malformed scope field {where!r}: {first['msg']}") from None
+        raise ScopeError(f"malformed scope: {exc}") from None
+
+
+class Location(Frozen):
+    """Where a piece of evidence comes from: a file line range, a memory or a document."""
+
+    path: str | None = None
+    start_line: int | None = Field(default=None, ge=1)
+    end_line: int | None = Field(default=None, ge=1)
+    memory_id: str | None = None
+    document_id: str | None = None
+
+    def render(self) -> str:
+        if self.memory_id is not None:
+            return f"memory:{self.memory_id}"
+        where = self.path or self.document_id or "?"
+        if self.start_line is not None:
+            return f"{where}:{self.start_line}-{self.end_line or self.start_line}"
+        return where
+
+
+class EvidenceChunk(Frozen):
+    """One ranked piece of evidence; ``ranks`` holds its 1-based rank in each channel."""
+
+    id: str
+    scope: ScopeKey
+    channel: str
+    location: Location
+    snippet: str
+    score: float
+    ranks: dict[str, int] = Field(default_factory=dict)
+    rerank_score: float | None = None
+
+
+MemoryStatus = Literal["draft", "published", "retracted"]
+
+
+class ResearchMemory(Frozen):
+    id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
+    scope: ScopeKey
+    title: str = Field(min_length=1, max_length=500)
+    body: str = Field(min_length=1, max_length=100_000)
+    tags: tuple[str, ...] = ()
+    status: MemoryStatus = "draft"
+    version: int = Field(default=1, ge=1)
+    created_at: datetime
+    updated_at: datetime
+    provenance: str = ""
+
+
+class ToolCall(Frozen):
+    """A proposed call. A plan can name a tool, a query and a depth: never scope, roots or paths."""
+
+    tool: str = Field(min_length=1, max_length=64)
+    query: str = Field(min_length=1, max_length=2000)
+    top_k: int | None = Field(default=None, ge=1, le=MAX_TOP_K)
+    # grep only: a sub-path relative to the scope's roots, and regex (instead of literal) mode.
+    path: str | None = Field(default=None, min_length=1, max_length=512)
+    regex: bool = False
+
+
+class ToolRound(Frozen):
+    calls: tuple[ToolCall, ...] = Field(min_length=1)
+
+
+class QueryPlan(Frozen):
+    version: Literal["arr-router-v1", "arr-router-v2"] = "arr-router-v2"
+    tool_rounds: tuple[ToolRound, ...] = Field(min_length=1)
+
+
+class Freshness(Frozen):
+    fresh: bool
+    code: str = "fresh"
+    detail: str = ""
+
+
+FRESH = Freshness(fresh=True)
+
+
+class ToolTrace(Frozen):
+    round: int
+    tool: str
+    status: str  # "ok" | "empty" | "error" | "rejected"
+    code: str
+    candidates: int = 0
+    elapsed_ms: float = 0.0
+    # Channel counters, e.g. grep's files_scanned, skipped_<reason>, matches.
+    counters: dict[str, int] = Field(default_factory=dict)
+    note: str = ""
+
+
+class Rejection(Frozen):
+    round: int
+    tool: str
+    code: str
+    detail: str = ""
+
+
+class Degradation(Frozen):
+    stage: str
+    code: str
+    detail: str = ""
+
+
+class RouterResult(Frozen):
+    query: str
+    scope: ScopeKey
+    planner: str
+    plan: QueryPlan | None
+    evidence: tuple[EvidenceChunk, ...]
+    traces: tuple[ToolTrace, ...]
+    rejections: tuple[Rejection, ...]
+    degradations: tuple[Degradation, ...]
+    partial: bool
+    scope_dropped: int = 0
+    scope_leak_count: int = 0
+    reranker: str = ""
+    elapsed_ms: float = 0.0

@@ -1,0 +1,1 @@
+"""Query planners. Each YAML option under ``conf/planner/`` maps to one class here."""

@@ -1,0 +1,149 @@
+"""LLM query planner: the LLM proposes versioned JSON tool_rounds; it never holds a tool.
+
+Config: ``conf/planner/llm.yaml`` with ``prompt=arr-router-v1|arr-router-v2`` and the ``llm``
+client (shared with an LLM reranker, so they share one call budget). The LLM sees the query and
+the registered tools' names and capability summaries, nothing else: no scope, root or path.
+The reply is parsed strictly (arr.llm.replies) into a schema that has only ``tool``, ``query``
+and ``top_k`` per call, so a plan can never set a scope, a path, a size cap or an endpoint. Any
+failure (timeout, HTTP error, budget, non-JSON, schema or version mismatch) falls back to the
+RuleQueryPlanner's plan with a degradation whose code names the failure. A valid plan still
+goes through every admission check of the Router.
+
+With ``adaptive: true`` the Router may ask for one more round after each round, giving the
+evidence so far as clearly delimited untrusted data (ids and short snippets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from arr.llm.client import LLMError
+from arr.llm.replies import parse_object
+from arr.models import MAX_TOP_K, Degradation, EvidenceChunk, QueryPlan, ToolRound
+from arr.planner.rule import PlanOutcome, RuleQueryPlanner
+
+
+class _Call(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid", strict=True)
+
+    tool: str = Field(min_length=1, max_length=64)
+    query: str = Field(min_length=1, max_length=2000)
+    top_k: int | None = Field(default=None, ge=1, le=MAX_TOP_K)
+
+
+class _Round(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    calls: tuple[_Call, ...] = Field(min_length=1, max_length=12)
+
+
+class _Plan(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    version: str
+    tool_rounds: tuple[_Round, ...] = Field(max_length=12)
+
+
+def render(template: str, **values: str) -> str:
+    """Fill ``{name}`` slots without str.format (prompts contain literal JSON braces)."""
+    for name, value in values.items():
+        template = template.replace("{" + name + "}", value)
+    return template
+
+
+def tool_list(tools: Mapping[str, str]) -> str:
+    return "\n".join(f"- {name}: {summary}" for name, summary in sorted(tools.items()))
+
+
+def evidence_digest(evidence: Sequence[EvidenceChunk], limit: int = 10, chars: int = 160) -> str:
+    lines = []
+    for chunk in evidence[:limit]:
+        snippet = " ".join(chunk.snippet.split())[:chars].replace("EVIDENCE>>>", "EVIDENCE>")
+        lines.append(f"[{chunk.id}] {snippet}")
+    return "\n".join(lines) or "(none)"
+
+
+class LLMQueryPlanner:
+    name = "llm"
+
+    def __init__(
+        self,
+        client: Any,
+        prompt: Mapping[str, str],
+        max_reply_chars: int = 20_000,
+        adaptive: bool = False,
+        fallback_top_k: int | None = None,
+    ) -> None:
+        for key in ("version", "system", "user"):
+            if not prompt.get(key):
+                raise ValueError(f"prompt is missing {key!r}")
+        if adaptive and not prompt.get("next_round"):
+            raise ValueError("adaptive planning needs a prompt with a 'next_round' template")
+        self.client = client
+        self.prompt = dict(prompt)
+        self.version = prompt["version"]
+        self.max_reply_chars = max_reply_chars
+        self.adaptive = adaptive
+        self._fallback = RuleQueryPlanner(top_k=fallback_top_k, version=self.version)
+
+    def _ask(self, user: str) -> _Plan:
+        reply = self.client.chat(
+            [
+                {"role": "system", "content": self.prompt["system"]},
+                {"role": "user", "content": user},
+            ]
+        )
+        data = parse_object(reply, self.max_reply_chars)
+        try:
+            plan = _Plan.model_validate(data)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise LLMError("llm_plan_invalid", f"{where}: {first['msg']}") from None
+        if plan.version != self.version:
+            raise LLMError(
+                "llm_plan_wrong_version", f"version {plan.version!r}, expected {self.version!r}"
+            )
+        return plan
+
+    @staticmethod
+    def _to_rounds(plan: _Plan) -> list[dict[str, Any]]:
+        return [{"calls": [c.model_dump() for c in r.calls]} for r in plan.tool_rounds]
+
+    def plan(self, query: str, tools: Mapping[str, str]) -> PlanOutcome:
+        user = render(self.prompt["user"], tools=tool_list(tools), query=query)
+        try:
+            proposed = self._ask(user)
+            if not proposed.tool_rounds:
+                raise LLMError("llm_plan_invalid", "the plan has no rounds")
+            plan = QueryPlan.model_validate(
+                {"version": self.version, "tool_rounds": self._to_rounds(proposed)}
+            )
+        except LLMError as exc:
+            fallback = self._fallback.plan(query, tools)
+            failure = Degradation(stage="planner", code=exc.code, detail=exc.detail[:300])
+            return PlanOutcome(plan=fallback.plan, planner="rule", degradations=(failure,))
+        return PlanOutcome(plan=plan, planner=self.name)
+
+    def next_round(
+        self, query: str, tools: Mapping[str, str], evidence: Sequence[EvidenceChunk]
+    ) -> tuple[ToolRound | None, Degradation | None]:
+        """One more round, or None to stop; a failure stops with a degradation."""
+        if not self.adaptive:
+            return None, None
+        user = render(
+            self.prompt["next_round"],
+            tools=tool_list(tools),
+            query=query,
+            evidence=evidence_digest(evidence),
+        )
+        try:
+            proposed = self._ask(user)
+        except LLMError as exc:
+            return None, Degradation(stage="planner", code=exc.code, detail=exc.detail[:300])
+        if not proposed.tool_rounds:
+            return None, None
+        return ToolRound.model_validate(self._to_rounds(proposed)[0]), None

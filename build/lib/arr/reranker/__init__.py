@@ -1,0 +1,1 @@
+"""Rerankers. Each YAML option under ``conf/reranker/`` maps to one class here."""

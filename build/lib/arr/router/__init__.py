@@ -1,0 +1,1 @@
+"""The Router: admission, execution, fusion and reranking. Config group ``router``."""

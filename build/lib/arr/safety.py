@@ -1,0 +1,165 @@
+"""What ARR never reads or returns: sensitive file names, credential-like content, unsafe roots.
+
+Used by the grep channel (before and after its engine runs) and by indexing (a file skipped here
+never reaches an index). Name rules are case-insensitive. Content rules look for private key
+blocks, cloud access keys, GitHub/Slack tokens, JWTs and ``api_key = "<high-entropy>"``-style
+assignments; a file that matches is skipped whole, so no byte of it can appear in a snippet.
+The regexes have no nested quantifiers, so they run in linear time on hostile content.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+SENSITIVE_DIRS = frozenset(
+    {".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".gcloud", ".git", ".password-store"}
+)
+SENSITIVE_EXACT = frozenset(
+    {
+        ".netrc",
+        "_netrc",
+        ".pgpass",
+        ".git-credentials",
+        ".npmrc",
+        ".pypirc",
+        ".htpasswd",
+        "credentials",
+        "credentials.json",
+        "credentials.csv",
+        "kubeconfig",
+        ".dockercfg",
+        "secrets.yaml",
+        "secrets.yml",
+        "secrets.json",
+        "secrets.toml",
+        "service-account.json",
+    }
+)
+SENSITIVE_PREFIXES = (".env", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials.")
+SENSITIVE_SUFFIXES = (
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".jks",
+    ".keystore",
+    ".kdbx",
+    ".asc",
+    ".gpg",
+    "_history",
+    ".history",
+    ".env",
+    ".ppk",
+    ".ovpn",
+    ".tfstate",
+)
+
+# Globs handed to ripgrep so it never even opens these (case-insensitive with --iglob).
+ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
+    *(f"!{d}" for d in sorted(SENSITIVE_DIRS)),
+    *(f"!{name}" for name in sorted(SENSITIVE_EXACT)),
+    *(f"!{p}*" for p in SENSITIVE_PREFIXES),
+    *(f"!*{s}" for s in SENSITIVE_SUFFIXES),
+)
+
+# (kind, literal anchors that must occur first, pattern). The anchor test runs at C speed, so
+# the regex only runs on the rare files that could match.
+_SECRET_PATTERNS = (
+    (
+        "private_key",
+        (b"PRIVATE KEY",),
+        re.compile(rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
+    ),
+    (
+        "cloud_access_key",
+        (b"AKIA", b"ASIA", b"AGPA", b"AIDA", b"AROA", b"ANPA"),
+        re.compile(rb"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b"),
+    ),
+    ("google_api_key", (b"AIza",), re.compile(rb"\bAIza[0-9A-Za-z_\-]{35}\b")),
+    (
+        "github_token",
+        (b"gh", b"github_pat_"),
+        re.compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
+    ),
+    ("slack_token", (b"xox",), re.compile(rb"\bxox[abposr]-[A-Za-z0-9-]{10,250}")),
+    (
+        "jwt",
+        (b"eyJ",),
+        re.compile(rb"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
+    ),
+)
+# ``<...key|secret|token|password|passwd> = "<value>"``: keywords found in the lower-cased
+# content, then this tail is matched at the keyword's end in the original bytes.
+_ASSIGNMENT_KEYWORDS = (b"key", b"secret", b"token", b"password", b"passwd")
+_ASSIGNMENT_TAIL = re.compile(rb"[\"']?\s{0,5}[:=]\s{0,5}[\"']?([A-Za-z0-9/+_=\-.]{16,200})")
+_HAS_DIGIT = re.compile(rb"[0-9]")
+_HAS_LETTER = re.compile(rb"[A-Za-z]")
+MIN_SECRET_ENTROPY = 3.5  # bits per character; English words and placeholders stay below
+
+
+def is_sensitive_name(relative_path: str) -> bool:
+    """True for a path any of whose parts is a secret-bearing name (case-insensitive)."""
+    parts = [p.lower() for p in PurePosixPath(relative_path).parts]
+    if not parts:
+        return False
+    if any(p in SENSITIVE_DIRS for p in parts[:-1]):
+        return True
+    name = parts[-1]
+    return (
+        name in SENSITIVE_EXACT
+        or name.startswith(SENSITIVE_PREFIXES)
+        or name.endswith(SENSITIVE_SUFFIXES)
+    )
+
+
+def shannon_entropy(value: bytes) -> float:
+    counts = Counter(value)
+    total = len(value)
+    return -sum(c / total * math.log2(c / total) for c in counts.values()) if total else 0.0
+
+
+def _assignment_values(content: bytes) -> Iterator[bytes]:
+    lowered = content.lower()  # ASCII-only lowering keeps byte offsets
+    for keyword in _ASSIGNMENT_KEYWORDS:
+        start = lowered.find(keyword)
+        while start != -1:
+            match = _ASSIGNMENT_TAIL.match(content, start + len(keyword))
+            if match:
+                yield match.group(1)
+            start = lowered.find(keyword, start + 1)
+
+
+def credential_kind(content: bytes) -> str | None:
+    """The kind of credential the content seems to hold, or None."""
+    for kind, anchors, pattern in _SECRET_PATTERNS:
+        if any(anchor in content for anchor in anchors) and pattern.search(content):
+            return kind
+    for value in _assignment_values(content):
+        # Secrets mix letters and digits; identifiers such as ``num_hidden_layers`` do not.
+        if (
+            _HAS_DIGIT.search(value)
+            and _HAS_LETTER.search(value)
+            and shannon_entropy(value) >= MIN_SECRET_ENTROPY
+        ):
+            return "secret_assignment"
+    return None
+
+
+FORBIDDEN_ROOTS = ("/proc", "/dev", "/sys", "/run", "/var/run", "/boot", "/etc")
+
+
+def unsafe_root_reason(path: str) -> str | None:
+    """Why an absolute, resolved root directory may not be trusted, or None when it may."""
+    if not path or not path.startswith("/"):
+        return "root must be an absolute path"
+    parts = PurePosixPath(path).parts
+    if len(parts) <= 1:
+        return "the filesystem root '/' cannot be a trusted root"
+    for forbidden in FORBIDDEN_ROOTS:
+        if parts[: len(PurePosixPath(forbidden).parts)] == PurePosixPath(forbidden).parts:
+            return f"system directory {forbidden} cannot be a trusted root"
+    return None

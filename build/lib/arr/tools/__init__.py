@@ -1,0 +1,1 @@
+"""Retrieval channels. Each YAML option under ``conf/tools/`` maps to one class here."""

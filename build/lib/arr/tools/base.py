@@ -1,0 +1,81 @@
+"""The Tool contract every channel implements (STYLE "Stage contract").
+
+A tool is cheap to build (``__init__`` stores plain values), explicit to warm (``warm_up``
+loads indexes lazily and idempotently), reports index freshness per scope, and returns evidence
+already filtered to the request scope. The Router is the only caller of ``retrieve``.
+"""
+
+from __future__ import annotations
+
+import time
+from contextvars import ContextVar
+from dataclasses import dataclass, field
+from typing import Protocol, runtime_checkable
+
+from arr.codes import INDEX_STALE
+from arr.errors import ArrError
+from arr.models import FRESH, EvidenceChunk, Freshness, ScopeKey, ToolCall
+
+
+@runtime_checkable
+class Tool(Protocol):
+    name: str
+    read_only: bool
+    provider: str
+    summary: str
+
+    def warm_up(self) -> None: ...
+
+    def freshness(self, scope: ScopeKey) -> Freshness: ...
+
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk] | ChannelAnswer: ...
+
+
+# The request deadline (time.perf_counter() seconds) of the call running in this thread, or
+# None. Channels that can stop early (grep, the memory store) honour it, so an abandoned call
+# does not keep working long after the Router has returned.
+REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("arr_request_deadline", default=None)
+
+
+def seconds_left(default: float) -> float:
+    """Seconds until the request deadline, or ``default`` when there is none."""
+    deadline = REQUEST_DEADLINE.get()
+    if deadline is None:
+        return default
+    return min(default, max(0.0, deadline - time.perf_counter()))
+
+
+@dataclass(frozen=True)
+class ChannelAnswer:
+    """What a channel may return instead of a bare list: evidence plus counters for the trace.
+
+    ``cut`` names why the scan stopped early ("deadline", "cap") or is empty when it did not.
+    A deadline cut makes the result partial; a cap cut is only noted in the trace.
+    """
+
+    evidence: list[EvidenceChunk]
+    counters: dict[str, int] = field(default_factory=dict)
+    cut: str = ""
+
+
+class ChannelError(ArrError):
+    """A channel could not answer; the Router records it as a degradation with ``code``."""
+
+    def __init__(self, code: str, detail: str) -> None:
+        super().__init__(detail)
+        self.code = code
+        self.detail = detail
+
+
+def source_freshness(
+    manifest: dict[str, object], fingerprint: str, newest_ns: int, tolerance_s: float, channel: str
+) -> Freshness:
+    """Fresh when the index was built from these sources, or changes are within tolerance."""
+    if manifest.get("source_fingerprint") == fingerprint:
+        return FRESH
+    lag_s = newest_ns / 1e9 - float(manifest.get("built_at", 0))  # type: ignore[arg-type]
+    if tolerance_s and lag_s <= tolerance_s:
+        return Freshness(fresh=True, code="fresh_within_tolerance", detail=f"lag {lag_s:.1f}s")
+    return Freshness(
+        fresh=False, code=INDEX_STALE, detail=f"sources changed after the {channel} index was built"
+    )

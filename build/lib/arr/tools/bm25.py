@@ -1,0 +1,409 @@
+"""BM25 channel on bm25s: one persistent index per scope partition, memory-mapped on load.
+
+Config: ``conf/tools/bm25.yaml``. Isolation holds by construction: a query only ever touches the
+partition of its own ScopeKey. Each partition's manifest records the source fingerprint, build
+time and arr version, which ``freshness`` compares with the workspace as it is now.
+
+Tokenisation splits identifiers as well as keeping them whole (``learning_rate`` yields
+``learning_rate``, ``learning`` and ``rate``), so a researcher finds a config key both by its
+exact name and by the words in it. Scores <= 0 are dropped: bm25s pads with zero-score rows.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+import threading
+import time
+from collections import Counter
+from collections.abc import Callable, Iterable
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from arr import __version__, codes
+from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.tools.base import ChannelError, source_freshness
+from arr.tools.partition import (
+    build_generation,
+    current_generation,
+    pointer_state,
+    read_manifest,
+)
+from arr.workspace import Document, Workspace, state_digest
+
+_TOKEN = re.compile(r"[A-Za-z0-9_]+|[^\W\d_]+", re.UNICODE)
+_CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+DOCS_FILE = "documents.jsonl"
+TOKENS_FILE = "tokens.jsonl"  # per-document tokens: the cache of incremental builds
+FILES_FILE = "files.json"  # label -> [[size, mtime_ns], first row, chunk count]
+
+
+def make_tokenizer(
+    stemmer_language: str | None = "english",
+    stopwords: Iterable[str] = (),
+    split_identifiers: bool = True,
+) -> Callable[[str], list[str]]:
+    """A deterministic tokenizer shared by indexing and querying."""
+    stem = None
+    if stemmer_language:
+        import Stemmer  # PyStemmer; light, but only needed once a tool is used
+
+        stem = Stemmer.Stemmer(stemmer_language).stemWord
+    stop = frozenset(stopwords)
+
+    def tokenize(text: str) -> list[str]:
+        tokens: list[str] = []
+        for match in _TOKEN.findall(text):
+            parts = [match]
+            if split_identifiers:
+                parts += [p for p in re.split(r"_+", match) if p and p != match]
+            if split_identifiers and any(c.isupper() for c in match[1:]):
+                parts += [p for p in _CAMEL.findall(match) if p != match]
+            for part in parts:
+                lowered = part.lower()
+                if len(lowered) < 2 or lowered in stop:
+                    continue
+                tokens.append(stem(lowered) if stem else lowered)
+        return tokens
+
+    return tokenize
+
+
+def _english_stopwords() -> tuple[str, ...]:
+    from bm25s.stopwords import STOPWORDS_EN
+
+    return tuple(STOPWORDS_EN)
+
+
+class _Partition:
+    """One loaded generation: the memory-mapped index, its documents and their scope."""
+
+    def __init__(
+        self, generation: Path, retriever: Any, documents: list[Document], owner: ScopeKey
+    ) -> None:
+        self.generation = generation
+        self.retriever = retriever
+        self.documents = documents
+        self.owner = owner
+        self._locations: dict[int, Location] = {}
+
+    def location(self, row: int) -> Location:
+        # Built once per document and reused: a generation never changes after it is written.
+        found = self._locations.get(row)
+        if found is None:
+            doc = self.documents[row]
+            found = Location(
+                path=doc.path,
+                start_line=doc.start_line,
+                end_line=doc.end_line,
+                document_id=doc.document_id,
+            )
+            self._locations[row] = found
+        return found
+
+    def snippet(self, row: int, chars: int) -> str:
+        return self.documents[row].text[:chars]
+
+
+class BM25Tool:
+    read_only = True
+    provider = "local"
+    summary = (
+        "bm25: lexical ranking over the project's notes, code, configs and logs; good for "
+        "exact terms, symbols, config keys and error messages"
+    )
+
+    def __init__(
+        self,
+        name: str,
+        workspace: Workspace,
+        top_k: int = 20,
+        snippet_chars: int = 400,
+        freshness_tolerance_s: float = 0.0,
+        k1: float = 1.5,
+        b: float = 0.75,
+        stemmer_language: str | None = "english",
+        split_identifiers: bool = True,
+        show_progress: bool = False,
+    ) -> None:
+        if top_k < 1:
+            raise ValueError(f"top_k must be >= 1, got {top_k}")
+        if freshness_tolerance_s < 0:
+            raise ValueError(f"freshness_tolerance_s must be >= 0, got {freshness_tolerance_s}")
+        self.name = name
+        self.workspace = workspace
+        self.index_dir = workspace.index_dir / name
+        self.top_k = top_k
+        self.snippet_chars = snippet_chars
+        self.freshness_tolerance_s = freshness_tolerance_s
+        self.k1, self.b = k1, b
+        self.stemmer_language = stemmer_language
+        self.split_identifiers = split_identifiers
+        self.show_progress = show_progress
+        self._tokenize: Callable[[str], list[str]] | None = None
+        self._loaded: dict[str, _Partition] = {}
+        self._manifests: dict[Path, dict[str, Any]] = {}
+        self._pointers: dict[str, tuple[tuple[int, int] | None, Path | None]] = {}
+        self._lock = threading.Lock()
+
+    def warm_up(self) -> None:
+        if self._tokenize is None:
+            self._tokenize = make_tokenizer(
+                self.stemmer_language, _english_stopwords(), self.split_identifiers
+            )
+
+    # ---- building -------------------------------------------------------------------------
+    def build(self, scope: ScopeKey, max_changed_files: int | None = None) -> dict[str, Any]:
+        """Bring the partition of one scope up to date; returns its manifest.
+
+        Incremental: files whose size and mtime match the live generation keep their chunks
+        and tokens (read from the generation's cache), so only changed and added files are
+        read and tokenised; bm25s then indexes the cached tokens (no incremental add/delete
+        exists in bm25s, but indexing pre-tokenised text is fast). With ``max_changed_files``
+        a refresh that would re-read more files than that is not done (returns {}).
+        """
+        import bm25s
+
+        self.warm_up()
+        assert self._tokenize is not None
+        skipped: Counter[str] = Counter()
+        files = self.workspace.source_files(scope, skipped)
+        beir = self.workspace.beir_state(scope)
+        fingerprint, newest_ns = state_digest(self.workspace.chunk_lines, files, beir)
+        cache = self._token_cache(scope)
+        changed = [f for f in files if cache.get(f.label, (None,))[0] != [f.size, f.mtime_ns]]
+        beir_changed = beir is not None and cache.get(beir[0], (None,))[0] != [beir[1], beir[2]]
+        if max_changed_files is not None and len(changed) + beir_changed * 1000 > max_changed_files:
+            return {}
+        documents: list[Document] = []
+        tokens: list[list[str]] = []
+        entries: dict[str, list[Any]] = {}
+
+        def add(label: str, state: list[int], docs: list[Document], toks: list[list[str]]) -> None:
+            entries[label] = [state, len(documents), len(docs)]
+            documents.extend(docs)
+            tokens.extend(toks)
+
+        for source in files:
+            state = [source.size, source.mtime_ns]
+            cached = cache.get(source.label)
+            if cached is not None and cached[0] == state:
+                add(source.label, state, cached[1], cached[2])
+            else:
+                docs = self.workspace.file_documents(source, skipped=skipped)
+                add(source.label, state, docs, [self._tokenize(d.text) for d in docs])
+        if beir is not None:
+            cached = cache.get(beir[0])
+            if cached is not None and not beir_changed:
+                add(beir[0], [beir[1], beir[2]], cached[1], cached[2])
+            else:
+                docs = list(self.workspace.beir_documents(scope))
+                add(beir[0], [beir[1], beir[2]], docs, [self._tokenize(d.text) for d in docs])
+        manifest = {
+            "scope": scope.model_dump(),
+            "source_fingerprint": fingerprint,
+            "source_newest_mtime_ns": newest_ns,
+            "built_at": time.time(),
+            "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "arr_version": __version__,
+            "documents": len(documents),
+            "files": len(files),
+            "files_reread": len(changed) + int(beir_changed),
+            "skipped": dict(sorted(skipped.items())),
+            "k1": self.k1,
+            "b": self.b,
+            "stemmer": self.stemmer_language,
+            "tokenizer": self._tokenizer_id(),
+        }
+
+        def write(folder: Path) -> None:
+            if documents:
+                retriever = bm25s.BM25(k1=self.k1, b=self.b)
+                retriever.index(
+                    [t or ["\u2400empty"] for t in tokens], show_progress=self.show_progress
+                )
+                retriever.save(str(folder))
+            with (folder / DOCS_FILE).open("w", encoding="utf-8") as handle:
+                for doc in documents:
+                    handle.write(doc.model_dump_json() + "\n")
+            with (folder / TOKENS_FILE).open("w", encoding="utf-8") as handle:
+                for toks in tokens:
+                    handle.write(json.dumps(toks, ensure_ascii=False) + "\n")
+            (folder / FILES_FILE).write_text(json.dumps(entries), encoding="utf-8")
+
+        build_generation(self.index_dir, scope, manifest, write)
+        with self._lock:
+            self._loaded.pop(scope.fingerprint(), None)
+        return manifest
+
+    def reset(self, scope: ScopeKey) -> None:
+        """Remove the scope's partition (derived) so the next build starts from nothing."""
+        import shutil
+
+        shutil.rmtree(self.index_dir / scope.fingerprint(), ignore_errors=True)
+        with self._lock:
+            self._loaded.pop(scope.fingerprint(), None)
+            self._pointers.pop(scope.fingerprint(), None)
+
+    def refresh(self, scope: ScopeKey, max_changed_files: int) -> bool:
+        """An incremental rebuild when at most ``max_changed_files`` files changed."""
+        return bool(self.build(scope, max_changed_files=max_changed_files))
+
+    def _token_cache(
+        self, scope: ScopeKey
+    ) -> dict[str, tuple[list[int], list[Document], list[list[str]]]]:
+        """label -> ([size, mtime_ns], chunks, tokens) of the live generation, when it was built
+        with the same tokenizer and chunking; {} otherwise (or when its cache is unreadable)."""
+        generation = current_generation(self.index_dir, scope)
+        if generation is None:
+            return {}
+        try:
+            manifest = read_manifest(generation)
+            if manifest.get("tokenizer") != self._tokenizer_id():
+                return {}
+            entries = json.loads((generation / FILES_FILE).read_text(encoding="utf-8"))
+            with (generation / DOCS_FILE).open(encoding="utf-8") as handle:
+                docs = [Document.model_construct(**json.loads(line)) for line in handle]
+            with (generation / TOKENS_FILE).open(encoding="utf-8") as handle:
+                toks = [json.loads(line) for line in handle]
+        except (OSError, ValueError):
+            return {}  # no usable cache: everything is re-read (an older or damaged index)
+        if len(docs) != len(toks):
+            return {}
+        return {
+            label: (state, docs[first : first + count], toks[first : first + count])
+            for label, (state, first, count) in entries.items()
+        }
+
+    # ---- serving --------------------------------------------------------------------------
+    def _generation(self, scope: ScopeKey) -> Path | None:
+        """The live generation; the pointer is re-read only when its inode or mtime changed."""
+        key = scope.fingerprint()
+        state = pointer_state(self.index_dir, scope)
+        with self._lock:
+            cached = self._pointers.get(key)
+        if cached is not None and cached[0] == state:
+            return cached[1]
+        generation = current_generation(self.index_dir, scope)
+        with self._lock:
+            self._pointers[key] = (state, generation)
+        return generation
+
+    def _tokenizer_id(self) -> str:
+        split = "split" if self.split_identifiers else "whole"
+        return f"{self.stemmer_language}/{split}/k1={self.k1}/b={self.b}"
+
+    def freshness(self, scope: ScopeKey) -> Freshness:
+        generation = self._generation(scope)
+        if generation is None:
+            return Freshness(
+                fresh=False,
+                code=codes.INDEX_MISSING,
+                detail=f"no {self.name} index for scope {scope.label()}; run arr index",
+            )
+        try:
+            manifest = self._manifest(generation)
+            fingerprint, newest_ns = self.workspace.source_state(scope)
+        except (OSError, ValueError) as exc:
+            return Freshness(fresh=False, code=codes.INDEX_STALE, detail=f"unreadable: {exc}")
+        if manifest.get("tokenizer", self._tokenizer_id()) != self._tokenizer_id():
+            return Freshness(
+                fresh=False,
+                code=codes.INDEX_STALE,
+                detail=f"index built with tokenizer {manifest.get('tokenizer')}; "
+                f"configured {self._tokenizer_id()}",
+            )
+        return source_freshness(
+            manifest, fingerprint, newest_ns, self.freshness_tolerance_s, self.name
+        )
+
+    def _manifest(self, generation: Path) -> dict[str, Any]:
+        # A generation folder never changes once its manifest exists, so it is read once.
+        with self._lock:
+            cached = self._manifests.get(generation)
+        if cached is None:
+            cached = read_manifest(generation)
+            with self._lock:
+                self._manifests[generation] = cached
+        return cached
+
+    def _load(self, scope: ScopeKey) -> _Partition:
+        import bm25s
+
+        generation = self._generation(scope)
+        if generation is None:
+            raise ChannelError(codes.INDEX_MISSING, f"no {self.name} index for {scope.label()}")
+        key = scope.fingerprint()
+        with self._lock:
+            cached = self._loaded.get(key)
+        # Identity, not equality: _generation hands out the same Path until the pointer moves.
+        if cached is not None and cached.generation is generation:
+            return cached
+        try:
+            owner = ScopeKey.model_validate(self._manifest(generation)["scope"])
+            with (generation / DOCS_FILE).open(encoding="utf-8") as handle:
+                documents = [Document.model_validate_json(line) for line in handle]
+            retriever = (
+                bm25s.BM25.load(str(generation), mmap=True, show_progress=False)
+                if documents
+                else None
+            )
+        except (OSError, ValueError, KeyError) as exc:
+            raise ChannelError(
+                codes.INDEX_CORRUPT, f"{self.name} index unreadable: {exc}"
+            ) from None
+        partition = _Partition(generation, retriever, documents, owner)
+        with self._lock:
+            self._loaded[key] = partition
+        return partition
+
+    def skip_counters(self, scope: ScopeKey) -> dict[str, int]:
+        """What the live index build skipped, by reason (for the trace)."""
+        generation = self._generation(scope)
+        if generation is None:
+            return {}
+        try:
+            skipped = self._manifest(generation).get("skipped") or {}
+        except (OSError, ValueError):
+            return {}
+        return {f"skipped_{reason}": int(n) for reason, n in skipped.items() if n}
+
+    def loaded(self, scope: ScopeKey) -> _Partition:
+        """The loaded partition of a scope (benchmarks compare against its raw index)."""
+        return self._load(scope)
+
+    def tokenize(self, text: str) -> list[str]:
+        self.warm_up()
+        assert self._tokenize is not None
+        return self._tokenize(text)
+
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
+        self.warm_up()
+        assert self._tokenize is not None
+        partition = self._load(scope)
+        retriever, documents = partition.retriever, partition.documents
+        if retriever is None:
+            return []
+        vocab = retriever.vocab_dict
+        tokens = [t for t in dict.fromkeys(self._tokenize(call.query)) if t in vocab]
+        if not tokens:
+            return []
+        k = min(call.top_k or self.top_k, len(documents))
+        rows, scores = retriever.retrieve([tokens], k=k, show_progress=False, n_threads=0)
+        ranked = [
+            (r, s) for r, s in zip(rows[0].tolist(), scores[0].tolist(), strict=True) if s > 0
+        ]
+        ranked.sort(key=lambda pair: (-pair[1], documents[pair[0]].id))
+        return [
+            EvidenceChunk(
+                id=documents[row].id,
+                scope=partition.owner,
+                channel=self.name,
+                location=partition.location(row),
+                snippet=partition.snippet(row, self.snippet_chars),
+                score=score,
+                ranks={self.name: rank},
+            )
+            for rank, (row, score) in enumerate(ranked, 1)
+        ]

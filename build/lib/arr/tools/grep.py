@@ -1,0 +1,565 @@
+"""Safe grep channel: line evidence from the trusted roots of the request scope, via ripgrep.
+
+Config: ``conf/tools/grep.yaml``. Two layers, so a fast engine never decides what is returned:
+
+1. ripgrep (``rg`` from the ``ripgrep==14.1.0`` wheel; Rust regex, linear time) scans the
+   scope's roots with links not followed, sensitive names excluded by glob, a file-size cap,
+   a per-file match cap and a wall-clock deadline. Literal search is the default; regex is
+   opt-in per call. A bad pattern is a ChannelError with code ``invalid_pattern``.
+2. Every file ripgrep reports is re-opened here, component by component with ``O_NOFOLLOW``
+   from the root's directory descriptor (no symlink anywhere on the path), must be a regular
+   file with one hard link, within the size cap, without NUL bytes and without credential-like
+   content, and each reported line must equal the line read here. Snippets come only from
+   these verified bytes, so a file swapped for a link mid-scan, or any secret, never leaks.
+
+Sub-paths named by a call are checked before any file is touched (``path_*`` reason codes).
+Lines are ranked by how many of the query's terms they contain, then by file match density,
+then by path and line number. Counters (files scanned, skipped by reason, matches) go to the
+trace.
+"""
+
+from __future__ import annotations
+
+import errno
+import os
+import re
+import select
+import shutil
+import stat
+import subprocess
+import sys
+import time
+from collections import Counter
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path, PurePosixPath
+
+from arr.errors import ConfigError
+from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.safety import ENGINE_EXCLUDE_GLOBS, credential_kind, is_sensitive_name
+from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
+from arr.workspace import Workspace
+
+_STOP_WORDS = (
+    "the a an and or of to in on for with at by is are was were be this that it from as why how "
+    "what when which does did do not no"
+)
+_STOP = frozenset(_STOP_WORDS.split())  # noqa: SIM905
+_STATS_SEARCHED = re.compile(rb"^(\d+) files searched$")
+_BAD_PATH = re.compile(r"[\x00-\x1f\x7f\\]|^[A-Za-z]:|:")
+
+
+@dataclass(slots=True)
+class _Hit:
+    path: str  # relative to the root, POSIX
+    line: int
+    text: bytes  # the line as ripgrep read it, without its end of line; decoded only if kept
+
+
+@dataclass(slots=True)
+class _Candidate:
+    label: str  # root prefix when a scope has several roots, else ""
+    root: Path
+    hit: _Hit
+    score: float
+
+
+def check_sub_path(sub_path: str) -> str | None:
+    """Reason code for an unacceptable sub-path, or None. Pure: touches no file."""
+    if _BAD_PATH.search(sub_path):
+        return "path_invalid_characters"
+    if not sub_path or sub_path != sub_path.strip():
+        return "path_invalid"
+    if sub_path.startswith("/"):
+        return "path_absolute"
+    if ".." in PurePosixPath(sub_path).parts:
+        return "path_escape"
+    return None
+
+
+def literal_terms(query: str, max_terms: int = 8) -> list[str]:
+    """The whole query, then its distinct content words (>= 3 chars), for OR-ed literal search."""
+    whole = query.strip()
+    words = [w for w in re.findall(r"[\w.\-/:]+", whole) if len(w) >= 3 and w.lower() not in _STOP]
+    terms = [whole] + [w for w in dict.fromkeys(words) if w != whole]
+    return terms[:max_terms]
+
+
+def find_rg(configured: str | None) -> str | None:
+    if configured:
+        return configured if os.access(configured, os.X_OK) else None
+    beside_python = Path(sys.executable).parent / "rg"
+    if beside_python.is_file() and os.access(beside_python, os.X_OK):
+        return str(beside_python)
+    return shutil.which("rg")
+
+
+def open_verified(root_fd: int, relative: str, max_file_bytes: int) -> tuple[bytes | None, str]:
+    """Read a file below root_fd without following any link; (content, "") or (None, reason)."""
+    parts = PurePosixPath(relative).parts
+    if not parts or ".." in parts or parts[0] == "/":
+        return None, "path_escape"
+    fds: list[int] = []
+    try:
+        current = root_fd
+        for part in parts[:-1]:
+            current = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=current)
+            fds.append(current)
+        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=current)
+        fds.append(fd)
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            return None, "not_regular"
+        if info.st_nlink != 1:
+            return None, "hardlink"
+        if info.st_size > max_file_bytes:
+            return None, "oversize"
+        content = os.read(fd, max_file_bytes + 1)
+        while len(content) <= max_file_bytes:
+            more = os.read(fd, max_file_bytes + 1 - len(content))
+            if not more:
+                break
+            content += more
+        if len(content) > max_file_bytes:
+            return None, "oversize"
+        return content, ""
+    except OSError as exc:
+        return None, "symlink" if exc.errno in (errno.ELOOP, errno.ENOTDIR) else "unreadable"
+    finally:
+        for opened in reversed(fds):
+            os.close(opened)
+
+
+_FILE_ERROR = re.compile(r"^rg: .+: .*\(os error (\d+)\)$")
+# errno -> trace counter: a file that vanished mid-scan, or one the process may not read.
+_ERRNO_REASON = {2: "skipped_vanished", 13: "skipped_unreadable", 1: "skipped_unreadable"}
+
+
+class _ErrorReader:
+    """ripgrep's stderr, line by line: per-file I/O errors are counted by reason (its exit 2
+    then means "some files could not be read", not a bad pattern); other lines are kept."""
+
+    def __init__(self) -> None:
+        self.file_errors: Counter[str] = Counter()
+        self.other: list[str] = []
+        self._pending = b""
+
+    def feed(self, data: bytes) -> None:
+        lines = (self._pending + data).split(b"\n")
+        self._pending = lines.pop()[-4096:]
+        for raw in lines:
+            line = raw.decode("utf-8", "replace").strip()
+            if not line:
+                continue
+            match = _FILE_ERROR.match(line)
+            if match is not None:
+                self.file_errors[_ERRNO_REASON.get(int(match.group(1)), "skipped_io_error")] += 1
+            elif len(self.other) < 20:
+                self.other.append(line)
+
+
+class GrepTool:
+    read_only = True
+    provider = "local"
+    summary = (
+        "grep: exact line search in the project's trusted directories (code, notes, "
+        "configs, logs); best for error messages, symbols, config keys and metric names"
+    )
+
+    def __init__(
+        self,
+        name: str,
+        workspace: Workspace,
+        top_k: int = 20,
+        max_matches_per_file: int = 5,
+        max_engine_matches_per_file: int = 200,
+        max_file_bytes: int = 2_000_000,
+        max_line_chars: int = 300,
+        context_lines: int = 1,
+        max_pattern_chars: int = 256,
+        deadline_ms: int = 5000,
+        threads: int = 0,
+        rg_path: str | None = None,
+    ) -> None:
+        for label, value in (
+            ("top_k", top_k),
+            ("max_matches_per_file", max_matches_per_file),
+            ("max_file_bytes", max_file_bytes),
+            ("max_line_chars", max_line_chars),
+            ("max_pattern_chars", max_pattern_chars),
+            ("deadline_ms", deadline_ms),
+            ("max_engine_matches_per_file", max_engine_matches_per_file),
+        ):
+            if value < 1:
+                raise ValueError(f"{label} must be >= 1, got {value}")
+        if context_lines < 0 or threads < 0:
+            raise ValueError("context_lines and threads must be >= 0")
+        self.name = name
+        self.workspace = workspace
+        self.top_k = top_k
+        self.max_matches_per_file = max_matches_per_file
+        self.max_engine_matches_per_file = max_engine_matches_per_file
+        self.max_file_bytes = max_file_bytes
+        self.max_line_chars = max_line_chars
+        self.context_lines = context_lines
+        self.max_pattern_chars = max_pattern_chars
+        self.deadline_ms = deadline_ms
+        self.threads = threads
+        self.rg_path = rg_path
+        self._rg: str | None = None
+
+    def warm_up(self) -> None:
+        if self._rg is None:
+            self._rg = find_rg(self.rg_path)
+            if self._rg is None:
+                raise ConfigError(
+                    "ripgrep not found: pip install --only-binary ripgrep "
+                    "ripgrep==14.1.0 (or set tools.grep.rg_path)"
+                )
+
+    def freshness(self, scope: ScopeKey) -> Freshness:
+        return FRESH  # grep reads the live tree; there is no index to go stale
+
+    # ---- the engine ---------------------------------------------------------------------------
+    def _command(self, patterns: list[str], regex: bool, target: str) -> list[str]:
+        assert self._rg is not None
+        command = [
+            self._rg,
+            "--no-heading",
+            "--with-filename",
+            "--line-number",
+            "--null",
+            "--stats",
+            "--color=never",
+            "--no-config",
+            "--no-follow",
+            "--no-ignore",
+            "--hidden",
+            # File errors (permission denied, vanished mid-scan) come on stderr and are
+            # counted by reason; they never turn a scan into an "invalid pattern".
+            f"--max-filesize={self.max_file_bytes}",
+            f"--max-count={self.max_engine_matches_per_file}",
+            "--regex-size-limit=10M",
+            "--dfa-size-limit=10M",
+        ]
+        if self.threads:
+            command.append(f"--threads={self.threads}")
+        command += ["--fixed-strings", "--ignore-case"] if not regex else []
+        for glob in ENGINE_EXCLUDE_GLOBS:
+            command.append(f"--iglob={glob}")
+        for pattern in patterns:
+            command.append(f"--regexp={pattern}")
+        return [*command, "--", target]
+
+    def _run_engine(
+        self, root: Path, patterns: list[str], regex: bool, target: str, deadline: float
+    ) -> tuple[list[_Hit], dict[str, int], str]:
+        """Raw candidate hits from ripgrep (unverified), its counters and a cut reason.
+
+        Output is parsed while ripgrep still runs (the two overlap on two cores); at the
+        deadline ripgrep is killed and what arrived so far is kept.
+        """
+        hits: list[_Hit] = []
+        counters: Counter[str] = Counter()
+        cut, pending = "", b""
+        names: dict[bytes, str | None] = {}
+        process = subprocess.Popen(
+            self._command(patterns, regex, target),
+            cwd=root,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            env={"PATH": "/usr/bin:/bin", "LC_ALL": "C.UTF-8"},
+        )
+        assert process.stdout is not None and process.stderr is not None
+        errors = _ErrorReader()
+        try:
+            out_fd, err_fd = process.stdout.fileno(), process.stderr.fileno()
+            open_fds = [out_fd, err_fd]
+            while out_fd in open_fds:
+                remaining = deadline - time.monotonic()
+                if remaining <= 0:
+                    cut = "deadline"
+                    break
+                ready, _, _ = select.select(open_fds, [], [], remaining)
+                if err_fd in ready:  # drained as it comes: a full stderr pipe would block rg
+                    data = os.read(err_fd, 1 << 16)
+                    errors.feed(data) if data else open_fds.remove(err_fd)
+                if out_fd not in ready:
+                    continue
+                chunk = os.read(out_fd, 1 << 18)
+                if not chunk:
+                    break
+                rows = (pending + chunk).split(b"\n")
+                pending = rows.pop()
+                self._parse(rows, hits, counters, names)
+        finally:
+            if cut:
+                process.kill()
+            returncode = process.wait()
+            if not cut:
+                errors.feed(process.stderr.read(1 << 20))
+            process.stdout.close()
+            process.stderr.close()
+        self._parse([pending], hits, counters, names)
+        errors.feed(b"\n")
+        counters.update(errors.file_errors)  # files that could not be read: counted by reason
+        if not cut and returncode not in (0, 1) and (errors.other or not errors.file_errors):
+            # Not (only) unreadable or vanished files: the pattern itself was refused.
+            message = errors.other[-1] if errors.other else "rg failed"
+            raise ChannelError("invalid_pattern", message[:300])
+        return hits, dict(counters), cut
+
+    @staticmethod
+    def _parse(
+        rows: list[bytes], hits: list[_Hit], counters: Counter[str], names: dict[bytes, str | None]
+    ) -> None:
+        """``path NUL line:text`` rows, then ripgrep's ``--stats`` block (rows without NUL)."""
+        for raw in rows:
+            path, sep, rest = raw.partition(b"\x00")
+            if not sep:
+                searched = _STATS_SEARCHED.match(raw)
+                if searched:
+                    counters["files_scanned"] = int(searched.group(1))
+                continue
+            number, colon, text = rest.partition(b":")
+            if not colon or not number.isdigit():
+                continue  # a row cut by the deadline
+            if path not in names:  # one decode per file, not per line
+                try:
+                    name = path.decode("utf-8")
+                    names[path] = name[2:] if name.startswith("./") else name
+                except UnicodeDecodeError:
+                    names[path] = None
+            name = names[path]
+            if name is None:
+                counters["skipped_non_utf8_name"] += 1
+                continue
+            hits.append(_Hit(name, int(number), text.rstrip(b"\r")))
+
+    # ---- verification and ranking ---------------------------------------------------------
+    def _check_file(self, root_fd: int, path: str, counters: Counter[str]) -> list[bytes] | None:
+        """The file's lines when it passes every safety rule, else None (reason counted)."""
+        reason = "sensitive_name" if is_sensitive_name(path) else ""
+        content = None
+        if not reason:
+            content, reason = open_verified(root_fd, path, self.max_file_bytes)
+        if content is not None and b"\x00" in content:
+            reason = "binary"
+        if content is not None and not reason and credential_kind(content):
+            reason = "credential_content"
+        if reason or content is None:
+            counters[f"skipped_{reason or 'unreadable'}"] += 1
+            return None
+        # Split on LF only, as ripgrep counts lines; a CR before it is dropped on comparison.
+        return content.split(b"\n")
+
+    def _verified(
+        self, candidates: Iterable[_Candidate], counters: Counter[str], deadline: float
+    ) -> Iterator[tuple[_Candidate, list[bytes]]]:
+        """Candidates (in the given order) whose file passes the safety rules and whose line
+        is exactly what ripgrep reported; each file is opened and checked once."""
+        files: dict[tuple[Path, str], list[bytes] | None] = {}
+        root_fds: dict[Path, int] = {}
+        try:
+            for candidate in candidates:
+                key = (candidate.root, candidate.hit.path)
+                if key not in files:
+                    if time.monotonic() >= deadline:
+                        counters["_deadline_in_verify"] = 1
+                        return
+                    if candidate.root not in root_fds:
+                        root_fds[candidate.root] = os.open(
+                            candidate.root, os.O_RDONLY | os.O_DIRECTORY
+                        )
+                    files[key] = self._check_file(root_fds[candidate.root], key[1], counters)
+                lines = files[key]
+                if lines is None:
+                    continue
+                hit = candidate.hit
+                if hit.line > len(lines) or lines[hit.line - 1].rstrip(b"\r") != hit.text:
+                    counters["skipped_changed_during_scan"] += 1
+                    continue
+                yield candidate, lines
+        finally:
+            for fd in root_fds.values():
+                os.close(fd)
+
+    def _snippet(self, lines: list[bytes], line: int, counters: Counter[str]) -> str:
+        last = len(lines) - (1 if lines and lines[-1] == b"" else 0)
+        start, end = max(1, line - self.context_lines), min(last, line + self.context_lines)
+        out = []
+        for number in range(start, end + 1):
+            text = lines[number - 1].rstrip(b"\r").decode("utf-8", "replace")
+            if len(text) > self.max_line_chars:
+                counters["long_lines_cut"] += 1
+                text = text[: self.max_line_chars] + "…"
+            out.append(text)
+        return "\n".join(out)
+
+    def _prepare(self, call: ToolCall, scope: ScopeKey) -> list[Path]:
+        """Validate pattern and sub-path (before any file is touched); the scope's roots."""
+        self.warm_up()
+        if len(call.query) > self.max_pattern_chars:
+            raise ChannelError(
+                "pattern_too_long",
+                f"pattern is {len(call.query)} chars; limit {self.max_pattern_chars}",
+            )
+        reason = check_sub_path(call.path) if call.path is not None else None
+        if reason is not None:
+            raise ChannelError(reason, f"sub-path {call.path!r} refused")
+        spec = self.workspace.spec_for(scope)
+        return self.workspace.root_paths(spec) if spec is not None else []
+
+    def _candidates(
+        self,
+        call: ToolCall,
+        roots: list[Path],
+        patterns: list[str],
+        terms: list[str],
+        deadline: float,
+        counters: Counter[str],
+    ) -> tuple[list[_Candidate], str]:
+        """Unverified hits of ``patterns`` in every root, scored by the ``terms`` they hold."""
+        byte_terms = [t.encode("utf-8") for t in terms]
+        candidates: list[_Candidate] = []
+        cut = ""
+        for root in roots:
+            label = f"{root.name}/" if len(roots) > 1 else ""
+            target = self._target(root, call.path, counters)
+            if target is None:
+                continue
+            hits, engine_counters, cut = self._run_engine(
+                root, patterns, call.regex, target, deadline
+            )
+            for key, value in engine_counters.items():
+                counters[key] = max(counters[key], value)
+            for hit in hits:
+                if call.regex:
+                    score = 1.0
+                else:
+                    lowered = hit.text.lower()
+                    score = sum(t in lowered for t in byte_terms) + float(byte_terms[0] in lowered)
+                candidates.append(_Candidate(label, root, hit, score))
+            if cut:
+                break
+        return candidates, cut
+
+    def scan(self, call: ToolCall, scope: ScopeKey) -> tuple[list[_Candidate], Counter[str], str]:
+        """Every verified hit of the exact query (phrase or regex), in path and line order,
+        for benchmarks and audits."""
+        roots = self._prepare(call, scope)
+        counters: Counter[str] = Counter()
+        deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
+        terms = [call.query.lower()]
+        candidates, cut = self._candidates(call, roots, [call.query], terms, deadline, counters)
+        candidates.sort(key=lambda c: (c.label + c.hit.path, c.hit.line))
+        verified = [c for c, _ in self._verified(candidates, counters, deadline)]
+        if counters.pop("_deadline_in_verify", 0):
+            cut = "deadline"
+        counters["matches"] = len(verified)
+        return verified, counters, cut
+
+    def _target(self, root: Path, sub_path: str | None, counters: Counter[str]) -> str | None:
+        """The engine's search target below root, checked component by component (no links)."""
+        parts = PurePosixPath(sub_path).parts if sub_path is not None else ()
+        if not parts:
+            return "."
+        if is_sensitive_name(PurePosixPath(*parts).as_posix()):
+            # Named explicitly, ripgrep would read it despite the exclusion globs.
+            raise ChannelError("path_sensitive", f"sub-path {sub_path!r} names a sensitive file")
+        current = root
+        info = root.lstat()
+        for part in parts:
+            current = current / part
+            try:
+                info = current.lstat()
+            except OSError:
+                counters["path_not_found"] += 1
+                return None
+            if stat.S_ISLNK(info.st_mode):
+                raise ChannelError("path_symlink", f"sub-path {sub_path!r} goes through a link")
+        if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
+            raise ChannelError("path_not_regular", f"sub-path {sub_path!r} is not a file or dir")
+        if stat.S_ISREG(info.st_mode) and info.st_nlink != 1:
+            raise ChannelError("path_hardlink", f"sub-path {sub_path!r} has other hard links")
+        # Containment on components of the resolved path, never on a string prefix.
+        resolved = Path(os.path.realpath(current)).parts
+        if resolved[: len(root.parts)] != root.parts:
+            raise ChannelError("path_escape", f"sub-path {sub_path!r} leaves the root")
+        return "./" + PurePosixPath(*parts).as_posix()
+
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> ChannelAnswer:
+        """The exact query first (phrase, or the regex); when that yields fewer lines than
+        asked for, a literal query's words are searched too (OR-ed) and ranked after. Ranking
+        comes before verification, so only files that reach the answer are re-read."""
+        roots = self._prepare(call, scope)
+        counters: Counter[str] = Counter()
+        deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
+        limit = call.top_k or self.top_k
+        terms = (
+            [call.query.lower()] if call.regex else [t.lower() for t in literal_terms(call.query)]
+        )
+        stages = [[call.query]]
+        if not call.regex and len(terms) > 1:
+            stages.append(literal_terms(call.query)[1:])
+        kept: list[tuple[_Candidate, str]] = []
+        seen: set[tuple[str, int]] = set()
+        taken: Counter[str] = Counter()
+        cut = ""
+        for patterns in stages:
+            if len(kept) >= limit or cut == "deadline":
+                break
+            candidates, cut = self._candidates(call, roots, patterns, terms, deadline, counters)
+            counters["matches"] += len(candidates)
+            candidates = [c for c in candidates if (c.label + c.hit.path, c.hit.line) not in seen]
+            cut = self._take(candidates, counters, deadline, limit, kept, taken) or cut
+            seen.update((c.label + c.hit.path, c.hit.line) for c, _ in kept)
+        evidence = [
+            EvidenceChunk(
+                id=f"grep:{c.label}{c.hit.path}#L{c.hit.line}",
+                scope=scope,
+                channel=self.name,
+                location=Location(
+                    path=c.label + c.hit.path, start_line=c.hit.line, end_line=c.hit.line
+                ),
+                snippet=snippet,
+                score=c.score,
+                ranks={self.name: rank},
+            )
+            for rank, (c, snippet) in enumerate(kept, 1)
+        ]
+        return ChannelAnswer(evidence, dict(counters), cut)
+
+    def _take(
+        self,
+        candidates: list[_Candidate],
+        counters: Counter[str],
+        deadline: float,
+        limit: int,
+        kept: list[tuple[_Candidate, str]],
+        taken: Counter[str],
+    ) -> str:
+        """Rank, then verify in rank order into ``kept``; returns a cut reason or ""."""
+        per_file = Counter(c.label + c.hit.path for c in candidates)
+        candidates.sort(
+            key=lambda c: (
+                -c.score,
+                -per_file[c.label + c.hit.path],
+                c.label + c.hit.path,
+                c.hit.line,
+            )
+        )
+        cut = ""
+        for candidate, lines in self._verified(candidates, counters, deadline):
+            key = candidate.label + candidate.hit.path
+            if taken[key] >= self.max_matches_per_file:
+                continue
+            if len(kept) == limit:
+                cut = "cap"
+                break
+            taken[key] += 1
+            kept.append((candidate, self._snippet(lines, candidate.hit.line, counters)))
+        if counters.pop("_deadline_in_verify", 0):
+            cut = "deadline"
+        return cut

@@ -1,0 +1,113 @@
+"""Per-scope index partitions on disk, swapped in atomically.
+
+Layout: ``<index_dir>/<scope fingerprint>/CURRENT`` names the live generation folder
+(``gen-<ns>``) next to it; each generation holds the index files and ``manifest.json``. A build
+writes a new generation, then replaces ``CURRENT`` with ``os.replace`` (atomic on POSIX), so a
+reader sees the old index or the new one, never half of one; a crashed build leaves only an
+orphan folder that the next build removes. Builds of one partition are serialised with an
+exclusive ``flock``; readers take no lock at all. Used by the bm25 channel.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import json
+import os
+import shutil
+import time
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from arr.models import ScopeKey
+
+MANIFEST = "manifest.json"
+POINTER = "CURRENT"
+LOCK = "build.lock"
+
+
+def partition_dir(index_dir: Path, scope: ScopeKey) -> Path:
+    return index_dir / scope.fingerprint()
+
+
+def pointer_state(index_dir: Path, scope: ScopeKey) -> tuple[int, int] | None:
+    """(inode, mtime) of the pointer file: changes on every swap, costs one stat."""
+    try:
+        info = os.stat(partition_dir(index_dir, scope) / POINTER)
+    except FileNotFoundError:
+        return None
+    return info.st_ino, info.st_mtime_ns
+
+
+def current_generation(index_dir: Path, scope: ScopeKey) -> Path | None:
+    """The live generation folder of a scope, or None when no complete build exists."""
+    base = partition_dir(index_dir, scope)
+    try:
+        name = (base / POINTER).read_text(encoding="utf-8").strip()
+    except (FileNotFoundError, NotADirectoryError):
+        return None
+    if not name.startswith("gen-") or "/" in name:
+        return None
+    generation = base / name
+    return generation if (generation / MANIFEST).is_file() else None
+
+
+def read_manifest(generation: Path) -> dict[str, Any]:
+    return json.loads((generation / MANIFEST).read_text(encoding="utf-8"))
+
+
+def build_generation(
+    index_dir: Path, scope: ScopeKey, manifest: dict[str, Any], write: Callable[[Path], None]
+) -> Path:
+    """Write a new generation with ``write(folder)``, then swap it in and clean up old ones."""
+    base = partition_dir(index_dir, scope)
+    base.mkdir(parents=True, exist_ok=True)
+    # One builder per partition at a time (other processes wait), so the cleanup below can
+    # never remove a generation that another build is still writing.
+    with exclusive_lock(base / LOCK):
+        return _build_locked(base, manifest, write)
+
+
+@contextmanager
+def exclusive_lock(path: Path) -> Iterator[None]:
+    """An inter-process exclusive lock on ``path`` (created if needed), released on exit."""
+    path.parent.mkdir(parents=True, exist_ok=True)
+    with open(path, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            yield
+        finally:
+            fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def _build_locked(base: Path, manifest: dict[str, Any], write: Callable[[Path], None]) -> Path:
+    generation = base / f"gen-{time.time_ns()}-{os.getpid()}"
+    generation.mkdir()
+    try:
+        previous = (base / POINTER).read_text(encoding="utf-8").strip()
+    except FileNotFoundError:
+        previous = ""
+    try:
+        write(generation)
+        tmp_manifest = generation / (MANIFEST + ".tmp")
+        tmp_manifest.write_text(json.dumps(manifest, indent=2, sort_keys=True), encoding="utf-8")
+        os.replace(tmp_manifest, generation / MANIFEST)
+        tmp_pointer = base / f"{POINTER}.tmp-{os.getpid()}"
+        tmp_pointer.write_text(generation.name, encoding="utf-8")
+        os.replace(tmp_pointer, base / POINTER)
+    except BaseException:
+        shutil.rmtree(generation, ignore_errors=True)
+        raise
+    _remove_stale(base, keep={generation.name, previous})
+    return generation
+
+
+def _remove_stale(base: Path, keep: set[str]) -> None:
+    # The previous generation stays one more build: a reader that read the pointer just before
+    # the swap still finds it. Readers that already opened files keep them (POSIX semantics).
+    for entry in base.iterdir():
+        if entry.name not in keep and entry.name.startswith("gen-"):
+            shutil.rmtree(entry, ignore_errors=True)
+        elif entry.name.startswith(f"{POINTER}.tmp-"):
+            entry.unlink(missing_ok=True)

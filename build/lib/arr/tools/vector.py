@@ -1,0 +1,248 @@
+"""Vector channel: ARR's own embeddings in a Chroma collection per scope, indexed incrementally.
+
+Config: ``conf/tools/vector.yaml`` with the ``embedder`` and ``vector_store`` groups. Items are
+keyed by the chunk id (``doc:<path>#L<start>`` or a BEIR document id) and carry a content hash
+(of the embedder id and the text): ``build`` embeds only new or changed items and deletes
+vanished ones. The manifest (embedder id, chunking, source fingerprint, build time, arr version)
+is written last, in the collection's metadata; ``freshness`` compares it with the workspace as
+it is now and with the configured embedder (``index_stale``, ``index_embedder_mismatch``).
+Evidence carries the scope read back from each item's metadata, so the Router's final scope
+check sees what the store really holds.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import threading
+import time
+from collections import Counter
+from datetime import datetime, timezone
+from typing import Any
+
+from arr import __version__, codes
+from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.tools.base import ChannelError, source_freshness
+from arr.tools.partition import exclusive_lock
+from arr.workspace import Document, Workspace, state_digest
+
+EMBEDDER_MISMATCH = "index_embedder_mismatch"
+SCOPE_META = ("team_id", "project_id", "repository", "branch", "experiment_environment")
+
+
+def content_hash(embedder_id: str, text: str) -> str:
+    return hashlib.sha256(f"{embedder_id}\0{text}".encode()).hexdigest()[:32]
+
+
+def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {f: getattr(scope, f) for f in SCOPE_META}
+    meta["content_hash"] = digest
+    for key in ("path", "start_line", "end_line", "document_id"):
+        value = getattr(doc, key)
+        if value is not None:  # Chroma metadata cannot hold None
+            meta[key] = value
+    return meta
+
+
+class VectorTool:
+    read_only = True
+    provider = "local"
+    summary = (
+        "vector: semantic search over the project's notes, code and logs; finds passages "
+        "that answer a research question in other words than the query's"
+    )
+
+    def __init__(
+        self,
+        name: str,
+        workspace: Workspace,
+        embedder: Any,
+        store: Any,
+        top_k: int = 20,
+        snippet_chars: int = 400,
+        chunk_lines: int | None = None,
+        overlap_lines: int = 0,
+        freshness_tolerance_s: float = 0.0,
+        manifest_ttl_s: float = 1.0,
+        show_progress: bool = False,
+        eager_warm_up: bool = False,
+        refresh_max_chunks: int = 64,
+    ) -> None:
+        if top_k < 1:
+            raise ValueError(f"top_k must be >= 1, got {top_k}")
+        if chunk_lines is not None and not 0 <= overlap_lines < chunk_lines:
+            raise ValueError(f"overlap_lines must be in 0..chunk_lines-1, got {overlap_lines}")
+        self.name = name
+        self.workspace = workspace
+        self.embedder = embedder
+        self.store = store
+        self.top_k = top_k
+        self.snippet_chars = snippet_chars
+        self.chunk_lines = chunk_lines
+        self.overlap_lines = overlap_lines
+        self.freshness_tolerance_s = freshness_tolerance_s
+        self.manifest_ttl_s = manifest_ttl_s
+        self.show_progress = show_progress
+        self.eager_warm_up = eager_warm_up
+        self.refresh_max_chunks = refresh_max_chunks
+        self._manifests: dict[str, tuple[float, dict[str, Any] | None]] = {}
+        self._lock = threading.Lock()
+
+    def warm_up(self) -> None:
+        """Cheap by default: the store and the model load on first use, so a process that
+        never needs the vector channel never imports torch or chromadb. ``eager_warm_up``
+        (servers) loads both now."""
+        if self.eager_warm_up:
+            self._load()
+
+    def _load(self) -> None:
+        self.store.warm_up()
+        self.embedder.warm_up()
+
+    def reset(self, scope: ScopeKey) -> None:
+        """Drop the scope's collection; a store that cannot even open is removed whole (it is
+        derived data: every scope rebuilds from its sources)."""
+        try:
+            self.store.drop(scope)
+        except ChannelError:
+            reset = getattr(self.store, "reset", None)
+            if reset is None:
+                raise
+            reset()
+        with self._lock:
+            self._manifests.pop(scope.fingerprint(), None)
+
+    def refresh(self, scope: ScopeKey, max_changed_files: int) -> bool:
+        """Embed what changed when it is at most ``refresh_max_chunks`` chunks."""
+        return bool(self.build(scope, max_changed=self.refresh_max_chunks))
+
+    def _chunking(self) -> str:
+        return f"{self.chunk_lines or self.workspace.chunk_lines}/{self.overlap_lines}"
+
+    # ---- building -------------------------------------------------------------------------
+    def build(self, scope: ScopeKey, max_changed: int | None = None) -> dict[str, Any]:
+        """Embed new and changed items of the scope, delete vanished ones; returns the manifest
+        with ``documents``, ``embedded`` and ``deleted`` counts ({} when more than
+        ``max_changed`` items would change: a refresh too big to do before a search)."""
+        self._load()
+        # Builds of one scope are serialised across processes (parallel sweep jobs, a rebuild
+        # while another runs); a build that waited finds the work done and embeds nothing.
+        lock = self.workspace.index_dir / "locks" / f"{self.name}-{scope.fingerprint()}.lock"
+        with exclusive_lock(lock):
+            return self._build_locked(scope, max_changed)
+
+    def _build_locked(self, scope: ScopeKey, max_changed: int | None) -> dict[str, Any]:
+        embedder_id = self.embedder.id
+        skipped: Counter[str] = Counter()
+        files = self.workspace.source_files(scope, skipped)
+        fingerprint, newest_ns = state_digest(
+            self.workspace.chunk_lines, files, self.workspace.beir_state(scope)
+        )
+        size = self.chunk_lines or self.workspace.chunk_lines
+        documents = [
+            doc
+            for source in files
+            for doc in self.workspace.file_documents(source, size, self.overlap_lines, skipped)
+        ]
+        documents += list(self.workspace.beir_documents(scope))
+        old = self.store.manifest(scope)
+        if old is not None and old.get("embedder") != embedder_id:
+            self.store.drop(scope)  # another model: other dimensions, nothing is reusable
+        existing = self.store.existing(scope)
+        digests = {d.id: content_hash(embedder_id, d.text) for d in documents}
+        changed = [d for d in documents if existing.get(d.id) != digests[d.id]]
+        vanished = sorted(set(existing) - set(digests))
+        if max_changed is not None and len(changed) + len(vanished) > max_changed:
+            return {}
+        embeddings = self.embedder.embed([d.text for d in changed], self.show_progress)
+        manifest = {
+            "embedder": embedder_id,
+            "chunking": self._chunking(),
+            "source_fingerprint": fingerprint,
+            "source_newest_mtime_ns": str(newest_ns),
+            "built_at": time.time(),
+            "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
+            "arr_version": __version__,
+            "documents": len(documents),
+            "skipped": json.dumps(dict(sorted(skipped.items()))),
+        }
+        self.store.write(
+            scope,
+            [d.id for d in changed],
+            embeddings,
+            [d.text for d in changed],
+            [item_metadata(d, scope, digests[d.id]) for d in changed],
+            vanished,
+            manifest,
+        )
+        with self._lock:
+            self._manifests[scope.fingerprint()] = (time.monotonic(), manifest)
+        return {**manifest, "embedded": len(changed), "deleted": len(vanished)}
+
+    # ---- serving --------------------------------------------------------------------------
+    def _manifest(self, scope: ScopeKey) -> dict[str, Any] | None:
+        key = scope.fingerprint()
+        with self._lock:
+            cached = self._manifests.get(key)
+        if cached is not None and time.monotonic() - cached[0] < self.manifest_ttl_s:
+            return cached[1]
+        manifest = self.store.manifest(scope)
+        with self._lock:
+            self._manifests[key] = (time.monotonic(), manifest)
+        return manifest
+
+    def freshness(self, scope: ScopeKey) -> Freshness:
+        manifest = self._manifest(scope)
+        if manifest is None or "source_fingerprint" not in manifest:
+            return Freshness(
+                fresh=False,
+                code=codes.INDEX_MISSING,
+                detail=f"no {self.name} index for scope {scope.label()}; run arr index",
+            )
+        if (
+            manifest.get("embedder") != self.embedder.id
+            or manifest.get("chunking") != self._chunking()
+        ):
+            return Freshness(
+                fresh=False,
+                code=EMBEDDER_MISMATCH,
+                detail=f"index built with {manifest.get('embedder')} "
+                f"({manifest.get('chunking')}); configured "
+                f"{self.embedder.id} ({self._chunking()})",
+            )
+        fingerprint, newest_ns = self.workspace.source_state(scope)
+        return source_freshness(
+            manifest, fingerprint, newest_ns, self.freshness_tolerance_s, self.name
+        )
+
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
+        self._load()
+        embedding = self.embedder.embed_query(call.query)
+        hits = self.store.query(scope, embedding, call.top_k or self.top_k)
+        evidence = []
+        for rank, (item_id, distance, document, meta) in enumerate(hits, 1):
+            meta = meta or {}
+            try:
+                owner = ScopeKey(**{f: meta[f] for f in SCOPE_META})
+            except (KeyError, ValueError) as exc:
+                raise ChannelError(
+                    codes.INDEX_CORRUPT, f"item {item_id!r} has no valid scope: {exc}"
+                ) from None
+            location = Location(
+                path=meta.get("path"),
+                start_line=meta.get("start_line"),
+                end_line=meta.get("end_line"),
+                document_id=meta.get("document_id"),
+            )
+            evidence.append(
+                EvidenceChunk(
+                    id=item_id,
+                    scope=owner,
+                    channel=self.name,
+                    location=location,
+                    snippet=(document or "")[: self.snippet_chars],
+                    score=round(1.0 - float(distance), 6),
+                    ranks={self.name: rank},
+                )
+            )
+        return evidence

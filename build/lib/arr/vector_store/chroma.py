@@ -1,0 +1,198 @@
+"""Chroma vector store, embedded on disk (``PersistentClient``).
+
+Config: ``conf/vector_store/chroma.yaml``; ``chroma_http`` (arr.vector_store.chroma_http) is the
+same store behind a Chroma server. One collection per ScopeKey, named ``arr-<fingerprint>``
+(stable, collision-resistant, valid for Chroma), so a query never needs a metadata filter to
+stay in scope; every item still carries its five scope fields as metadata. ARR computes every
+embedding itself: collections are created with ``embedding_function=None`` (Chroma's default
+function would download a model) and telemetry is off. The index manifest lives in the
+collection's metadata, so it travels with the data to a server. Any Chroma failure is a
+ChannelError with code ``vector_store_unavailable``.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+from arr.models import ScopeKey
+from arr.tools.base import ChannelError
+
+UNAVAILABLE = "vector_store_unavailable"
+MANIFEST_PREFIX = "arr_"
+WRITE_BATCH = 1000
+REPAIR = "arr index rebuild=true tools=[vector] (the store is derived: rebuilt from sources)"
+
+
+def collection_name(scope: ScopeKey) -> str:
+    return f"arr-{scope.fingerprint()}"
+
+
+def _to_manifest(metadata: dict[str, Any] | None) -> dict[str, Any]:
+    prefix = len(MANIFEST_PREFIX)
+    return {k[prefix:]: v for k, v in (metadata or {}).items() if k.startswith(MANIFEST_PREFIX)}
+
+
+@contextmanager
+def _chroma_errors(action: str) -> Iterator[None]:
+    try:
+        yield
+    except ChannelError:
+        raise
+    except Exception as exc:  # chromadb raises many types (HTTP, sqlite, rust bindings)
+        raise ChannelError(
+            UNAVAILABLE,
+            f"chroma {action} failed: {type(exc).__name__}: {str(exc)[:200]}; repair: {REPAIR}",
+        ) from None
+
+
+class ChromaStore:
+    def __init__(self, path: str | Path) -> None:
+        self.path = Path(path)
+        self._client: Any = None
+        self._collections: dict[str, Any] = {}
+        self._lock = threading.Lock()
+
+    def _make_client(self) -> Any:
+        import chromadb
+        from chromadb.config import Settings
+
+        self.path.mkdir(parents=True, exist_ok=True)
+        return chromadb.PersistentClient(
+            path=str(self.path), settings=Settings(anonymized_telemetry=False)
+        )
+
+    def reset(self) -> None:
+        """Remove the whole on-disk store (derived data) so the next build starts clean."""
+        import shutil
+
+        with self._lock:
+            self._client, self._collections = None, {}
+        try:  # chromadb caches one system per path, a broken one too: forget it
+            from chromadb.api.client import SharedSystemClient
+
+            SharedSystemClient.clear_system_cache()
+        except Exception:  # noqa: BLE001 - best effort; a fresh process starts clean anyway
+            pass
+        if self.path.exists():
+            shutil.rmtree(self.path)
+
+    def describe(self) -> str:
+        return f"chroma at {self.path}"
+
+    def warm_up(self) -> None:
+        with self._lock:
+            if self._client is None:
+                with _chroma_errors("connect"):
+                    self._client = self._make_client()
+
+    def _collection(self, scope: ScopeKey, create: bool = False) -> Any | None:
+        self.warm_up()
+        name = collection_name(scope)
+        with self._lock:
+            cached = self._collections.get(name)
+        if cached is not None:
+            return cached
+        with _chroma_errors("open collection"):
+            if create:
+                found = self._client.get_or_create_collection(
+                    name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+                )
+            else:
+                names = {
+                    c.name if hasattr(c, "name") else c for c in self._client.list_collections()
+                }
+                if name not in names:
+                    return None
+                found = self._client.get_collection(name, embedding_function=None)
+        with self._lock:
+            self._collections[name] = found
+        return found
+
+    def collection(self, scope: ScopeKey) -> Any | None:
+        """The scope's Chroma collection, or None (benchmarks query it directly)."""
+        return self._collection(scope)
+
+    def manifest(self, scope: ScopeKey) -> dict[str, Any] | None:
+        """The manifest of the scope's collection, or None when there is no collection."""
+        collection = self._collection(scope)
+        if collection is None:
+            return None
+        with _chroma_errors("read manifest"):
+            fresh = self._client.get_collection(collection_name(scope), embedding_function=None)
+            return _to_manifest(fresh.metadata)
+
+    def existing(self, scope: ScopeKey) -> dict[str, str]:
+        """Stored item id -> content hash."""
+        collection = self._collection(scope)
+        if collection is None:
+            return {}
+        with _chroma_errors("list items"):
+            got = collection.get(include=["metadatas"])
+        return {
+            i: str((m or {}).get("content_hash", ""))
+            for i, m in zip(got["ids"], got["metadatas"] or [{}] * len(got["ids"]), strict=True)
+        }
+
+    def drop(self, scope: ScopeKey) -> None:
+        name = collection_name(scope)
+        self.warm_up()
+        with self._lock:
+            self._collections.pop(name, None)
+        with _chroma_errors("drop collection"):
+            if self._collection(scope) is not None:
+                with self._lock:
+                    self._collections.pop(name, None)
+                self._client.delete_collection(name)
+
+    def write(
+        self,
+        scope: ScopeKey,
+        ids: Sequence[str],
+        embeddings: Any,
+        documents: Sequence[str],
+        metadatas: Sequence[dict[str, Any]],
+        delete_ids: Sequence[str],
+        manifest: dict[str, Any],
+    ) -> None:
+        """Upsert new/changed items, delete vanished ones, then record the manifest (last, so a
+        crash mid-write leaves a manifest that no longer matches and the index reads stale)."""
+        collection = self._collection(scope, create=True)
+        with _chroma_errors("write"):
+            for start in range(0, len(ids), WRITE_BATCH):
+                end = start + WRITE_BATCH
+                collection.upsert(
+                    ids=list(ids[start:end]),
+                    embeddings=embeddings[start:end],
+                    documents=list(documents[start:end]),
+                    metadatas=list(metadatas[start:end]),
+                )
+            for start in range(0, len(delete_ids), WRITE_BATCH):
+                collection.delete(ids=list(delete_ids[start : start + WRITE_BATCH]))
+            collection.modify(metadata={MANIFEST_PREFIX + k: v for k, v in manifest.items()})
+
+    def query(
+        self, scope: ScopeKey, embedding: Any, top_k: int
+    ) -> list[tuple[str, float, str, dict[str, Any]]]:
+        """(id, cosine distance, document, metadata), nearest first."""
+        collection = self._collection(scope)
+        if collection is None:
+            raise ChannelError("index_missing", f"no vector collection for {scope.label()}")
+        with _chroma_errors("query"):
+            got = collection.query(
+                query_embeddings=[embedding],
+                n_results=top_k,
+                include=["distances", "documents", "metadatas"],
+            )
+        return list(
+            zip(
+                got["ids"][0],
+                got["distances"][0],
+                got["documents"][0],
+                got["metadatas"][0],
+                strict=True,
+            )
+        )

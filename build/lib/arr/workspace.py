@@ -1,0 +1,360 @@
+"""The workspace: named scopes, the directories each scope owns, and where derived state lives.
+
+Config group ``workspace`` (``conf/workspace/demo.yaml``). A file's scope comes from the root it
+was found under, never from its content. ``documents()`` turns a scope's sources into line-range
+chunks (or BEIR records) that the lexical and semantic channels index; ``source_fingerprint()``
+is what index manifests record so the Router can tell a stale index from a fresh one.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import stat
+from collections import Counter
+from collections.abc import Iterator
+from pathlib import Path
+from typing import NamedTuple
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError
+
+from arr.errors import WorkspaceError
+from arr.models import ScopeKey
+from arr.safety import credential_kind, is_sensitive_name, unsafe_root_reason
+
+TEXT_SUFFIXES = (
+    ".md",
+    ".txt",
+    ".py",
+    ".yaml",
+    ".yml",
+    ".json",
+    ".toml",
+    ".log",
+    ".cfg",
+    ".ini",
+    ".csv",
+    ".tsv",
+    ".rst",
+    ".sh",
+)
+
+
+class Document(BaseModel):
+    """One indexable unit: a line range of a file, or one record of a document collection."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    id: str
+    text: str
+    path: str | None = None
+    start_line: int | None = None
+    end_line: int | None = None
+    document_id: str | None = None
+
+
+class ScopeSpec(BaseModel):
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    key: ScopeKey
+    roots: tuple[str, ...] = ()
+    beir_corpus: str | None = None
+
+
+class SourceFile(NamedTuple):
+    """One source file as the walk saw it: label (root-prefixed relative path), path, state."""
+
+    label: str
+    rel: str
+    path: Path
+    size: int
+    mtime_ns: int
+
+
+def _count(skipped: Counter[str] | None, reason: str) -> None:
+    if skipped is not None:
+        skipped[reason] += 1
+
+
+def _walk_files(
+    root: Path, max_file_bytes: int, skipped: Counter[str] | None = None
+) -> Iterator[tuple[str, Path, os.stat_result]]:
+    """Regular text files under root, in sorted order, with their lstat.
+
+    Real trees are hostile: a directory or file that cannot be read, a file that vanishes
+    between listing and stat, a socket or FIFO, a link: each is skipped and counted by reason
+    in ``skipped`` (never an error), so one bad file never fails a scope.
+    """
+
+    def unreadable_dir(_error: OSError) -> None:
+        _count(skipped, "unreadable_dir")
+
+    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable_dir, followlinks=False):
+        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
+        for name in sorted(filenames):
+            if not name.endswith(TEXT_SUFFIXES):
+                continue
+            path = Path(dirpath) / name
+            rel = path.relative_to(root).as_posix()
+            if is_sensitive_name(rel):
+                _count(skipped, "sensitive_name")
+                continue
+            try:
+                info = path.lstat()
+            except FileNotFoundError:
+                _count(skipped, "vanished")
+                continue
+            except OSError:
+                _count(skipped, "unreadable")
+                continue
+            if stat.S_ISLNK(info.st_mode):
+                _count(skipped, "link")
+            elif not stat.S_ISREG(info.st_mode):
+                _count(skipped, "special_file")
+            elif info.st_size > max_file_bytes:
+                _count(skipped, "oversize")
+            else:
+                yield rel, path, info
+
+
+def _chunk_lines(rel: str, text: str, chunk_lines: int, overlap: int = 0) -> Iterator[Document]:
+    lines = text.splitlines()
+    step = max(1, chunk_lines - overlap)
+    for start in range(0, len(lines), step):
+        window = lines[start : start + chunk_lines]
+        if any(line.strip() for line in window):
+            yield Document(
+                id=f"doc:{rel}#L{start + 1}",
+                text="\n".join(window),
+                path=rel,
+                start_line=start + 1,
+                end_line=start + len(window),
+            )
+        if start + chunk_lines >= len(lines):
+            break
+
+
+def _beir_documents(path: Path) -> Iterator[Document]:
+    with path.open(encoding="utf-8") as handle:
+        for number, line in enumerate(handle, 1):
+            if not line.strip():
+                continue
+            try:
+                record = json.loads(line)
+                doc_id = str(record["_id"])
+            except (ValueError, KeyError, TypeError) as exc:
+                raise WorkspaceError(f"{path}:{number}: not a BEIR corpus record ({exc})") from exc
+            text = f"{record.get('title', '')}\n{record.get('text', '')}".strip()
+            yield Document(id=doc_id, text=text, document_id=doc_id)
+
+
+class Workspace(BaseModel):
+    """Plain description of a workspace; no I/O happens until a method is called."""
+
+    model_config = ConfigDict(frozen=True, extra="forbid")
+
+    name: str
+    root: Path
+    index_dir: Path
+    memory_db: Path
+    memory_seed: Path | None = None
+    scopes: dict[str, ScopeSpec]
+    chunk_lines: int = Field(default=40, ge=1, le=10_000)
+    max_file_bytes: int = Field(default=1_000_000, ge=1)
+    # Said when the root is missing (e.g. where a benchmark collection is looked for).
+    missing_hint: str | None = None
+
+    @classmethod
+    def from_config(cls, **values: object) -> Workspace:
+        try:
+            return cls.model_validate(values)
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            where = ".".join(str(p) for p in first["loc"])
+            raise WorkspaceError(f"invalid workspace config at {where}: {first['msg']}") from None
+
+    def scope_names(self) -> list[str]:
+        return sorted(self.scopes)
+
+    def check(self) -> None:
+        """Fail early, with the path, when the workspace or a scope root cannot be read."""
+        if not self.root.is_dir():
+            hint = f"; {self.missing_hint}" if self.missing_hint else ""
+            raise WorkspaceError(
+                f"workspace {self.name!r}: root {str(self.root)!r} is not a readable directory"
+                + hint
+            )
+        for spec in self.scopes.values():
+            self.root_paths(spec)
+
+    def named_scopes(self) -> dict[str, ScopeKey]:
+        return {name: spec.key for name, spec in sorted(self.scopes.items())}
+
+    def spec_for(self, scope: ScopeKey) -> ScopeSpec | None:
+        fingerprint = scope.fingerprint()
+        # Fingerprint first (cached, cheap), then byte-exact equality of all five fields.
+        return next(
+            (
+                s
+                for s in self.scopes.values()
+                if s.key.fingerprint() == fingerprint and s.key == scope
+            ),
+            None,
+        )
+
+    def root_paths(self, spec: ScopeSpec) -> list[Path]:
+        paths = []
+        for root in spec.roots:
+            if not root or ".." in Path(root).parts:
+                raise WorkspaceError(f"scope root {root!r} must be a non-empty path without '..'")
+            path = (self.root / root) if not Path(root).is_absolute() else Path(root)
+            if not path.is_dir():
+                raise WorkspaceError(f"scope root {str(path)!r} is not a readable directory")
+            resolved = os.path.realpath(path)
+            reason = unsafe_root_reason(resolved)
+            if reason is not None:
+                raise WorkspaceError(f"scope root {str(path)!r} refused: {reason}")
+            paths.append(Path(resolved))
+        return paths
+
+    def _beir_path(self, spec: ScopeSpec) -> Path | None:
+        if spec.beir_corpus is None:
+            return None
+        path = Path(spec.beir_corpus)
+        return path if path.is_absolute() else self.root / path
+
+    def _beir_checked(self, spec: ScopeSpec) -> Path | None:
+        path = self._beir_path(spec)
+        if path is not None and not path.is_file():
+            raise WorkspaceError(f"BEIR corpus {str(path)!r} is not a readable file")
+        return path
+
+    def source_files(
+        self, scope: ScopeKey, skipped: Counter[str] | None = None
+    ) -> list[SourceFile]:
+        """Every file source of the scope with its size and mtime (one walk, one lstat each)."""
+        spec = self.spec_for(scope)
+        if spec is None:
+            return []
+        roots = self.root_paths(spec)
+        files = []
+        for root in roots:
+            prefix = f"{root.name}/" if len(roots) > 1 else ""
+            for rel, path, info in _walk_files(root, self.max_file_bytes, skipped):
+                files.append(SourceFile(prefix + rel, rel, path, info.st_size, info.st_mtime_ns))
+        return files
+
+    def file_documents(
+        self,
+        source: SourceFile,
+        chunk_lines: int | None = None,
+        overlap_lines: int = 0,
+        skipped: Counter[str] | None = None,
+    ) -> list[Document]:
+        """The chunks of one file; [] (counted in ``skipped``) when it is unreadable, vanished,
+        binary or holds a credential."""
+        try:
+            raw = source.path.read_bytes()
+        except FileNotFoundError:
+            _count(skipped, "vanished")
+            return []
+        except OSError:
+            _count(skipped, "unreadable")
+            return []
+        if b"\x00" in raw:
+            _count(skipped, "binary")
+            return []
+        if credential_kind(raw) is not None:
+            _count(skipped, "credential")
+            return []
+        text = raw.decode("utf-8", errors="replace")
+        size = chunk_lines or self.chunk_lines
+        return list(_chunk_lines(source.label, text, size, overlap_lines))
+
+    def beir_documents(self, scope: ScopeKey) -> Iterator[Document]:
+        spec = self.spec_for(scope)
+        beir = self._beir_checked(spec) if spec is not None else None
+        if beir is not None:
+            yield from _beir_documents(beir)
+
+    def beir_state(self, scope: ScopeKey) -> tuple[str, int, int] | None:
+        """(label, size, mtime_ns) of the scope's BEIR corpus, or None when it has none."""
+        spec = self.spec_for(scope)
+        beir = self._beir_path(spec) if spec is not None else None
+        if beir is None:
+            return None
+        try:
+            info = os.stat(beir)
+        except OSError:
+            raise WorkspaceError(f"BEIR corpus {str(beir)!r} is not a readable file") from None
+        return f"beir:{beir.resolve()}", info.st_size, info.st_mtime_ns
+
+    def documents(
+        self,
+        scope: ScopeKey,
+        chunk_lines: int | None = None,
+        overlap_lines: int = 0,
+        skipped: Counter[str] | None = None,
+    ) -> Iterator[Document]:
+        """Chunks of every source the scope owns, in a deterministic order. Line windows of
+        ``chunk_lines`` (default: the workspace's) overlapping by ``overlap_lines``."""
+        size = chunk_lines or self.chunk_lines
+        if not 0 <= overlap_lines < size:
+            raise WorkspaceError(f"overlap_lines must be in 0..{size - 1}, got {overlap_lines}")
+        for source in self.source_files(scope, skipped):
+            yield from self.file_documents(source, size, overlap_lines, skipped)
+        yield from self.beir_documents(scope)
+
+    def source_state(self, scope: ScopeKey) -> tuple[str, int]:
+        """(hash of path, size and mtime of every source, newest mtime in ns): cheap, and it
+        changes on any edit, addition or removal. A file that vanishes during the walk is
+        simply not there (the next check sees the tree as it then is)."""
+        return state_digest(self.chunk_lines, self.source_files(scope), self.beir_state(scope))
+
+    @classmethod
+    def from_file(
+        cls,
+        path: str | Path,
+        root: str | Path | None = None,
+        index_dir: str | Path | None = None,
+        memory_db: str | Path | None = None,
+    ) -> Workspace:
+        """A researcher's own workspace from ``<path>/.arr/workspace.yaml`` (arr.workspace_file);
+        derived indexes in ``.arr/index``, the memory store in ``.arr/state``."""
+        from arr.locations import WORKSPACE_DIRNAME
+        from arr.workspace_file import ScopeEntry, read_file
+
+        if path is None:
+            raise WorkspaceError("workspace=local needs a workspace: run arr init, or --workspace")
+        folder = Path(path)
+        parsed = read_file(folder)
+        state = folder / WORKSPACE_DIRNAME
+        scopes = {
+            name: ScopeSpec(key=entry.key, roots=tuple(entry.roots))
+            for name, entry in parsed.scopes.items()
+            if isinstance(entry, ScopeEntry)
+        }
+        return cls(
+            name=parsed.name,
+            root=Path(root) if root else folder,
+            index_dir=Path(index_dir) if index_dir else state / "index",
+            memory_db=Path(memory_db) if memory_db else state / "state" / "memory.sqlite3",
+            scopes=scopes,
+            chunk_lines=parsed.chunk_lines,
+            max_file_bytes=parsed.max_file_bytes,
+        )
+
+
+def state_digest(
+    chunk_lines: int, files: list[SourceFile], beir: tuple[str, int, int] | None
+) -> tuple[str, int]:
+    digest = hashlib.sha256(str(chunk_lines).encode())
+    newest = 0
+    for source in files:
+        newest = max(newest, source.mtime_ns)
+        digest.update(f"{source.label}\0{source.size}\0{source.mtime_ns}\n".encode())
+    if beir is not None:
+        newest = max(newest, beir[2])
+        digest.update(f"{beir[0]}\0{beir[1]}\0{beir[2]}\n".encode())
+    return digest.hexdigest(), newest

@@ -1,0 +1,154 @@
+"""ARR as a new user gets it: the built wheel (not editable) installed into a fresh virtualenv
+outside the checkout, run from a temporary folder holding a real tree.
+
+The new virtualenv sees the test environment's third-party packages through a ``.pth`` line
+(installing torch again would take minutes), but not its editable ``arr``: the ``arr`` that
+runs is the one from the wheel, which the test checks.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+import sysconfig
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+
+REPO = Path(__file__).resolve().parents[2]
+MINI_BEIR = REPO / "tests" / "data" / "mini_beir"
+SHARED = "The warmup schedule removed the loss spikes seen at step 3000.\n"
+FAST = ["embedder=hashing", "progress=false"]
+
+
+def run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.CompletedProcess:
+    done = subprocess.run(command, capture_output=True, text=True, timeout=600, cwd=cwd, env=env)
+    assert done.returncode == 0, f"{command}\n{done.stdout}\n{done.stderr}"
+    return done
+
+
+@pytest.fixture(scope="module")
+def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
+    base = tmp_path_factory.mktemp("wheel")
+    env = {k: v for k, v in os.environ.items() if k not in ("PYTHONPATH", "ARR_WORKSPACE")} | {
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
+        + ["-w", str(base / "dist"), str(REPO)],
+        base,
+        env,
+    )
+    wheel = next((base / "dist").glob("arr-*.whl"))
+    venv = base / "venv"
+    run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base, env)
+    site = Path(
+        subprocess.check_output(
+            [
+                str(venv / "bin" / "python"),
+                "-c",
+                "import sysconfig; print(sysconfig.get_path('purelib'))",
+            ],
+            text=True,
+        ).strip()
+    )
+    (site / "zz_test_dependencies.pth").write_text(sysconfig.get_path("purelib") + "\n")
+    # Binaries of the dependencies (ripgrep's rg) live beside their interpreter, as after a
+    # normal pip install into that virtualenv.
+    rg = shutil.which("rg", path=str(Path(sys.executable).parent))
+    if rg is not None:
+        (venv / "bin" / "rg").symlink_to(rg)
+    run(
+        [sys.executable, "-m", "pip", "--python", str(venv / "bin" / "python"), "install", "-q"]
+        + ["--no-deps", "--no-index", str(wheel)],
+        base,
+        env,
+    )
+    return venv, env
+
+
+def test_wheel_runs_anywhere_and_writes_only_into_the_workspace(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    venv, env = installed
+    arr = str(venv / "bin" / "arr")
+    where = run(
+        [
+            str(venv / "bin" / "python"),
+            "-c",
+            "import arr, arr.locations as l; print(arr.__file__, l.checkout_root())",
+        ],
+        tmp_path,
+        env,
+    ).stdout.split()
+    assert where[0].startswith(str(venv)) and where[1] == "None"
+    package = Path(where[0]).parent
+    assert (package / "conf" / "search.yaml").is_file()
+    assert (package / "pipelines" / "pipeline" / "bm25_only.yaml").is_file()
+    before = sorted(
+        p.relative_to(package).as_posix()
+        for p in package.rglob("*")
+        if "__pycache__" not in p.parts
+    )
+
+    import bm25s
+
+    project = tmp_path / "research"
+    shutil.copytree(
+        Path(bm25s.__file__).parent, project / "code", ignore=shutil.ignore_patterns("__pycache__")
+    )
+    for folder in ("notes-main", "notes-dev"):
+        (project / folder).mkdir(parents=True)
+        (project / folder / "warmup.md").write_text("# Warmup\n" + SHARED)
+    (project / "notes-main" / "train.log").write_text("step 1 loss 2.3\n")
+
+    run([arr, "init"], project, env)
+    run([arr, "scope", "add", "code", "code"], project, env)
+    run([arr, "scope", "add", "main", "notes-main", "branch=main"], project, env)
+    run([arr, "scope", "add", "dev", "notes-dev", "branch=dev"], project, env)
+    indexed = run([arr, "index", *FAST], project, env)
+    assert "FAILED" not in indexed.stdout
+
+    def search(query: str, scope: str, *extra: str) -> dict:
+        done = run(
+            [arr, "search", f"query={query}", f"scope={scope}", "--json", *FAST, *extra],
+            project / "code",
+            env,
+        )
+        return json.loads(done.stdout)
+
+    main = search("why did the warmup schedule remove the loss spikes", "main")
+    dev = search("why did the warmup schedule remove the loss spikes", "dev")
+    assert {"bm25", "vector"} <= {c for e in main["evidence"] for c in e["ranks"]}
+    assert main["scope_leak_count"] == dev["scope_leak_count"] == 0
+    assert {e["scope"]["branch"] for e in main["evidence"]} == {"main"}
+    assert {e["scope"]["branch"] for e in dev["evidence"]} == {"dev"}
+    code = search("weight_mask", "code", "tools=[grep,bm25]")
+    assert {"grep", "bm25"} <= {c for e in code["evidence"] for c in e["ranks"]}
+
+    with (project / "notes-main" / "train.log").open("a") as log:
+        log.write("step 2 wombat_instability\n")
+    fresh = search("wombat_instability", "main", "tools=[bm25,vector]")
+    assert fresh["rejections"] == [] and fresh["evidence"]
+
+    collection = tmp_path / "tiny-beir"
+    shutil.copytree(MINI_BEIR, collection)
+    evaluated = run(
+        [arr, "eval", "eval=beir", f"eval.collection={collection}", *FAST], project, env
+    )
+    assert evaluated.stdout.startswith("tiny-beir:")
+
+    after = sorted(
+        p.relative_to(package).as_posix()
+        for p in package.rglob("*")
+        if "__pycache__" not in p.parts
+    )
+    assert after == before  # nothing written into site-packages
+    assert (project / ".arr" / "outputs" / "search" / "runs").is_dir()
+    assert (project / ".arr" / "index" / "bm25").is_dir()
