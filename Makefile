@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-grep bench-vector bench-concurrency clean
+.PHONY: help setup demo test test-fast lint bench bench-grep bench-vector bench-concurrency bench-freshness clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -36,13 +36,16 @@ bench: setup ## benchmarks: BM25 through the Router vs raw bm25s on SciFact, dem
 	$(BIN)/python -m arr.bench
 
 bench-grep: setup ## benchmark: grep channel vs plain rg -n on an installed package (>= 50 MB)
-	$(BIN)/python -m arr.bench_grep
+	$(BIN)/python -m arr.bench.grep
 
 bench-vector: setup ## benchmark: vector indexing throughput and query latency on SciFact (minutes)
-	$(BIN)/python -m arr.bench_vector
+	$(BIN)/python -m arr.bench.vector
 
 bench-concurrency: setup ## benchmark: parallel vs sequential rounds, shared-router throughput
-	$(BIN)/python -m arr.bench_concurrency
+	$(BIN)/python -m arr.bench.concurrency
+
+bench-freshness: setup ## benchmark: full index and edit-to-fresh-answer on a >= 10,000-file tree
+	$(BIN)/python -m arr.bench.freshness
 
 clean: ## remove derived indexes and run folders (never the memory store)
-	rm -rf outputs data/demo/.index/bm25 data/demo/.index/chroma data/demo/.index/locks
+	rm -rf outputs data/demo/.index

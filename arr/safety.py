@@ -116,6 +116,17 @@ def is_sensitive_name(relative_path: str) -> bool:
     )
 
 
+def is_sensitive_filename(name: str) -> bool:
+    """The file-name half of ``is_sensitive_name`` (for walks that never enter hidden folders,
+    where every sensitive folder name lives)."""
+    lowered = name.lower()
+    return (
+        lowered in SENSITIVE_EXACT
+        or lowered.startswith(SENSITIVE_PREFIXES)
+        or lowered.endswith(SENSITIVE_SUFFIXES)
+    )
+
+
 def shannon_entropy(value: bytes) -> float:
     counts = Counter(value)
     total = len(value)

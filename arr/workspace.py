@@ -21,7 +21,7 @@ from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arr.errors import WorkspaceError
 from arr.models import ScopeKey
-from arr.safety import credential_kind, is_sensitive_name, unsafe_root_reason
+from arr.safety import credential_kind, is_sensitive_filename, unsafe_root_reason
 
 TEXT_SUFFIXES = (
     ".md",
@@ -84,38 +84,58 @@ def _walk_files(
 
     Real trees are hostile: a directory or file that cannot be read, a file that vanishes
     between listing and stat, a socket or FIFO, a link: each is skipped and counted by reason
-    in ``skipped`` (never an error), so one bad file never fails a scope.
+    in ``skipped`` (never an error), so one bad file never fails a scope. Hidden folders are
+    not entered (every sensitive folder name, ``.ssh`` ``.aws`` ``.git`` ..., is hidden), so
+    only the file name needs the sensitive-name check. One ``scandir`` per folder, one
+    ``lstat`` per candidate file, no path objects for files that are not yielded: this walk
+    runs before every search that checks freshness.
     """
-
-    def unreadable_dir(_error: OSError) -> None:
-        _count(skipped, "unreadable_dir")
-
-    for dirpath, dirnames, filenames in os.walk(root, onerror=unreadable_dir, followlinks=False):
-        dirnames[:] = sorted(d for d in dirnames if not d.startswith("."))
-        for name in sorted(filenames):
+    stack = [("", str(root))]
+    while stack:
+        prefix, folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = sorted(listing, key=lambda e: e.name)
+        except FileNotFoundError:
+            _count(skipped, "vanished")
+            continue
+        except OSError:
+            _count(skipped, "unreadable_dir")
+            continue
+        subfolders = []
+        for entry in entries:
+            name = entry.name
+            try:
+                is_dir = entry.is_dir(follow_symlinks=False)  # d_type: no system call
+            except OSError:
+                is_dir = False
+            if is_dir:
+                if not name.startswith("."):
+                    subfolders.append((f"{prefix}{name}/", entry.path))
+                continue
             if not name.endswith(TEXT_SUFFIXES):
                 continue
-            path = Path(dirpath) / name
-            rel = path.relative_to(root).as_posix()
-            if is_sensitive_name(rel):
+            if is_sensitive_filename(name):
                 _count(skipped, "sensitive_name")
                 continue
             try:
-                info = path.lstat()
+                info = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
                 _count(skipped, "vanished")
                 continue
             except OSError:
                 _count(skipped, "unreadable")
                 continue
-            if stat.S_ISLNK(info.st_mode):
+            mode = info.st_mode
+            if stat.S_ISLNK(mode):
                 _count(skipped, "link")
-            elif not stat.S_ISREG(info.st_mode):
+            elif not stat.S_ISREG(mode):
                 _count(skipped, "special_file")
             elif info.st_size > max_file_bytes:
                 _count(skipped, "oversize")
             else:
-                yield rel, path, info
+                yield prefix + name, Path(entry.path), info
+        stack.extend(reversed(subfolders))  # depth-first, in sorted order
 
 
 def _chunk_lines(rel: str, text: str, chunk_lines: int, overlap: int = 0) -> Iterator[Document]:

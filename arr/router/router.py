@@ -436,7 +436,9 @@ class RetrievalRouter:
                 detail=f"more than {self.refresh_max_files} files changed since the {name} "
                 "index was built (too many to refresh before a search)",
             )
-        return tool.freshness(scope)
+        # The tool brought the index to the sources it just walked: fresh (checking again would
+        # walk the tree a third time in this search).
+        return Freshness(fresh=True, code="refreshed", detail="")
 
     def _reject(self, run: _Run, number: int, tool: str, code: str, detail: str) -> None:
         run.rejections.append(Rejection(round=number, tool=tool, code=code, detail=detail))

@@ -12,6 +12,7 @@ exact name and by the words in it. Scores <= 0 are dropped: bm25s pads with zero
 from __future__ import annotations
 
 import json
+import os
 import re
 import threading
 import time
@@ -23,19 +24,24 @@ from typing import Any
 
 from arr import __version__, codes
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.tools import bm25_overlay as overlay
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.partition import (
+    LOCK,
     build_generation,
     current_generation,
+    exclusive_lock,
+    partition_dir,
     pointer_state,
     read_manifest,
 )
-from arr.workspace import Document, Workspace, state_digest
+from arr.workspace import Document, SourceFile, Workspace, state_digest
 
 _TOKEN = re.compile(r"[A-Za-z0-9_]+|[^\W\d_]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 DOCS_FILE = "documents.jsonl"
 TOKENS_FILE = "tokens.jsonl"  # per-document tokens: the cache of incremental builds
+OFFSETS_FILE = "tokens.offsets.npy"  # byte offset of each row in TOKENS_FILE (random access)
 FILES_FILE = "files.json"  # label -> [[size, mtime_ns], first row, chunk count]
 
 
@@ -126,6 +132,7 @@ class BM25Tool:
         stemmer_language: str | None = "english",
         split_identifiers: bool = True,
         show_progress: bool = False,
+        overlay_max_files: int = 64,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
@@ -145,6 +152,10 @@ class BM25Tool:
         self._loaded: dict[str, _Partition] = {}
         self._manifests: dict[Path, dict[str, Any]] = {}
         self._pointers: dict[str, tuple[tuple[int, int] | None, Path | None]] = {}
+        self._entries: dict[Path, dict[str, list[Any]]] = {}
+        self._walks: dict[str, tuple[float, list[SourceFile]]] = {}
+        self._overlays: dict[str, tuple[Any, overlay.Overlay | None]] = {}
+        self.overlay_max_files = overlay_max_files
         self._lock = threading.Lock()
 
     def warm_up(self) -> None:
@@ -211,6 +222,8 @@ class BM25Tool:
             "files": len(files),
             "files_reread": len(changed) + int(beir_changed),
             "skipped": dict(sorted(skipped.items())),
+            # what overlay scoring needs to score like bm25s (which pads empty docs to 1 token)
+            "avg_doc_len": (sum(max(1, len(t)) for t in tokens) / len(tokens)) if tokens else 0.0,
             "k1": self.k1,
             "b": self.b,
             "stemmer": self.stemmer_language,
@@ -227,14 +240,21 @@ class BM25Tool:
             with (folder / DOCS_FILE).open("w", encoding="utf-8") as handle:
                 for doc in documents:
                     handle.write(doc.model_dump_json() + "\n")
-            with (folder / TOKENS_FILE).open("w", encoding="utf-8") as handle:
-                for toks in tokens:
-                    handle.write(json.dumps(toks, ensure_ascii=False) + "\n")
+            import numpy as np
+
+            offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
+            with (folder / TOKENS_FILE).open("wb") as handle:
+                for row, toks in enumerate(tokens):
+                    handle.write(json.dumps(toks, ensure_ascii=False).encode() + b"\n")
+                    offsets[row + 1] = handle.tell()
+            np.save(folder / OFFSETS_FILE, offsets)
             (folder / FILES_FILE).write_text(json.dumps(entries), encoding="utf-8")
 
         build_generation(self.index_dir, scope, manifest, write)
+        overlay.remove(partition_dir(self.index_dir, scope))  # folded into the new generation
         with self._lock:
             self._loaded.pop(scope.fingerprint(), None)
+            self._overlays.pop(scope.fingerprint(), None)
         return manifest
 
     def reset(self, scope: ScopeKey) -> None:
@@ -247,8 +267,123 @@ class BM25Tool:
             self._pointers.pop(scope.fingerprint(), None)
 
     def refresh(self, scope: ScopeKey, max_changed_files: int) -> bool:
-        """An incremental rebuild when at most ``max_changed_files`` files changed."""
-        return bool(self.build(scope, max_changed_files=max_changed_files))
+        """Bring a stale partition up to date before a search, when at most
+        ``max_changed_files`` files changed: an overlay of the changed files (milliseconds)
+        while the change is small, else an incremental rebuild from the token cache."""
+        self.warm_up()
+        assert self._tokenize is not None
+        generation = current_generation(self.index_dir, scope)
+        if generation is None:
+            return False  # never indexed: that is `arr index`'s job, not a search's
+        manifest = self._manifest(generation)
+        entries = self._file_entries(generation)
+        if (
+            entries is None
+            or "avg_doc_len" not in manifest
+            or manifest.get("tokenizer") != self._tokenizer_id()
+            or self.workspace.beir_state(scope) is not None  # a collection is one big file
+        ):
+            return bool(self.build(scope, max_changed_files=max_changed_files))
+        skipped: Counter[str] = Counter()
+        files = self._walk(scope, reuse_s=2.0)  # the walk freshness() just made, if recent
+        fingerprint, _ = state_digest(self.workspace.chunk_lines, files, None)
+        present = {f.label for f in files}
+        changed = [f for f in files if entries.get(f.label, [None])[0] != [f.size, f.mtime_ns]]
+        deleted = sorted(label for label in entries if label not in present)
+        if len(changed) + len(deleted) > max_changed_files:
+            return False
+        if len(changed) + len(deleted) > self.overlay_max_files:
+            return bool(self.build(scope, max_changed_files=max_changed_files))
+        removed = {
+            row
+            for label in [*(f.label for f in changed), *deleted]
+            if label in entries
+            for row in range(entries[label][1], entries[label][1] + entries[label][2])
+        }
+        documents = [
+            d for source in changed for d in self.workspace.file_documents(source, skipped=skipped)
+        ]
+        removed_tokens = self._row_tokens(generation, sorted(removed))
+        if removed_tokens is None:
+            return bool(self.build(scope, max_changed_files=max_changed_files))
+        layer = overlay.Overlay(
+            generation=generation.name,
+            source_fingerprint=fingerprint,
+            removed_rows=frozenset(removed),
+            documents=documents,
+            tokens=[self._tokenize(d.text) for d in documents],
+            files={f.label: [f.size, f.mtime_ns] for f in changed},
+            deleted=deleted,
+            removed_df=dict(Counter(t for toks in removed_tokens for t in set(toks))),
+            removed_length=sum(max(1, len(toks)) for toks in removed_tokens),
+        )
+        with exclusive_lock(partition_dir(self.index_dir, scope) / LOCK):
+            if current_generation(self.index_dir, scope) != generation:
+                return True  # a build swapped in meanwhile; freshness decides again
+            overlay.write(partition_dir(self.index_dir, scope), layer)
+        return True
+
+    def _walk(self, scope: ScopeKey, reuse_s: float = 0.0) -> list[SourceFile]:
+        """The scope's source files; with ``reuse_s``, the last walk if it is that recent (a
+        refresh right after the freshness check of the same search walks once, not twice)."""
+        key = scope.fingerprint()
+        with self._lock:
+            last = self._walks.get(key)
+        if reuse_s and last is not None and time.monotonic() - last[0] < reuse_s:
+            return last[1]
+        files = self.workspace.source_files(scope)
+        with self._lock:
+            self._walks[key] = (time.monotonic(), files)
+        return files
+
+    @staticmethod
+    def _row_tokens(generation: Path, rows: list[int]) -> list[list[str]] | None:
+        """The cached tokens of some generation rows, read by offset (None: no cache)."""
+        import numpy as np
+
+        try:
+            offsets = np.load(generation / OFFSETS_FILE, mmap_mode="r")
+            found = []
+            with (generation / TOKENS_FILE).open("rb") as handle:
+                for row in rows:
+                    handle.seek(int(offsets[row]))
+                    found.append(json.loads(handle.readline()))
+            return found
+        except (OSError, ValueError, IndexError):
+            return None
+
+    def _file_entries(self, generation: Path) -> dict[str, list[Any]] | None:
+        """label -> [[size, mtime_ns], first row, chunk count] of a generation (read once)."""
+        with self._lock:
+            cached = self._entries.get(generation)
+        if cached is None:
+            try:
+                cached = json.loads((generation / FILES_FILE).read_text(encoding="utf-8"))
+            except (OSError, ValueError):
+                return None
+            with self._lock:
+                if len(self._entries) >= 8:  # a server lives for days: bounded
+                    self._entries.pop(next(iter(self._entries)))
+                self._entries[generation] = cached
+        return cached
+
+    def _overlay(self, scope: ScopeKey, generation: Path) -> overlay.Overlay | None:
+        """The live overlay of the generation, re-read only when its file changed."""
+        path = overlay.path_for(partition_dir(self.index_dir, scope))
+        try:
+            info = os.stat(path)
+            state: tuple[int, int, int] | None = (info.st_ino, info.st_mtime_ns, info.st_size)
+        except OSError:
+            state = None
+        key = scope.fingerprint()
+        with self._lock:
+            cached = self._overlays.get(key)
+        if cached is not None and cached[0] == (generation, state):
+            return cached[1]
+        found = overlay.read(path.parent, generation.name) if state is not None else None
+        with self._lock:
+            self._overlays[key] = ((generation, state), found)
+        return found
 
     def _token_cache(
         self, scope: ScopeKey
@@ -304,7 +439,10 @@ class BM25Tool:
             )
         try:
             manifest = self._manifest(generation)
-            fingerprint, newest_ns = self.workspace.source_state(scope)
+            files = self._walk(scope)
+            fingerprint, newest_ns = state_digest(
+                self.workspace.chunk_lines, files, self.workspace.beir_state(scope)
+            )
         except (OSError, ValueError) as exc:
             return Freshness(fresh=False, code=codes.INDEX_STALE, detail=f"unreadable: {exc}")
         if manifest.get("tokenizer", self._tokenizer_id()) != self._tokenizer_id():
@@ -314,6 +452,10 @@ class BM25Tool:
                 detail=f"index built with tokenizer {manifest.get('tokenizer')}; "
                 f"configured {self._tokenizer_id()}",
             )
+        if manifest.get("source_fingerprint") != fingerprint:
+            layer = self._overlay(scope, generation)
+            if layer is not None and layer.source_fingerprint == fingerprint:
+                return Freshness(fresh=True, code="fresh_with_overlay", detail="")
         return source_freshness(
             manifest, fingerprint, newest_ns, self.freshness_tolerance_s, self.name
         )
@@ -383,27 +525,58 @@ class BM25Tool:
         assert self._tokenize is not None
         partition = self._load(scope)
         retriever, documents = partition.retriever, partition.documents
-        if retriever is None:
-            return []
-        vocab = retriever.vocab_dict
-        tokens = [t for t in dict.fromkeys(self._tokenize(call.query)) if t in vocab]
-        if not tokens:
-            return []
-        k = min(call.top_k or self.top_k, len(documents))
-        rows, scores = retriever.retrieve([tokens], k=k, show_progress=False, n_threads=0)
-        ranked = [
-            (r, s) for r, s in zip(rows[0].tolist(), scores[0].tolist(), strict=True) if s > 0
-        ]
-        ranked.sort(key=lambda pair: (-pair[1], documents[pair[0]].id))
+        layer = self._overlay(scope, partition.generation)
+        query = list(dict.fromkeys(self._tokenize(call.query)))
+        k = call.top_k or self.top_k
+        # (document, row in the generation or None, score)
+        ranked: list[tuple[Document, int | None, float]] = []
+        if retriever is not None:
+            tokens = [t for t in query if t in retriever.vocab_dict]
+            hidden = layer.removed_rows if layer is not None else frozenset()
+            depth = min(k + len(hidden), len(documents))
+            if tokens and depth:
+                rows, scores = retriever.retrieve(
+                    [tokens], k=depth, show_progress=False, n_threads=0
+                )
+                ranked = [
+                    (documents[r], r, s)
+                    for r, s in zip(rows[0].tolist(), scores[0].tolist(), strict=True)
+                    if s > 0 and r not in hidden
+                ]
+        if layer is not None and query:
+            manifest = self._manifest(partition.generation)
+            frequencies = (
+                overlay.document_frequencies(retriever, query) if retriever is not None else {}
+            )
+            ranked += [
+                (layer.documents[row], None, s)
+                for row, s in overlay.score(
+                    layer,
+                    query,
+                    frequencies,
+                    int(manifest.get("documents", 0)),
+                    float(manifest.get("avg_doc_len", 0.0)),
+                    self.k1,
+                    self.b,
+                )
+            ]
+        ranked.sort(key=lambda item: (-item[2], item[0].id))
         return [
             EvidenceChunk(
-                id=documents[row].id,
+                id=doc.id,
                 scope=partition.owner,
                 channel=self.name,
-                location=partition.location(row),
-                snippet=partition.snippet(row, self.snippet_chars),
+                location=partition.location(row)
+                if row is not None
+                else Location(
+                    path=doc.path,
+                    start_line=doc.start_line,
+                    end_line=doc.end_line,
+                    document_id=doc.document_id,
+                ),
+                snippet=doc.text[: self.snippet_chars],
                 score=score,
                 ranks={self.name: rank},
             )
-            for rank, (row, score) in enumerate(ranked, 1)
+            for rank, (doc, row, score) in enumerate(ranked[:k], 1)
         ]

@@ -39,9 +39,17 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
+    # Built from a clean copy of the tracked files, as a release would be (the checkout's
+    # own build/ or outputs/ never leak into the wheel, and the build writes nothing here).
+    source = base / "source"
+    files = subprocess.check_output(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, text=True)
+    for name in files.splitlines():
+        if (REPO / name).is_file():
+            (source / name).parent.mkdir(parents=True, exist_ok=True)
+            shutil.copy2(REPO / name, source / name)
     run(
         [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q"]
-        + ["-w", str(base / "dist"), str(REPO)],
+        + ["-w", str(base / "dist"), str(source)],
         base,
         env,
     )

@@ -22,7 +22,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from arr.api import PROJECT_ROOT
-from arr.bench import BENCH_SCOPE, percentile, read_queries, scifact_dir
+from arr.bench.core import BENCH_SCOPE, percentile, read_queries, scifact_dir
 from arr.embedder.sentence_transformer import SentenceTransformerEmbedder
 from arr.fusion.rrf import RRFFusion
 from arr.models import QueryPlan

@@ -22,7 +22,14 @@ import time
 from pathlib import Path
 
 from arr.api import PROJECT_ROOT
-from arr.bench import BENCH_SCOPE, ndcg_at_10, percentile, read_qrels, read_queries, scifact_dir
+from arr.bench.core import (
+    BENCH_SCOPE,
+    ndcg_at_10,
+    percentile,
+    read_qrels,
+    read_queries,
+    scifact_dir,
+)
 from arr.embedder.sentence_transformer import SentenceTransformerEmbedder
 from arr.fusion.rrf import RRFFusion
 from arr.planner.rule import RuleQueryPlanner

@@ -1,1 +1,0 @@
-"""Evaluation: gold sets, metrics, reports, sweeps comparison and significance tests."""

@@ -1,1 +1,0 @@
-"""Query planners. Each YAML option under ``conf/planner/`` maps to one class here."""

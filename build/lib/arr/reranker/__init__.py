@@ -1,1 +1,0 @@
-"""Rerankers. Each YAML option under ``conf/reranker/`` maps to one class here."""

@@ -1,1 +1,0 @@
-"""The Router: admission, execution, fusion and reranking. Config group ``router``."""
