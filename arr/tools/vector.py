@@ -14,10 +14,12 @@ from __future__ import annotations
 
 import hashlib
 import json
+import os
 import threading
 import time
 from collections import Counter
 from datetime import datetime, timezone
+from pathlib import Path
 from typing import Any
 
 from arr import __version__, codes
@@ -132,29 +134,48 @@ class VectorTool:
             return self._build_locked(scope, max_changed)
 
     def _build_locked(self, scope: ScopeKey, max_changed: int | None) -> dict[str, Any]:
+        """Work proportional to what changed: files whose size and mtime match the file list
+        of the last build (a sidecar written with the store's build token) are not read; the
+        chunks of changed files are embedded only when their content hash is new."""
         embedder_id = self.embedder.id
         skipped: Counter[str] = Counter()
         files = self.workspace.source_files(scope, skipped)
-        fingerprint, newest_ns = state_digest(
-            self.workspace.chunk_lines, files, self.workspace.beir_state(scope)
-        )
+        beir = self.workspace.beir_state(scope)
+        fingerprint, newest_ns = state_digest(self.workspace.chunk_lines, files, beir)
         size = self.chunk_lines or self.workspace.chunk_lines
-        documents = [
-            doc
-            for source in files
-            for doc in self.workspace.file_documents(source, size, self.overlap_lines, skipped)
-        ]
-        documents += list(self.workspace.beir_documents(scope))
         old = self.store.manifest(scope)
         if old is not None and old.get("embedder") != embedder_id:
             self.store.drop(scope)  # another model: other dimensions, nothing is reusable
-        existing = self.store.existing(scope)
+            old = None
+        sidecar = self._sidecar(scope, old)
+        known: dict[str, list[Any]] = sidecar["files"] if sidecar is not None else {}
+        listing: dict[str, list[Any]] = {}
+        documents: list[Document] = []
+        unchanged_ids: list[str] = []
+        for source in files:
+            entry = known.get(source.label)
+            if entry is not None and entry[0] == [source.size, source.mtime_ns]:
+                listing[source.label] = entry
+                unchanged_ids += entry[1]
+                continue
+            docs = self.workspace.file_documents(source, size, self.overlap_lines, skipped)
+            listing[source.label] = [[source.size, source.mtime_ns], [d.id for d in docs]]
+            documents += docs
+        if beir is not None:
+            documents += list(self.workspace.beir_documents(scope))
+        if sidecar is None:
+            existing = self.store.existing(scope)
+        else:  # only the chunks of changed or vanished files can differ from the store
+            gone = [i for label, e in known.items() if listing.get(label) != e for i in e[1]]
+            existing = self.store.hashes(scope, sorted({*gone, *(d.id for d in documents)}))
         digests = {d.id: content_hash(embedder_id, d.text) for d in documents}
         changed = [d for d in documents if existing.get(d.id) != digests[d.id]]
-        vanished = sorted(set(existing) - set(digests))
+        keep = set(digests) | set(unchanged_ids)
+        vanished = sorted(i for i in existing if i not in keep)
         if max_changed is not None and len(changed) + len(vanished) > max_changed:
             return {}
         embeddings = self.embedder.embed([d.text for d in changed], self.show_progress)
+        token = f"{time.time_ns()}-{os.getpid()}"
         manifest = {
             "embedder": embedder_id,
             "chunking": self._chunking(),
@@ -163,8 +184,9 @@ class VectorTool:
             "built_at": time.time(),
             "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "arr_version": __version__,
-            "documents": len(documents),
+            "documents": len(documents) + len(unchanged_ids),
             "skipped": json.dumps(dict(sorted(skipped.items()))),
+            "build_token": token,
         }
         self.store.write(
             scope,
@@ -175,9 +197,38 @@ class VectorTool:
             vanished,
             manifest,
         )
+        self._write_sidecar(scope, {"build_token": token, "files": listing})
         with self._lock:
             self._manifests[scope.fingerprint()] = (time.monotonic(), manifest)
-        return {**manifest, "embedded": len(changed), "deleted": len(vanished)}
+        return {
+            **manifest,
+            "embedded": len(changed),
+            "deleted": len(vanished),
+            "files_reread": len(files)
+            - sum(1 for f in files if known.get(f.label) == listing[f.label]),
+        }
+
+    def _sidecar_path(self, scope: ScopeKey) -> Path:
+        return self.workspace.index_dir / f"{self.name}-files" / f"{scope.fingerprint()}.json"
+
+    def _sidecar(self, scope: ScopeKey, manifest: dict[str, Any] | None) -> dict[str, Any] | None:
+        """The file list of the last build, when it belongs to the store's current build."""
+        if manifest is None or manifest.get("chunking") != self._chunking():
+            return None
+        try:
+            found = json.loads(self._sidecar_path(scope).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            return None
+        if not isinstance(found, dict) or found.get("build_token") != manifest.get("build_token"):
+            return None  # the store changed without this list (reset, another build)
+        return found
+
+    def _write_sidecar(self, scope: ScopeKey, payload: dict[str, Any]) -> None:
+        path = self._sidecar_path(scope)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
+        tmp.write_text(json.dumps(payload), encoding="utf-8")
+        os.replace(tmp, path)
 
     # ---- serving --------------------------------------------------------------------------
     def _manifest(self, scope: ScopeKey) -> dict[str, Any] | None:

@@ -137,6 +137,22 @@ class ChromaStore:
             for i, m in zip(got["ids"], got["metadatas"] or [{}] * len(got["ids"]), strict=True)
         }
 
+    def hashes(self, scope: ScopeKey, ids: Sequence[str]) -> dict[str, str]:
+        """Content hashes of the given item ids that the store holds."""
+        collection = self._collection(scope)
+        if collection is None or not ids:
+            return {}
+        found: dict[str, str] = {}
+        with _chroma_errors("read items"):
+            for start in range(0, len(ids), WRITE_BATCH):
+                got = collection.get(
+                    ids=list(ids[start : start + WRITE_BATCH]), include=["metadatas"]
+                )
+                metas = got["metadatas"] or [{}] * len(got["ids"])
+                for item, meta in zip(got["ids"], metas, strict=True):
+                    found[item] = str((meta or {}).get("content_hash", ""))
+        return found
+
     def drop(self, scope: ScopeKey) -> None:
         name = collection_name(scope)
         self.warm_up()

@@ -174,3 +174,31 @@ def test_corrupt_store_file_is_reported_cleanly(tmp_path: Path) -> None:
         tool.warm_up()
         tool.freshness(SCOPE_A)
     assert info.value.code == "vector_store_unavailable"
+
+
+def test_rebuild_reads_only_changed_files_and_survives_a_lost_file_list(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    embedder = HashingEmbedder()
+    tool = make_tool(ws, embedder)
+    assert tool.build(SCOPE_A)["files_reread"] == 3
+    touch_later(ws.root / "a" / "notes" / "warmup.md", "Warmup fixed it.\nThird line.\n")
+    again = tool.build(SCOPE_A)
+    assert (again["files_reread"], again["embedded"], again["documents"]) == (1, 1, 3)
+    assert tool.freshness(SCOPE_A).fresh
+    # Without its file list (or with one from another build), everything is re-read and
+    # compared by content hash: nothing is embedded twice, nothing is lost.
+    sidecar = ws.index_dir / "vector-files" / f"{SCOPE_A.fingerprint()}.json"
+    sidecar.write_text('{"build_token": "other", "files": {}}')
+    full = tool.build(SCOPE_A)
+    assert (full["files_reread"], full["embedded"], full["deleted"]) == (3, 0, 0)
+    assert len(tool.store.existing(SCOPE_A)) == 3
+
+
+def test_refresh_before_a_search_embeds_the_change(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = make_tool(ws)
+    tool.build(SCOPE_A)
+    touch_later(ws.root / "a" / "notes" / "new.md", "quokka habitat notes\n")
+    result = make_router(tool).search("where do quokka live", SCOPE_A)
+    assert result.rejections == () and result.partial is False
+    assert "doc:notes/new.md#L1" in [e.id for e in result.evidence]
