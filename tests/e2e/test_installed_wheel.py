@@ -42,7 +42,9 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     # Built from a clean copy of the tracked files, as a release would be (the checkout's
     # own build/ or outputs/ never leak into the wheel, and the build writes nothing here).
     source = base / "source"
-    files = subprocess.check_output(["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, text=True)
+    files = subprocess.check_output(
+        ["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, text=True
+    )
     for name in files.splitlines():
         if (REPO / name).is_file():
             (source / name).parent.mkdir(parents=True, exist_ok=True)

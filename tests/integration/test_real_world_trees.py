@@ -232,8 +232,16 @@ def test_damaged_chroma_store_degrades_at_warm_up_and_search(project: Path) -> N
         cwd=project,
     )
     assert rebuilt.returncode == 0, rebuilt.stdout + rebuilt.stderr
-    again = _search(project, "why did the warmup schedule fix the loss spikes")
-    assert "vector" in {c for e in again["evidence"] for c in e["ranks"]}
+    again = subprocess.run(
+        [sys.executable, "-m", "arr.cli", "search", "query=why did the warmup fix the loss spikes"]
+        + ["scope=notes", "--json", "embedder=hashing"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=project,
+    )
+    assert again.returncode == 0, again.stderr
+    assert "vector" in {c for e in json.loads(again.stdout)["evidence"] for c in e["ranks"]}
 
 
 def test_damaged_bm25_partition_degrades_and_others_answer(project: Path) -> None:
