@@ -104,7 +104,7 @@ def main() -> None:
     try:
         for number in range(5):
             marker = f"bench_fresh_marker_{number}"
-            target.write_text(original + f"\n# {marker}\n", encoding="utf-8")
+            target.write_text(f"# {marker}\n" + original, encoding="utf-8")  # in the snippet
             started = time.perf_counter()
             result = router.search(marker, SCOPE)
             elapsed = time.perf_counter() - started

