@@ -12,6 +12,7 @@ store, the workspace or a subprocess.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import json
 import sqlite3
@@ -34,6 +35,10 @@ CREATE TABLE IF NOT EXISTS ledger (
 CREATE TRIGGER IF NOT EXISTS ledger_no_update BEFORE UPDATE ON ledger
 BEGIN SELECT RAISE(ABORT, 'approval ledger is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS ledger_no_delete BEFORE DELETE ON ledger
+BEGIN SELECT RAISE(ABORT, 'approval ledger is append-only'); END;
+-- REPLACE deletes a colliding row (on seq or hash) without firing DELETE triggers.
+CREATE TRIGGER IF NOT EXISTS ledger_no_replace BEFORE INSERT ON ledger
+WHEN EXISTS (SELECT 1 FROM ledger WHERE seq = NEW.seq OR hash = NEW.hash)
 BEGIN SELECT RAISE(ABORT, 'approval ledger is append-only'); END;
 """
 
@@ -140,7 +145,11 @@ class ApprovalLedger:
             conn.execute("COMMIT")
             return digest
         except BaseException:
-            conn.execute("ROLLBACK")
+            # Only a transaction that began can be rolled back; otherwise the original error
+            # (disk full, database locked) is what the user must see, not "cannot rollback".
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
             raise
         finally:
             conn.close()

@@ -43,8 +43,8 @@ def _check_scope_value(value: str) -> str:
         raise ValueError(f"must be at most {MAX_SCOPE_FIELD_CHARS} characters, got {len(value)}")
     if value != value.strip():
         raise ValueError("must not start or end with whitespace")
-    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp") for ch in value):
-        raise ValueError("must not contain control or format characters")
+    if any(unicodedata.category(ch) in ("Cc", "Cf", "Zl", "Zp", "Cs") for ch in value):
+        raise ValueError("must not contain control, format or surrogate characters")
     return value
 
 
@@ -86,16 +86,18 @@ def resolve_scope(
         return scope
     if isinstance(scope, str):
         if scope not in named:
-            raise ScopeError(f"unknown scope {scope!r}; known scopes: {sorted(named)}")
+            more = f"... ({len(scope)} characters)" if len(scope) > 100 else ""
+            shown = repr(scope[:100]) + more
+            raise ScopeError(f"unknown scope {shown}; known scopes: {sorted(named)[:50]}")
         return named[scope]
     try:
         return ScopeKey.model_validate(dict(scope))
     except (ValidationError, TypeError, ValueError) as exc:
         if isinstance(exc, ValidationError):
             first = exc.errors()[0]
-            where = ".".join(str(p) for p in first["loc"]) or "scope"
-            raise ScopeError(f"malformed scope field {where!r}: {first['msg']}") from None
-        raise ScopeError(f"malformed scope: {exc}") from None
+            where = ".".join(str(p) for p in first["loc"])[:100] or "scope"
+            raise ScopeError(f"malformed scope field {where!r}: {first['msg'][:200]}") from None
+        raise ScopeError(f"malformed scope: {str(exc)[:300]}") from None
 
 
 class Location(Frozen):

@@ -9,6 +9,7 @@ Used by ``conf/tools/memory.yaml`` (through arr.tools.memory) and the ``arr memo
 
 from __future__ import annotations
 
+import contextlib
 import json
 import re
 import sqlite3
@@ -42,6 +43,11 @@ CREATE TABLE IF NOT EXISTS audit (
 CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
 BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
 CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
+BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
+-- REPLACE and INSERT OR REPLACE delete the row they collide with without firing DELETE
+-- triggers (recursive triggers are off): refuse any insert that names an existing row.
+CREATE TRIGGER IF NOT EXISTS audit_no_replace BEFORE INSERT ON audit
+WHEN EXISTS (SELECT 1 FROM audit WHERE seq = NEW.seq)
 BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
 """
 TRANSITIONS = {"publish": ("draft", "published"), "retract": ("published", "retracted")}
@@ -109,7 +115,11 @@ class ResearchMemoryStore:
             yield conn
             conn.execute("COMMIT")
         except BaseException:
-            conn.execute("ROLLBACK")
+            # Only a transaction that began can be rolled back; otherwise the original error
+            # (disk full, database locked) is what the user must see, not "cannot rollback".
+            if conn.in_transaction:
+                with contextlib.suppress(sqlite3.Error):
+                    conn.execute("ROLLBACK")
             raise
         finally:
             conn.close()

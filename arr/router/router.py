@@ -73,6 +73,10 @@ def check_query(query: object, max_query_chars: int) -> str:
         raise QueryError(f"query is {len(query)} characters; the limit is {max_query_chars}")
     if _CONTROL.search(query):
         raise QueryError("query contains control characters")
+    try:
+        query.encode("utf-8")
+    except UnicodeEncodeError:
+        raise QueryError("query is not valid Unicode (it holds a lone surrogate)") from None
     return query
 
 
@@ -208,6 +212,8 @@ class RetrievalRouter:
         started = time.perf_counter()
         check_query(query, self.max_query_chars)
         key = self.resolve_scope(scope)
+        if plan is not None and not isinstance(plan, QueryPlan):
+            raise QueryError(f"plan must be an arr.models.QueryPlan, got {type(plan).__name__}")
         outcome = PlanOutcome(plan=plan, planner="given") if plan else self._plan(query)
         run = _Run(degradations=list(outcome.degradations))
         deadline = started + self.deadline_ms / 1000 if self.deadline_ms else None
