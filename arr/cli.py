@@ -12,6 +12,7 @@ from __future__ import annotations
 import json
 import logging
 import os
+import re
 import sys
 from collections.abc import Callable
 from pathlib import Path
@@ -75,6 +76,7 @@ commands:
 Any Hydra override works: tools=[bm25] fusion.rank_constant=30 pipeline=bm25_only ...
 """
 log = logging.getLogger("arr.cli")
+CONF_GROUPS_DIR = Path(__file__).resolve().parent / "conf"
 
 
 def split_arguments(args: list[str]) -> tuple[dict[str, str], list[str]]:
@@ -108,12 +110,75 @@ def take_workspace_flag(args: list[str]) -> tuple[str | None, list[str]]:
     return workspace, rest
 
 
-def fail(message: str, code: int = 2) -> int:
-    print(f"arr: error: {message}", file=sys.stderr)
+JSON_ERRORS = {"on": False}  # set when --json is given: errors become JSON on stdout
+
+
+def error_kind(exc: BaseException) -> str:
+    """``ScopeError`` -> ``scope_error``: the code of a JSON error."""
+    return re.sub(r"(?<!^)(?=[A-Z])", "_", type(exc).__name__).lower()
+
+
+def fail(message: str, code: int = 2, kind: str | None = None) -> int:
+    if JSON_ERRORS["on"]:
+        kind = kind or ("internal_error" if code == 1 else "error")
+        print(json.dumps({"error": {"code": kind, "message": message}}))
+    else:
+        print(f"arr: error: {message}", file=sys.stderr)
     return code
 
 
 def main(argv: list[str] | None = None) -> int:
+    """The entry point: a closed stdout pipe (``arr search ... | head -1``) ends the command
+    quietly with the conventional status 141 (128 + SIGPIPE)."""
+    try:
+        code = _main(argv)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # Python would complain again when it flushes stdout at exit: point it at devnull.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, sys.stdout.fileno())
+        return 141
+
+
+def version_text() -> str:
+    import importlib.metadata as metadata
+
+    from arr import __version__
+
+    lines = [f"arr {__version__}"]
+    for name in (
+        "bm25s",
+        "chromadb",
+        "onnxruntime",
+        "sentence-transformers",
+        "torch",
+        "hydra-core",
+        "pydantic",
+        "ripgrep",
+        "mcp",
+    ):
+        try:
+            lines.append(f"  {name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            lines.append(f"  {name} (not installed)")
+    return "\n".join(lines)
+
+
+def command_help(command: str) -> str:
+    """``arr <command> --help``: the usage lines of that command and the config groups."""
+    lines = [line for line in USAGE.splitlines() if line.strip().startswith(command + " ")]
+    groups = sorted(
+        p.name for p in CONF_GROUPS_DIR.iterdir() if p.is_dir() and p.name not in ("hydra",)
+    )
+    options = {g: sorted(f.stem for f in (CONF_GROUPS_DIR / g).glob("*.yaml")) for g in groups}
+    text = [f"usage: arr {command} ...", *lines, "", "config groups (override with group=option):"]
+    text += [f"  {g}: {', '.join(o)}" for g, o in options.items() if o]
+    text += ["", "any key can be overridden: fusion.rank_constant=30 router.max_calls=6 ..."]
+    return "\n".join(text)
+
+
+def _main(argv: list[str] | None = None) -> int:
     os.environ.setdefault("HF_HUB_OFFLINE", "1")
     os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
     # The console is for results: no model-loading progress bars or library chatter.
@@ -125,28 +190,35 @@ def main(argv: list[str] | None = None) -> int:
     if "numba" not in sys.modules and os.environ.get("ARR_ALLOW_NUMBA") != "1":
         sys.modules["numba"] = None  # type: ignore[assignment]
     args = list(sys.argv[1:] if argv is None else argv)
+    JSON_ERRORS["on"] = "--json" in args
     try:
         workspace, args = take_workspace_flag(args)
     except ArrError as exc:
-        return fail(str(exc))
+        return fail(str(exc), kind=error_kind(exc))
     if not args or args[0] in ("-h", "--help", "help"):
         print(USAGE)
         return 0 if args else 2
+    if args[0] in ("--version", "-V", "version"):
+        print(version_text())
+        return 0
     command, rest = args[0], args[1:]
     if command not in COMMANDS:
-        return fail(f"unknown command {command!r}; valid commands: {', '.join(COMMANDS)}")
+        return fail(f"unknown command {command[:80]!r}; valid commands: {', '.join(COMMANDS)}")
+    if "--help" in rest or "-h" in rest:
+        print(command_help(command))
+        return 0
     if command in PLAIN_COMMANDS:
         try:
             from arr.commands import run_plain
 
             return run_plain(command, rest, workspace)
         except ArrError as exc:
-            return fail(str(exc))
+            return fail(str(exc), kind=error_kind(exc))
     if command == "serve":
         try:
             return _run_serve(rest, workspace)
         except ArrError as exc:
-            return fail(str(exc))
+            return fail(str(exc), kind=error_kind(exc))
     action = None
     if command == "memory":
         if not rest or rest[0] not in MEMORY_ACTIONS:
@@ -169,7 +241,7 @@ def main(argv: list[str] | None = None) -> int:
             compose(command, overrides, resolved=True)
         return _run_hydra(command, lambda cfg: _dispatch(command, action, texts, cfg), overrides)
     except ArrError as exc:
-        return fail(str(exc))
+        return fail(str(exc), kind=error_kind(exc))
 
 
 def _run_fast(
@@ -286,7 +358,12 @@ def _run_hydra(command: str, task: Callable[[Any], int], overrides: list[str]) -
     outcome: dict[str, int] = {}
 
     def job(cfg: Any) -> None:
-        outcome["code"] = max(outcome.get("code", 0), _guarded(task, cfg))
+        try:
+            code = _guarded(task, cfg)
+        except BrokenPipeError:  # the reader went away: quiet, conventional status
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+            code = 141
+        outcome["code"] = max(outcome.get("code", 0), code)
 
     app = hydra.main(config_path=str(CONF_DIR), config_name=command, version_base="1.3")(job)
     saved = sys.argv
@@ -303,7 +380,9 @@ def _guarded(task: Callable[[Any], int], cfg: Any) -> int:
         return task(cfg)
     except ArrError as exc:
         log.error("%s", exc)
-        return fail(str(exc))
+        return fail(str(exc), kind=error_kind(exc))
+    except BrokenPipeError:
+        raise  # the reader went away: main() ends quietly
     except Exception as exc:  # a bug: keep the traceback in the run log, one line for the user
         log.exception("internal error")
         return fail(f"internal error ({type(exc).__name__}: {exc}); details in the run log", 1)

@@ -1,0 +1,61 @@
+"""CLI conventions through the installed entry point: --version, per-command --help, JSON
+errors with --json, and a closed stdout pipe ending quietly with status 141."""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+pytestmark = pytest.mark.slow
+ARR = shutil.which("arr", path=str(Path(sys.executable).parent)) or "arr"
+ENV = {**os.environ, "HF_HUB_OFFLINE": "1"}
+
+
+def run(*args: str, cwd: Path | None = None) -> subprocess.CompletedProcess[str]:
+    return subprocess.run(
+        [ARR, *args], capture_output=True, text=True, timeout=300, env=ENV, cwd=cwd
+    )
+
+
+def test_version_names_arr_and_its_key_dependencies() -> None:
+    done = run("--version")
+    assert done.returncode == 0
+    assert done.stdout.startswith("arr ") and "bm25s" in done.stdout and "pydantic" in done.stdout
+
+
+@pytest.mark.parametrize("command", ["search", "index", "eval", "memory", "demo"])
+def test_command_help_lists_usage_and_config_groups(command: str) -> None:
+    done = run(command, "--help")
+    assert done.returncode == 0, done.stderr
+    assert f"usage: arr {command}" in done.stdout
+    assert "fusion: rrf" in done.stdout and "planner: llm, rule" in done.stdout
+
+
+def test_json_errors_are_json_on_stdout(demo_overrides: list[str]) -> None:
+    done = run("search", "query=warmup", "scope=no-such-scope", "--json", *demo_overrides)
+    assert done.returncode == 2
+    error = json.loads(done.stdout)["error"]
+    assert error["code"] == "scope_error" and "no-such-scope" in error["message"]
+    done = run("search", "scope=vision-main", "--json", *demo_overrides)
+    assert done.returncode == 2 and json.loads(done.stdout)["error"]["code"] == "config_error"
+
+
+def test_closed_pipe_ends_quietly(demo_overrides: list[str]) -> None:
+    built = run("index", "tools=[bm25,memory]", *demo_overrides)
+    assert built.returncode == 0, built.stderr
+    command = (
+        f"{ARR} search 'query=warmup loss spikes' scope=vision-main tools=[bm25] "
+        + " ".join(f"'{o}'" for o in demo_overrides)
+        + " | head -1; echo status=${PIPESTATUS[0]}"
+    )
+    done = subprocess.run(
+        ["bash", "-c", command], capture_output=True, text=True, timeout=300, env=ENV
+    )
+    assert "status=141" in done.stdout or "status=0" in done.stdout, done.stdout + done.stderr
+    assert "Error" not in done.stderr and "Traceback" not in done.stderr
