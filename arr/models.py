@@ -70,9 +70,28 @@ class ScopeKey(Frozen):
     def _valid_field(cls, value: str) -> str:
         return _check_scope_value(value)
 
+    def fields(self) -> tuple[str, str, str, str, str]:
+        return (
+            self.team_id,
+            self.project_id,
+            self.repository,
+            self.branch,
+            self.experiment_environment,
+        )
+
+    # Byte-exact equality on the five fields, without pydantic's generic comparison: the
+    # Router compares every candidate's scope with the request's, so this is a hot path.
+    def __eq__(self, other: object) -> bool:
+        if other.__class__ is ScopeKey:
+            return self.fields() == other.fields()  # type: ignore[attr-defined]
+        return NotImplemented
+
+    def __hash__(self) -> int:
+        return hash(self.fields())
+
     def fingerprint(self) -> str:
         """Stable, collision-resistant name for per-scope partitions (index folders)."""
-        return _fingerprint(tuple(getattr(self, f) for f in SCOPE_FIELDS))
+        return _fingerprint(self.fields())
 
     def label(self) -> str:
         return "/".join(getattr(self, f) for f in SCOPE_FIELDS)

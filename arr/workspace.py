@@ -8,6 +8,7 @@ is what index manifests record so the Router can tell a stale index from a fresh
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -308,7 +309,7 @@ class Workspace(BaseModel):
             info = os.stat(beir)
         except OSError:
             raise WorkspaceError(f"BEIR corpus {str(beir)!r} is not a readable file") from None
-        return f"beir:{beir.resolve()}", info.st_size, info.st_mtime_ns
+        return f"beir:{_resolved(str(beir))}", info.st_size, info.st_mtime_ns
 
     def documents(
         self,
@@ -364,6 +365,11 @@ class Workspace(BaseModel):
             chunk_lines=parsed.chunk_lines,
             max_file_bytes=parsed.max_file_bytes,
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _resolved(path: str) -> str:
+    return os.path.realpath(path)  # per search otherwise: a few system calls each time
 
 
 def state_digest(

@@ -561,8 +561,10 @@ class BM25Tool:
                 )
             ]
         ranked.sort(key=lambda item: (-item[2], item[0].id))
+        # Trusted internal data (the index's own rows, its validated owner scope): built
+        # without re-validation; the Router still checks every candidate's scope.
         return [
-            EvidenceChunk(
+            EvidenceChunk.model_construct(
                 id=doc.id,
                 scope=partition.owner,
                 channel=self.name,
@@ -575,8 +577,9 @@ class BM25Tool:
                     document_id=doc.document_id,
                 ),
                 snippet=doc.text[: self.snippet_chars],
-                score=score,
+                score=float(score),
                 ranks={self.name: rank},
+                rerank_score=None,
             )
             for rank, (doc, row, score) in enumerate(ranked[:k], 1)
         ]
