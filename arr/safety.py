@@ -133,15 +133,33 @@ def shannon_entropy(value: bytes) -> float:
     return -sum(c / total * math.log2(c / total) for c in counts.values()) if total else 0.0
 
 
-def _assignment_values(content: bytes) -> Iterator[bytes]:
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+def _is_code(content: bytes, match: re.Match[bytes]) -> bool:
+    """``key = apply_rotary_pos_emb_2d(...)``: the value is code (a call, an attribute, or a
+    lower-case identifier), not a secret."""
+    value = match.group(1)
+    after = content[match.end(1) : match.end(1) + 1]
+    if _IDENTIFIER.fullmatch(value) and (after in (b"(", b".", b"[") or value.islower()):
+        return True
+    return b"." in value and after == b"("
+
+
+def _assignment_matches(content: bytes) -> Iterator[re.Match[bytes]]:
     lowered = content.lower()  # ASCII-only lowering keeps byte offsets
     for keyword in _ASSIGNMENT_KEYWORDS:
         start = lowered.find(keyword)
         while start != -1:
             match = _ASSIGNMENT_TAIL.match(content, start + len(keyword))
-            if match:
-                yield match.group(1)
+            if match and not _is_code(content, match):
+                yield match
             start = lowered.find(keyword, start + 1)
+
+
+def _assignment_values(content: bytes) -> Iterator[bytes]:
+    for match in _assignment_matches(content):
+        yield match.group(1)
 
 
 def credential_kind(content: bytes) -> str | None:
@@ -158,6 +176,51 @@ def credential_kind(content: bytes) -> str | None:
         ):
             return "secret_assignment"
     return None
+
+
+# Characters that render as nothing: a secret split by one of them must still be caught.
+INVISIBLE = dict.fromkeys(
+    map(ord, "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff")
+)
+REDACTED = "[REDACTED]"
+
+
+def _secret_value_spans(content: bytes) -> Iterator[tuple[int, int]]:
+    for _, anchors, pattern in _SECRET_PATTERNS:
+        if any(anchor in content for anchor in anchors):
+            for match in pattern.finditer(content):
+                yield match.start(), match.end()
+    for match in _assignment_matches(content):
+        value = match.group(1)
+        if (
+            _HAS_DIGIT.search(value)
+            and _HAS_LETTER.search(value)
+            and shannon_entropy(value) >= MIN_SECRET_ENTROPY
+        ):
+            yield match.start(1), match.end(1)
+
+
+def redact_credentials(text: str) -> tuple[str, int]:
+    """``text`` with invisible characters removed and every credential-like value replaced by
+    ``[REDACTED]``; returns (text, number of redactions). The one filter every channel's
+    evidence passes before it leaves the Router (memory snippets included)."""
+    visible = text.translate(INVISIBLE)
+    raw = visible.encode("utf-8", "surrogatepass")
+    spans = sorted(set(_secret_value_spans(raw)))
+    if not spans:
+        return visible, 0
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, cursor = bytearray(), 0
+    for start, end in merged:
+        out += raw[cursor:start] + REDACTED.encode()
+        cursor = end
+    out += raw[cursor:]
+    return out.decode("utf-8", "replace"), len(merged)
 
 
 FORBIDDEN_ROOTS = ("/proc", "/dev", "/sys", "/run", "/var/run", "/boot", "/etc")

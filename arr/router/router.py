@@ -37,6 +37,7 @@ from arr.models import (
     resolve_scope,
 )
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
+from arr.safety import redact_credentials
 from arr.tools.base import REQUEST_DEADLINE, ChannelAnswer, ChannelError, Tool
 
 FORBIDDEN_IDENTIFIERS: tuple[str, ...] = (
@@ -106,6 +107,19 @@ def _timed_call(tool: Tool, call: ToolCall, scope: ScopeKey, deadline: float | N
     finally:
         REQUEST_DEADLINE.reset(token)
     return _Outcome(answer, failure, round((time.perf_counter() - started) * 1000, 3))
+
+
+def _redacted(found: list[EvidenceChunk]) -> tuple[list[EvidenceChunk], int]:
+    """One credential filter for every channel: snippets lose invisible characters and every
+    credential-like value before fusion, a reranker or the caller sees them."""
+    total, cleaned = 0, []
+    for chunk in found:
+        text, count = redact_credentials(chunk.snippet)
+        if count or text != chunk.snippet:
+            chunk = chunk.model_copy(update={"snippet": text})
+        total += count
+        cleaned.append(chunk)
+    return cleaned, total
 
 
 def _stop(run: _Run, code: str, detail: str) -> None:
@@ -515,6 +529,7 @@ class RetrievalRouter:
         # and counted; search() checks the final list once more.
         found = [c for c in answer.evidence if c.scope == scope]
         out_of_scope = len(answer.evidence) - len(found)
+        found, redacted = _redacted(found)
         run.scope_dropped += out_of_scope
         counters = dict(answer.counters)
         skip_counters = getattr(self.tools.get(call.tool), "skip_counters", None)
@@ -526,6 +541,8 @@ class RetrievalRouter:
             counters["refresh_us"] = int(run.refresh_ms[call.tool] * 1000)
         if out_of_scope:
             counters["scope_dropped"] = out_of_scope
+        if redacted:
+            counters["redacted_secrets"] = redacted
         if outcome.failure is not None:
             status, code = "error", outcome.failure.code
         elif answer.cut:

@@ -12,6 +12,7 @@ from arr import codes
 from arr.errors import MemoryStoreError
 from arr.memory.store import ResearchMemoryStore
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.safety import redact_credentials
 from arr.tools.base import ChannelError, seconds_left
 from arr.workspace import Workspace
 
@@ -68,7 +69,10 @@ class MemoryTool:
                 scope=memory.scope,
                 channel=self.name,
                 location=Location(memory_id=memory.id),
-                snippet=f"{memory.title}: {memory.body}"[: self.snippet_chars],
+                # Redacted whole, then cut: a secret never straddles the snippet's edge.
+                snippet=redact_credentials(f"{memory.title}: {memory.body}")[0][
+                    : self.snippet_chars
+                ],
                 score=score,
                 ranks={self.name: rank},
             )
