@@ -280,3 +280,24 @@ def test_scope_key_is_unchanged_by_discovery(project: Path) -> None:
 
     parsed = read_file(project)
     assert isinstance(parsed.scopes["notes"].key, ScopeKey)
+
+
+def test_damage_while_a_router_is_running(project: Path) -> None:
+    """A warm router (as in a server) whose stores are damaged under it keeps answering from
+    the channels that still work, each failure a degradation with its code."""
+    from arr.api import load_router
+
+    router = load_router(["progress=false", "embedder=hashing"], workspace=project)
+    query = "why did the warmup schedule fix the loss spikes"
+    assert router.search(query, "notes").degradations == ()
+    db = project / ".arr" / "state" / "memory.sqlite3"
+    for suffix in ("-wal", "-shm"):
+        Path(str(db) + suffix).unlink(missing_ok=True)
+    db.write_bytes(b"garbage" * 1000)
+    partition = next((project / ".arr" / "index" / "bm25").iterdir())
+    (partition / "CURRENT").write_text("gen-does-not-exist")
+    result = router.search(query, "notes")
+    found = {d.code for d in result.degradations}
+    assert codes.MEMORY_DB_CORRUPT in found and codes.INDEX_MISSING in found
+    assert result.evidence and result.partial is True  # the vector channel answers
+    router.close()
