@@ -32,7 +32,7 @@ test-fast: setup ## run the fast tests only
 lint: setup ## ruff lint and format check
 	$(BIN)/ruff check . && $(BIN)/ruff format --check arr tests
 
-bench: setup ## benchmarks: BM25 through the Router vs raw bm25s on SciFact, demo latency
+bench: setup ## benchmarks in one table: BM25 Router vs raw, demo latency, cold start, MCP round trip
 	$(BIN)/python -m arr.bench
 
 bench-grep: setup ## benchmark: grep channel vs plain rg -n on an installed package (>= 50 MB)

@@ -1,6 +1,14 @@
-"""``python -m arr.bench``: the core benchmarks (BM25 through the Router vs raw bm25s on
-SciFact, demo latency)."""
+"""``python -m arr.bench`` (``make bench``): the core benchmarks in one process, then one table.
 
-from arr.bench.core import main
+BM25 through the Router vs raw bm25s on SciFact, demo search latency, cold ``arr search``
+(lexical, hybrid) vs ``python -c pass``, and the MCP round trip vs in-process search. The
+longer ones run alone: ``python -m arr.bench.grep|vector|onnx|freshness|concurrency``.
+"""
 
-main()
+from arr.bench import agents, core
+from arr.bench.table import render
+
+core.main()
+agents.main()
+print()
+print(render())

@@ -130,6 +130,11 @@ def bench_scifact(top_k: int = 10, repeats: int = 7) -> None:
     print(f"[scifact] {len(queries)} queries, top_k={top_k}, best of {repeats}")
     print(f"  raw bm25s        {raw_qps:8.1f} q/s   nDCG@10 {raw_ndcg:.4f}")
     print(f"  through Router   {routed_qps:8.1f} q/s   nDCG@10 {routed_ndcg:.4f}")
+    from arr.bench.table import record
+
+    record(
+        "BM25 through the Router, SciFact", routed_qps, "q/s", raw_qps, "raw bm25s", ">= 0.8x raw"
+    )
     verdict = "meets" if routed_qps / raw_qps >= 0.8 else "MISSES"
     print(f"  ratio Router/raw {routed_qps / raw_qps:8.3f}  ({verdict} the >= 0.8 goal)")
 
@@ -158,6 +163,10 @@ def bench_demo(repeats: int = 20) -> None:
                 started = time.perf_counter()
                 router.search(case["query"], case["scope"])
                 latencies.append((time.perf_counter() - started) * 1000)
+    from arr.bench.table import record
+
+    record("demo full search p50 (warm)", percentile(latencies, 0.5), "ms")
+    record("demo full search p95 (warm)", percentile(latencies, 0.95), "ms")
     channels = " + ".join(sorted(router.tools))
     print(f"[demo] full rule-planned search ({channels}), {len(gold)} queries x {repeats}")
     print(
