@@ -85,25 +85,25 @@ def resolve_workspace(explicit: str | os.PathLike[str] | None = None) -> Path | 
     return found
 
 
-def default_output_dir(workspace: Path | None) -> Path:
-    """Run folders: the workspace's .arr/outputs, else the checkout's outputs/, else ./.arr."""
+def _home_for(workspace: Path | None, in_workspace: str, in_checkout: str) -> Path:
+    """The workspace's .arr/<in_workspace>, else <checkout>/<in_checkout>, else ./.arr/..."""
     if workspace is not None:
-        return workspace / WORKSPACE_DIRNAME / "outputs"
+        return workspace / WORKSPACE_DIRNAME / in_workspace
     checkout = checkout_root()
     if checkout is not None:
-        return checkout / "outputs"
-    return Path.cwd() / WORKSPACE_DIRNAME / "outputs"
+        return checkout / in_checkout
+    return Path.cwd() / WORKSPACE_DIRNAME / in_workspace
+
+
+def default_output_dir(workspace: Path | None) -> Path:
+    """Run folders and reports (derived)."""
+    return _home_for(workspace, "outputs", "outputs")
 
 
 def default_state_dir(workspace: Path | None) -> Path:
-    """State (approvals ledger): the workspace's .arr/state, else <checkout>/state, else
-    ./.arr/state. Never under outputs/ or an index folder, so no clean-up removes it."""
-    if workspace is not None:
-        return workspace / WORKSPACE_DIRNAME / "state"
-    checkout = checkout_root()
-    if checkout is not None:
-        return checkout / "state"
-    return Path.cwd() / WORKSPACE_DIRNAME / "state"
+    """State (approvals ledger): never under outputs/ or an index folder, so no clean-up
+    removes it."""
+    return _home_for(workspace, "state", "state")
 
 
 def hydra_quote(value: str) -> str:

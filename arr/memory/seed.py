@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Mapping
 from pathlib import Path
+from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -44,6 +45,34 @@ def read_seed(path: Path) -> list[SeedRecord]:
     return records
 
 
+def insert_with_status(
+    store: ResearchMemoryStore,
+    memory_id: str,
+    scope: ScopeKey,
+    record: SeedRecord | Any,
+    actor: str,
+) -> bool:
+    """Insert an absent memory as a draft and replay the transitions to ``record.status``
+    (each audited); False when the id already exists (it is never overwritten)."""
+    created = store.add_draft(
+        memory_id,
+        scope,
+        record.title,
+        record.body,
+        tuple(record.tags),
+        record.provenance,
+        actor=actor,
+        if_absent=True,
+    )
+    if created is None:
+        return False
+    if record.status in ("published", "retracted"):
+        store.transition(memory_id, "publish", actor=actor)
+    if record.status == "retracted":
+        store.transition(memory_id, "retract", actor=actor)
+    return True
+
+
 def seed_memories(
     store: ResearchMemoryStore, path: Path, scopes: Mapping[str, ScopeKey]
 ) -> tuple[int, int]:
@@ -51,22 +80,8 @@ def seed_memories(
     added = kept = 0
     for record in read_seed(path):
         scope = resolve_scope(record.scope, scopes)
-        created = store.add_draft(
-            record.id,
-            scope,
-            record.title,
-            record.body,
-            record.tags,
-            record.provenance,
-            actor="seed",
-            if_absent=True,
-        )
-        if created is None:
+        if insert_with_status(store, record.id, scope, record, actor="seed"):
+            added += 1
+        else:
             kept += 1
-            continue
-        added += 1
-        if record.status in ("published", "retracted"):
-            store.transition(record.id, "publish", actor="seed")
-        if record.status == "retracted":
-            store.transition(record.id, "retract", actor="seed")
     return added, kept

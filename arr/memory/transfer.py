@@ -15,6 +15,7 @@ from pathlib import Path
 from pydantic import BaseModel, ConfigDict, ValidationError
 
 from arr.errors import MemoryStoreError
+from arr.memory.seed import insert_with_status
 from arr.memory.store import ResearchMemoryStore
 from arr.models import MemoryStatus, ScopeKey
 
@@ -68,22 +69,10 @@ def import_memories(
     store.initialise()
     added = kept = 0
     for record in records:
-        created = store.add_draft(
-            record.id,
-            record.scope,
-            record.title,
-            record.body,
-            record.tags,
-            record.provenance or f"import:{path.name}",
-            actor=actor,
-            if_absent=True,
-        )
-        if created is None:
+        if not record.provenance:
+            record = record.model_copy(update={"provenance": f"import:{path.name}"})
+        if insert_with_status(store, record.id, record.scope, record, actor=actor):
+            added += 1
+        else:
             kept += 1
-            continue
-        added += 1
-        if record.status in ("published", "retracted"):
-            store.transition(record.id, "publish", actor=actor)
-        if record.status == "retracted":
-            store.transition(record.id, "retract", actor=actor)
     return added, kept
