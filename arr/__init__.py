@@ -1,11 +1,14 @@
 """ARR: Agentic Research Retrieval.
 
 Importing ``arr`` is cheap: no torch, chromadb or Hydra is imported until a router is built.
-Library mode: ``router = arr.load_router(overrides=[...]); router.search(query, scope)``.
+Library mode: ``router = arr.load_router(workspace=PATH, overrides=[...]);
+router.search(query, scope)`` (without ``workspace``: $ARR_WORKSPACE, then the current folder
+upward, else the bundled demo of a checkout).
 """
 
 from __future__ import annotations
 
+import os
 from typing import TYPE_CHECKING, Any
 
 __version__ = "0.1.0"
@@ -15,12 +18,17 @@ if TYPE_CHECKING:
 
 
 def load_router(
-    overrides: list[str] | None = None, config_name: str = "search", warm: bool = True
+    overrides: list[str] | None = None,
+    config_name: str = "search",
+    warm: bool = True,
+    workspace: str | os.PathLike[str] | None = None,
 ) -> RetrievalRouter:
-    """Compose the Hydra config with ``overrides`` and build a ready RetrievalRouter."""
+    """Compose the config with ``overrides`` (for ``workspace``) and build a ready router."""
     from arr.api import load_router as _load_router
 
-    return _load_router(overrides=overrides, config_name=config_name, warm=warm)
+    return _load_router(
+        overrides=overrides, config_name=config_name, warm=warm, workspace=workspace
+    )
 
 
 def __getattr__(name: str) -> Any:

@@ -265,10 +265,10 @@ def test_damaged_memory_database_degrades_and_others_answer(project: Path) -> No
 
 
 def test_only_arr_errors_reach_a_library_caller(project: Path) -> None:
-    from arr.api import load_router
+    import arr
     from arr.errors import ArrError
 
-    router = load_router(["progress=false", "embedder=hashing"], workspace=project)
+    router = arr.load_router(["progress=false", "embedder=hashing"], workspace=project)
     for query, scope in (("", "notes"), ("x", "nope"), ("x" * 5000, "notes"), (3, "notes")):
         with pytest.raises(ArrError):
             router.search(query, scope)  # type: ignore[arg-type]
