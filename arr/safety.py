@@ -9,6 +9,7 @@ The regexes have no nested quantifiers, so they run in linear time on hostile co
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 from collections import Counter
@@ -200,6 +201,7 @@ def _secret_value_spans(content: bytes) -> Iterator[tuple[int, int]]:
             yield match.start(1), match.end(1)
 
 
+@functools.lru_cache(maxsize=8192)  # indexed snippets recur across searches: check each once
 def redact_credentials(text: str) -> tuple[str, int]:
     """``text`` with invisible characters removed and every credential-like value replaced by
     ``[REDACTED]``; returns (text, number of redactions). The one filter every channel's
