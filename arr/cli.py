@@ -184,11 +184,6 @@ def _main(argv: list[str] | None = None) -> int:
     # The console is for results: no model-loading progress bars or library chatter.
     os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
     os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
-    # bm25s imports numba when it is installed (ranx pulls it in) only to offer a backend ARR
-    # does not use (numpy is bm25s' default): 0.2-0.3 s of every cold start. The CLI process
-    # hides it; library callers keep whatever they import themselves.
-    if "numba" not in sys.modules and os.environ.get("ARR_ALLOW_NUMBA") != "1":
-        sys.modules["numba"] = None  # type: ignore[assignment]
     args = list(sys.argv[1:] if argv is None else argv)
     JSON_ERRORS["on"] = "--json" in args
     try:

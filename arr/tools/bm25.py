@@ -14,6 +14,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import sys
 import threading
 import time
 from collections import Counter
@@ -76,7 +77,27 @@ def make_tokenizer(
     return tokenize
 
 
+def import_bm25s() -> Any:
+    """``import bm25s`` without its optional accelerators. bm25s imports numba and scipy.sparse
+    when they are installed, only to offer backends ARR does not use (its numpy backends are
+    the defaults): about 0.5 s of every cold start. They are hidden while bm25s imports (so it
+    records them as unavailable) and importable again right after, for anyone else."""
+    if "bm25s" in sys.modules:
+        return sys.modules["bm25s"]
+    hidden = [name for name in ("numba", "scipy.sparse") if name not in sys.modules]
+    for name in hidden:
+        sys.modules[name] = None  # type: ignore[assignment]
+    try:
+        import bm25s
+    finally:
+        for name in hidden:
+            if sys.modules.get(name, 0) is None:
+                del sys.modules[name]
+    return bm25s
+
+
 def _english_stopwords() -> tuple[str, ...]:
+    import_bm25s()
     from bm25s.stopwords import STOPWORDS_EN
 
     return tuple(STOPWORDS_EN)
@@ -174,7 +195,7 @@ class BM25Tool:
         exists in bm25s, but indexing pre-tokenised text is fast). With ``max_changed_files``
         a refresh that would re-read more files than that is not done (returns {}).
         """
-        import bm25s
+        bm25s = import_bm25s()
 
         self.warm_up()
         assert self._tokenize is not None
@@ -471,7 +492,7 @@ class BM25Tool:
         return cached
 
     def _load(self, scope: ScopeKey) -> _Partition:
-        import bm25s
+        bm25s = import_bm25s()
 
         generation = self._generation(scope)
         if generation is None:
