@@ -62,11 +62,14 @@ def hydra_message(exc: BaseException) -> str:
     lines = [line.strip() for line in str(exc).strip().splitlines() if line.strip()]
     if not lines:
         return type(exc).__name__
-    helpful = [
-        line
-        for line in lines[1:3]
-        if line.startswith(("Available options", "To append", "Did you mean", "Key '"))
-    ]
+    helpful = []
+    for index, line in enumerate(lines[1:4], 1):
+        if line.startswith("Available options"):
+            options = [o for o in lines[index + 1 : index + 40] if " " not in o]
+            helpful.append(f"{line} {', '.join(options)}")
+            break
+        if line.startswith(("To append", "Did you mean", "Key '")):
+            helpful.append(line)
     return " ".join([lines[0], *helpful])[:2000]
 
 

@@ -93,6 +93,49 @@ def split_arguments(args: list[str]) -> tuple[dict[str, str], list[str]]:
     return texts, overrides
 
 
+# Hydra's own flags, and those of them that take a value.
+_HYDRA_VALUE_FLAGS = (
+    "--cfg",
+    "-c",
+    "--package",
+    "-p",
+    "--info",
+    "-i",
+    "--config-dir",
+    "-cd",
+    "--config-name",
+    "-cn",
+    "--shell-completion",
+    "-sc",
+)
+_HYDRA_BARE_FLAGS = ("--resolve", "--hydra-help", "-m", "--multirun", "--run", "-r")
+_OPTIONAL_VALUE = ("--info", "-i", "--shell-completion", "-sc")
+
+
+def hydra_flags(args: list[str]) -> tuple[list[str], list[str]]:
+    """Split Hydra's command-line flags (kept for Hydra) from overrides (checked first)."""
+    flags: list[str] = []
+    plain: list[str] = []
+    iterator = iter(range(len(args)))
+    for index in iterator:
+        arg = args[index]
+        if arg in _HYDRA_BARE_FLAGS:
+            flags.append(arg)
+        elif arg in _HYDRA_VALUE_FLAGS:
+            flags.append(arg)
+            following = args[index + 1] if index + 1 < len(args) else None
+            takes = following is not None and (
+                arg not in _OPTIONAL_VALUE
+                or ("=" not in following and not following.startswith("-"))
+            )
+            if takes:
+                flags.append(str(following))
+                next(iterator, None)
+        else:
+            plain.append(arg)
+    return flags, plain
+
+
 def take_workspace_flag(args: list[str]) -> tuple[str | None, list[str]]:
     """``--workspace PATH`` / ``--workspace=PATH`` anywhere before a free-text value."""
     rest: list[str] = []
@@ -230,11 +273,21 @@ def _main(argv: list[str] | None = None) -> int:
             return _run_fast(command, action, texts, overrides, workspace)
         from arr.api import compose, full_overrides
 
-        overrides = full_overrides(overrides, workspace)
+        flags, plain = hydra_flags(overrides)
+        if "--hydra-help" in flags:  # Hydra's own help composes none of arr's config
+            return _run_hydra(command, lambda cfg: 0, ["--hydra-help"], quiet_exit=True)
+        overrides = full_overrides(plain, workspace)
         if not multirun:
             # one-line error for a bad override, before any run
             compose(command, overrides, resolved=True)
-        return _run_hydra(command, lambda cfg: _dispatch(command, action, texts, cfg), overrides)
+        if any(f in ("--cfg", "-c", "--info", "-i", "--shell-completion", "-sc") for f in flags):
+            # Hydra prints (config, info, completion script) and runs no job
+            return _run_hydra(command, lambda cfg: 0, [*overrides, *flags], quiet_exit=True)
+        return _run_hydra(
+            command,
+            lambda cfg: _dispatch(command, action, texts, cfg),
+            [*overrides, *flags],
+        )
     except ArrError as exc:
         return fail(str(exc), kind=error_kind(exc))
 
@@ -344,7 +397,9 @@ def _handler(command: str) -> Callable[..., int]:
     return getattr(commands, f"run_{command}")  # type: ignore[no-any-return]
 
 
-def _run_hydra(command: str, task: Callable[[Any], int], overrides: list[str]) -> int:
+def _run_hydra(
+    command: str, task: Callable[[Any], int], overrides: list[str], quiet_exit: bool = False
+) -> int:
     import hydra
 
     from arr.api import CONF_DIR, register_resolvers, searchpath_override
@@ -362,12 +417,13 @@ def _run_hydra(command: str, task: Callable[[Any], int], overrides: list[str]) -
 
     app = hydra.main(config_path=str(CONF_DIR), config_name=command, version_base="1.3")(job)
     saved = sys.argv
-    sys.argv = [f"arr-{command}", *overrides, searchpath_override()]
+    # Flags last (an optional-value flag such as --info must not swallow an override).
+    sys.argv = [f"arr-{command}", searchpath_override(), *overrides]
     try:
         app()
     finally:
         sys.argv = saved
-    return outcome.get("code", 1)
+    return outcome.get("code", 0 if quiet_exit else 1)
 
 
 def _guarded(task: Callable[[Any], int], cfg: Any) -> int:

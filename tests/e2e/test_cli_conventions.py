@@ -59,3 +59,27 @@ def test_closed_pipe_ends_quietly(demo_overrides: list[str]) -> None:
     )
     assert "status=141" in done.stdout or "status=0" in done.stdout, done.stdout + done.stderr
     assert "Error" not in done.stderr and "Traceback" not in done.stderr
+
+
+@pytest.mark.parametrize(
+    "flags, expected",
+    [
+        (["--cfg", "job"], "tools:"),
+        (["--cfg", "job", "--resolve"], "rank_constant"),
+        (["--info"], "Hydra"),
+        (["--info", "defaults"], "Defaults List"),
+        (["--hydra-help"], "Hydra"),
+    ],
+)
+def test_hydra_flags_work(flags: list[str], expected: str, demo_overrides: list[str]) -> None:
+    done = run("search", *flags, "query=warmup", "scope=vision-main", *demo_overrides)
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert expected in done.stdout
+    assert "Traceback" not in done.stderr
+
+
+def test_errors_keep_hydras_helpful_line(demo_overrides: list[str]) -> None:
+    done = run("search", "query=x", "scope=vision-main", "pipeline=bm25", *demo_overrides)
+    assert done.returncode == 2 and "bm25_only" in done.stderr
+    done = run("search", "query=x", "scope=vision-main", "foo.bar=1", *demo_overrides)
+    assert done.returncode == 2 and "+foo.bar=1" in done.stderr
