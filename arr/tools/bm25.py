@@ -549,7 +549,9 @@ class BM25Tool:
         partition = self._load(scope)
         retriever, documents = partition.retriever, partition.documents
         layer = self._overlay(scope, partition.generation)
-        query = list(dict.fromkeys(self._tokenize(call.query)))
+        # Repeated query terms count as often as they occur, as bm25s scores them by default
+        # (deduplicating threw away term frequency in long queries).
+        query = self._tokenize(call.query)
         k = call.top_k or self.top_k
         # (document, row in the generation or None, score)
         ranked: list[tuple[Document, int | None, float]] = []

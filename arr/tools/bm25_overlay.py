@@ -114,7 +114,7 @@ def score(
     length_sum += sum(max(1, len(t)) for t in overlay.tokens)
     average = length_sum / total if length_sum > 0 else 1.0
     idf: dict[str, float] = {}
-    for token in query_tokens:
+    for token in dict.fromkeys(query_tokens):
         df = document_frequency.get(token, 0) - overlay.removed_df.get(token, 0)
         df = max(0, df) + sum(1 for c in counts if token in c)
         idf[token] = math.log(1 + (total - df + 0.5) / (df + 0.5))

@@ -224,3 +224,26 @@ def test_overlay_is_seen_by_another_process_and_ignored_when_stale(tmp_path: Pat
     overlay_file = tool.index_dir / SCOPE_A.fingerprint() / "overlay.json"
     overlay_file.write_text("{damaged")
     assert BM25Tool("bm25", ws).freshness(SCOPE_A).code == codes.INDEX_STALE  # never wrong
+
+
+def test_scores_are_bm25s_own_with_repeated_query_terms(tmp_path: Path) -> None:
+    """A long query that repeats a term is scored as bm25s scores it (term frequency kept)."""
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    notes = ws.root / "a" / "notes"
+    for number in range(6):
+        (notes / f"n{number}.md").write_text(("alpha " * number) + f"beta gamma {number}\n")
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    query = "alpha alpha alpha beta gamma gamma"
+    ours = {e.id: e.score for e in tool.retrieve(call(query), SCOPE_A)}
+    partition = tool.loaded(SCOPE_A)
+    tokens = [t for t in tool.tokenize(query) if t in partition.retriever.vocab_dict]
+    rows, scores = partition.retriever.retrieve([tokens], k=6, show_progress=False, n_threads=0)
+    reference = {
+        partition.documents[r].id: s
+        for r, s in zip(rows[0].tolist(), scores[0].tolist(), strict=True)
+        if s > 0
+    }
+    assert ours.keys() == reference.keys()
+    for key, value in reference.items():
+        assert ours[key] == pytest.approx(value, rel=1e-5)
