@@ -23,8 +23,18 @@ _CODE = re.compile(
     r"|\b[a-z]{2,}[A-Z][a-z]+\w*\b"  # camelCase (not gene names such as miRNA)
     r"|\b\w+\(\)"  # call()
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b"  # dotted.config.key
-    r"|(?:^|\s)[\w.\-]*/[\w.\-]+/[\w.\-/]*|\b[\w\-]+\.(?:py|yaml|yml|json|toml|md|log|cfg|sh)\b"
-    r"|\b[A-Za-z_][\w.]*\s*=\s*\S+|--[a-z][\w-]+"  # key=value, --flag
+    # paths: ./x ~/x, three or more components, or a file name with a known extension (a
+    # prose "/input-output/" or "and/or" is not a path)
+    r"|(?:^|\s)(?:\.{1,2}|~)/[\w.\-]+|(?:^|\s)/?[\w.\-]+/[\w.\-]+/[\w.\-/]*[\w.]"
+    r"|\b[\w\-]+\.(?:py|yaml|yml|json|toml|md|log|cfg|sh)\b"
+    # key=value, and a --flag only where a flag can stand (not a dash in "word--that")
+    r"|\b[A-Za-z_][\w.]*\s*=\s*\S+|(?:^|\s)--[a-z][\w-]+"
+)
+# A question is prose even when it names an error word ("why does the loss become nan?").
+_QUESTION = re.compile(
+    r"^\s*(?:why|how|what|when|where|which|who|does|do|did|is|are|can|could|should|would)\b"
+    r"|\?\s*$",
+    re.IGNORECASE,
 )
 # Error words are lexical only in short queries; in a sentence they are just words.
 _ERROR_WORD = re.compile(r"\b(?:error|exception|failed|fatal|warning|nan|inf)\b", re.IGNORECASE)
@@ -40,7 +50,11 @@ def query_shape(query: str) -> str:
     """
     if _CODE.search(query):
         return "lexical"
-    if len(query.split()) <= SHORT_QUERY_WORDS and _ERROR_WORD.search(query):
+    if (
+        len(query.split()) <= SHORT_QUERY_WORDS
+        and _ERROR_WORD.search(query)
+        and not _QUESTION.search(query)
+    ):
         return "lexical"
     return "semantic"
 

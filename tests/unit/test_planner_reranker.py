@@ -19,6 +19,15 @@ TOOLS = {"grep": "", "bm25": "", "vector": "", "memory": ""}
         pytest.param("scheduler.warmup_steps=2000", "lexical", id="config-key"),
         pytest.param("--grad-checkpointing", "lexical", id="flag"),
         pytest.param("why does warmup help large batch training", "semantic", id="question"),
+        # Lexical-only routing needs strong evidence: prose stays hybrid.
+        pytest.param("a trade-off--one that matters", "semantic", id="dash-not-flag"),
+        pytest.param("the /input-output/ ratio of the model", "semantic", id="slashes-not-path"),
+        pytest.param("and/or both", "semantic", id="and-or"),
+        pytest.param("why does the loss become nan?", "semantic", id="question-error-word"),
+        pytest.param("loss nan", "lexical", id="short-error-text"),
+        pytest.param("train --epochs 3", "lexical", id="flag-after-space"),
+        pytest.param("configs/model/vit.yaml", "lexical", id="nested-path"),
+        pytest.param("./run.sh", "lexical", id="relative-path"),
     ],
 )
 def test_query_shape(query: str, shape: str) -> None:
