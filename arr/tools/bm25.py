@@ -42,6 +42,7 @@ from arr.workspace import Document, SourceFile, Workspace, state_digest
 
 _TOKEN = re.compile(r"[A-Za-z0-9_]+|[^\W\d_]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
+MAX_CACHED_GENERATIONS = 16  # per-generation caches (manifests, file lists) keep the newest
 DOCS_FILE = "documents.jsonl"
 TOKENS_FILE = "tokens.jsonl"  # per-document tokens: the cache of incremental builds
 OFFSETS_FILE = "tokens.offsets.npy"  # byte offset of each row in TOKENS_FILE (random access)
@@ -385,7 +386,7 @@ class BM25Tool:
             except (OSError, ValueError):
                 return None
             with self._lock:
-                if len(self._entries) >= 8:  # a server lives for days: bounded
+                while len(self._entries) >= MAX_CACHED_GENERATIONS:  # bounded, as above
                     self._entries.pop(next(iter(self._entries)))
                 self._entries[generation] = cached
         return cached
@@ -490,6 +491,9 @@ class BM25Tool:
         if cached is None:
             cached = read_manifest(generation)
             with self._lock:
+                # A server lives for days and sees a generation per rebuild: keep the newest.
+                while len(self._manifests) >= MAX_CACHED_GENERATIONS:
+                    self._manifests.pop(next(iter(self._manifests)))
                 self._manifests[generation] = cached
         return cached
 

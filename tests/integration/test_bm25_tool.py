@@ -247,3 +247,20 @@ def test_scores_are_bm25s_own_with_repeated_query_terms(tmp_path: Path) -> None:
     assert ours.keys() == reference.keys()
     for key, value in reference.items():
         assert ours[key] == pytest.approx(value, rel=1e-5)
+
+
+def test_caches_stay_bounded_over_many_rebuilds(tmp_path: Path) -> None:
+    """A long-lived router sees a generation per rebuild; its caches keep only the newest."""
+    from arr.tools.bm25 import MAX_CACHED_GENERATIONS
+
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = BM25Tool("bm25", ws)
+    target = ws.root / "a" / "notes" / "warmup.md"
+    for number in range(60):
+        target.write_text(f"warmup note {number}\n")
+        tool.build(SCOPE_A)
+        assert tool.freshness(SCOPE_A).fresh
+        assert tool.retrieve(call(f"note {number}"), SCOPE_A)
+    assert len(tool._manifests) <= MAX_CACHED_GENERATIONS
+    assert len(tool._entries) <= MAX_CACHED_GENERATIONS
+    assert len(tool._loaded) == 1 and len(tool._pointers) == 1
