@@ -40,7 +40,17 @@ SENSITIVE_EXACT = frozenset(
         "service-account.json",
     }
 )
-SENSITIVE_PREFIXES = (".env", "id_rsa", "id_dsa", "id_ecdsa", "id_ed25519", "credentials.")
+# SSH keys by family, not by single name: id_<type>[_sk], ssh_host_<type>_key, deploy keys.
+SENSITIVE_PREFIXES = (
+    ".env",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_xmss",
+    "ssh_host_",
+    "credentials.",
+)
 SENSITIVE_SUFFIXES = (
     ".pem",
     ".key",
@@ -57,6 +67,12 @@ SENSITIVE_SUFFIXES = (
     ".ppk",
     ".ovpn",
     ".tfstate",
+    ".tfstate.backup",
+    ".tfvars",  # infrastructure-as-code variable files hold provider secrets
+    ".tfvars.json",
+    ".auto.tfvars",
+    "_key",  # deploy_key, host_key, signing_key ...
+    "_key.pub",
 )
 
 # Globs handed to ripgrep so it never even opens these (case-insensitive with --iglob).
