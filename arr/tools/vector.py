@@ -269,7 +269,11 @@ class VectorTool:
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
         self._load()
         embedding = self.embedder.embed_query(call.query)
-        hits = self.store.query(scope, embedding, call.top_k or self.top_k)
+        manifest = self._manifest(scope) or {}
+        version = manifest.get("build_token") or manifest.get("built_at")
+        hits = self.store.query(
+            scope, embedding, call.top_k or self.top_k, None if version is None else str(version)
+        )
         evidence = []
         for rank, (item_id, distance, document, meta) in enumerate(hits, 1):
             meta = meta or {}

@@ -50,8 +50,10 @@ def _chroma_errors(action: str) -> Iterator[None]:
 
 
 class ChromaStore:
-    def __init__(self, path: str | Path) -> None:
+    def __init__(self, path: str | Path, exact_max_items: int = 20_000) -> None:
         self.path = Path(path)
+        self.exact_max_items = exact_max_items
+        self._exact_cache: dict[str, tuple[str, Any]] = {}
         self._client: Any = None
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
@@ -70,7 +72,7 @@ class ChromaStore:
         import shutil
 
         with self._lock:
-            self._client, self._collections = None, {}
+            self._client, self._collections, self._exact_cache = None, {}, {}
         try:  # chromadb caches one system per path, a broken one too: forget it
             from chromadb.api.client import SharedSystemClient
 
@@ -137,6 +139,29 @@ class ChromaStore:
             for i, m in zip(got["ids"], got["metadatas"] or [{}] * len(got["ids"]), strict=True)
         }
 
+    def _exact(self, scope: ScopeKey, collection: Any, version: str | None) -> Any:
+        """(ids, unit vectors, documents, metadatas) of a small collection, cached per build."""
+        if version is None or self.exact_max_items <= 0:
+            return None
+        key = collection_name(scope)
+        with self._lock:
+            cached = self._exact_cache.get(key)
+        if cached is not None and cached[0] == version:
+            return cached[1]
+        with _chroma_errors("read vectors"):
+            if collection.count() > self.exact_max_items:
+                return None
+            got = collection.get(include=["embeddings", "documents", "metadatas"])
+        import numpy as np
+
+        matrix = np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1)
+        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+        matrix = matrix / np.clip(norms, 1e-12, None)
+        value = (list(got["ids"]), matrix, list(got["documents"]), list(got["metadatas"]))
+        with self._lock:
+            self._exact_cache[key] = (version, value)
+        return value
+
     def hashes(self, scope: ScopeKey, ids: Sequence[str]) -> dict[str, str]:
         """Content hashes of the given item ids that the store holds."""
         collection = self._collection(scope)
@@ -191,12 +216,30 @@ class ChromaStore:
             collection.modify(metadata={MANIFEST_PREFIX + k: v for k, v in manifest.items()})
 
     def query(
-        self, scope: ScopeKey, embedding: Any, top_k: int
+        self, scope: ScopeKey, embedding: Any, top_k: int, version: str | None = None
     ) -> list[tuple[str, float, str, dict[str, Any]]]:
-        """(id, cosine distance, document, metadata), nearest first."""
+        """(id, cosine distance, document, metadata), nearest first.
+
+        Collections of at most ``exact_max_items`` items are searched exactly (all vectors,
+        read once per build ``version`` and kept): HNSW graphs that Chroma rebuilds from its
+        write log at load differ between processes, and an exact answer is the same in every
+        process. Ties break by id. Larger collections use Chroma's approximate index."""
         collection = self._collection(scope)
         if collection is None:
             raise ChannelError("index_missing", f"no vector collection for {scope.label()}")
+        exact = self._exact(scope, collection, version)
+        if exact is not None:
+            import numpy as np
+
+            ids, matrix, documents, metadatas = exact
+            if not ids:
+                return []
+            similarity = matrix @ np.asarray(embedding, dtype=np.float32)
+            order = sorted(range(len(ids)), key=lambda i: (-float(similarity[i]), ids[i]))
+            return [
+                (ids[i], 1.0 - float(similarity[i]), documents[i], metadatas[i])
+                for i in order[:top_k]
+            ]
         with _chroma_errors("query"):
             got = collection.query(
                 query_embeddings=[embedding],

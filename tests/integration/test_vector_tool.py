@@ -202,3 +202,45 @@ def test_refresh_before_a_search_embeds_the_change(tmp_path: Path) -> None:
     result = make_router(tool).search("where do quokka live", SCOPE_A)
     assert result.rejections == () and result.partial is False
     assert "doc:notes/new.md#L1" in [e.id for e in result.evidence]
+
+
+def test_same_query_same_ranking_in_two_fresh_processes(tmp_path: Path) -> None:
+    """Small collections are searched exactly: no dependence on an HNSW graph rebuilt
+    differently by each process."""
+    import json
+    import subprocess
+    import sys
+
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = make_tool(ws)
+    for number in range(30):
+        touch_later(ws.root / "a" / "notes" / f"extra{number}.md", f"warmup variant {number}\n")
+    tool.build(SCOPE_A)
+    probe = (
+        "import json, sys\n"
+        "from pathlib import Path\n"
+        "from arr.embedder.hashing import HashingEmbedder\n"
+        "from arr.models import ToolCall\n"
+        "from arr.tools.vector import VectorTool\n"
+        "from arr.vector_store.chroma import ChromaStore\n"
+        "from tests.integration.test_vector_tool import workspace\n"
+        "from tests.conftest import SCOPE_A\n"
+        "ws = workspace(Path(sys.argv[1]), {'a': SCOPE_A})\n"
+        "tool = VectorTool('vector', ws, HashingEmbedder(), ChromaStore(ws.index_dir / 'c'))\n"
+        "hits = tool.retrieve(ToolCall(tool='vector', query='warmup variant'), SCOPE_A)\n"
+        "print(json.dumps([[h.id, h.score] for h in hits]))\n"
+    )
+    repo = Path(__file__).resolve().parents[2]
+    runs = [
+        subprocess.run(
+            [sys.executable, "-c", probe, str(tmp_path)],
+            capture_output=True,
+            text=True,
+            timeout=120,
+            cwd=repo,
+            check=True,
+        ).stdout
+        for _ in range(2)
+    ]
+    first, second = (json.loads(r.strip().splitlines()[-1]) for r in runs)
+    assert first == second and len(first) == 20
