@@ -19,7 +19,7 @@ from arr.models import Degradation, QueryPlan, ToolCall
 _CODE = re.compile(
     r"\b\w+(?:Error|Exception|Warning)\b"  # ValueError, RuntimeWarning
     r"|\bTraceback\b|\berrno\b|\bsegfault\b|\bout of memory\b|\bOOM\b"
-    r"|\b[A-Za-z]+_[A-Za-z0-9_]+\b"  # snake_case
+    r"|(?<![\w])_*[A-Za-z]+_[A-Za-z0-9_]+\b"  # snake_case, _private_names too
     r"|\b[a-z]{2,}[A-Z][a-z]+\w*\b"  # camelCase (not gene names such as miRNA)
     r"|\b\w+\(\)"  # call()
     r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b"  # dotted.config.key
@@ -36,13 +36,18 @@ _QUESTION = re.compile(
     r"|\?\s*$",
     re.IGNORECASE,
 )
+# Weaker identifier evidence: a CamelCase name (LlamaAttention, but also FoxO3a in a claim) or
+# a _private name. Alone or in a short statement it decides "lexical"; inside prose the query
+# stays hybrid and grep is added ("mixed"), so the identifier still reaches the line channel.
+_NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b|(?<![\w])__?[a-z]\w*\b")
 # Error words are lexical only in short queries; in a sentence they are just words.
 _ERROR_WORD = re.compile(r"\b(?:error|exception|failed|fatal|warning|nan|inf)\b", re.IGNORECASE)
 SHORT_QUERY_WORDS = 6
 
 
 def query_shape(query: str) -> str:
-    """'lexical' for error text, symbols, paths and config keys; 'semantic' otherwise.
+    """'lexical' for error text, symbols, paths and config keys; 'mixed' for prose that names
+    a CamelCase or _private identifier; 'semantic' otherwise.
 
     A code-shaped token (``ValueError``, ``batch_size``, ``src/train.py``, ``lr=0.1``,
     ``--flag``) decides alone; an error word (``failed``, ``nan``) only in a short query, so a
@@ -50,6 +55,12 @@ def query_shape(query: str) -> str:
     """
     if _CODE.search(query):
         return "lexical"
+    words = query.split()
+    if len(words) == 1 and len(words[0]) >= 3:
+        return "lexical"  # one bare word is a look-up: it must reach the line-level channel
+    if _NAME.search(query):
+        short = len(words) <= SHORT_QUERY_WORDS and not _QUESTION.search(query)
+        return "lexical" if short else "mixed"
     if (
         len(query.split()) <= SHORT_QUERY_WORDS
         and _ERROR_WORD.search(query)
@@ -85,7 +96,16 @@ class RuleQueryPlanner:
 
     def plan(self, query: str, tools: Mapping[str, str]) -> PlanOutcome:
         """``tools`` maps registered tool names to capability summaries."""
-        preferred = self.lexical_tools if query_shape(query) == "lexical" else self.semantic_tools
+        shape = query_shape(query)
+        if shape == "lexical":
+            preferred = self.lexical_tools
+        elif shape == "mixed":  # prose naming an identifier: hybrid, and grep for the name
+            preferred = (
+                *self.semantic_tools,
+                *(t for t in self.lexical_tools if t not in self.semantic_tools),
+            )
+        else:
+            preferred = self.semantic_tools
         chosen = [t for t in preferred if t in tools] or sorted(tools)
         calls = tuple(ToolCall(tool=t, query=query[:2000], top_k=self.top_k) for t in chosen)
         plan = QueryPlan.model_validate(

@@ -28,10 +28,21 @@ TOOLS = {"grep": "", "bm25": "", "vector": "", "memory": ""}
         pytest.param("train --epochs 3", "lexical", id="flag-after-space"),
         pytest.param("configs/model/vit.yaml", "lexical", id="nested-path"),
         pytest.param("./run.sh", "lexical", id="relative-path"),
+        pytest.param("_prepare_4d_causal_attention_mask", "lexical", id="leading-underscore"),
+        pytest.param("LlamaAttention", "lexical", id="class-name"),
+        pytest.param("where is LlamaAttention defined", "mixed", id="class-in-question"),
+        pytest.param("FoxO3a activation in neuronal death is inhibited", "mixed", id="gene"),
+        pytest.param("rotary", "lexical", id="single-word"),
+        pytest.param("Does IL-6 drive inflammation in COVID patients", "semantic", id="prose"),
     ],
 )
 def test_query_shape(query: str, shape: str) -> None:
     assert query_shape(query) == shape
+
+
+def test_mixed_queries_keep_hybrid_and_add_grep() -> None:
+    plan = RuleQueryPlanner().plan("where is LlamaAttention defined", TOOLS).plan
+    assert [c.tool for c in plan.tool_rounds[0].calls] == ["vector", "bm25", "memory", "grep"]
 
 
 def test_rule_plan_channels() -> None:
