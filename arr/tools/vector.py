@@ -12,6 +12,7 @@ check sees what the store really holds.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import json
 import os
@@ -30,6 +31,12 @@ from arr.workspace import Document, Workspace, state_digest
 
 EMBEDDER_MISMATCH = "index_embedder_mismatch"
 SCOPE_META = ("team_id", "project_id", "repository", "branch", "experiment_environment")
+
+
+@functools.lru_cache(maxsize=1024)
+def _owner(fields: tuple[Any, ...]) -> ScopeKey:
+    """The ScopeKey an item's metadata names, validated (once per distinct key)."""
+    return ScopeKey(**dict(zip(SCOPE_META, fields, strict=True)))
 
 
 def content_hash(embedder_id: str, text: str) -> str:
@@ -278,8 +285,8 @@ class VectorTool:
         for rank, (item_id, distance, document, meta) in enumerate(hits, 1):
             meta = meta or {}
             try:
-                owner = ScopeKey(**{f: meta[f] for f in SCOPE_META})
-            except (KeyError, ValueError) as exc:
+                owner = _owner(tuple(meta[f] for f in SCOPE_META))
+            except (KeyError, ValueError, TypeError) as exc:
                 raise ChannelError(
                     codes.INDEX_CORRUPT, f"item {item_id!r} has no valid scope: {exc}"
                 ) from None
@@ -290,7 +297,8 @@ class VectorTool:
                 document_id=meta.get("document_id"),
             )
             evidence.append(
-                EvidenceChunk(
+                # the store's own item (its scope validated above): built without re-validation
+                EvidenceChunk.model_construct(
                     id=item_id,
                     scope=owner,
                     channel=self.name,
@@ -298,6 +306,7 @@ class VectorTool:
                     snippet=(document or "")[: self.snippet_chars],
                     score=round(1.0 - float(distance), 6),
                     ranks={self.name: rank},
+                    rerank_score=None,
                 )
             )
         return evidence

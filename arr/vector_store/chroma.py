@@ -235,7 +235,13 @@ class ChromaStore:
             if not ids:
                 return []
             similarity = matrix @ np.asarray(embedding, dtype=np.float32)
-            order = sorted(range(len(ids)), key=lambda i: (-float(similarity[i]), ids[i]))
+            if top_k < len(ids):
+                # the k best, plus every item tied with the k-th (ties then break by id)
+                kth = float(np.partition(similarity, len(ids) - top_k)[len(ids) - top_k])
+                candidates = np.flatnonzero(similarity >= kth).tolist()
+            else:
+                candidates = list(range(len(ids)))
+            order = sorted(candidates, key=lambda i: (-float(similarity[i]), ids[i]))
             return [
                 (ids[i], 1.0 - float(similarity[i]), documents[i], metadatas[i])
                 for i in order[:top_k]
