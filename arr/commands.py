@@ -10,6 +10,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from pydantic import ValidationError
+
 from arr.errors import ConfigError, MemoryStoreError
 from arr.indexing import index_workspace
 from arr.memory.store import ResearchMemoryStore
@@ -91,6 +93,14 @@ def run_demo(
     return code
 
 
+def parse_tags(text: str) -> tuple[str, ...]:
+    """``a,b``, ``[a,b]`` and ``[a, 'b']`` all mean the two tags a and b."""
+    inner = text.strip()
+    if inner.startswith("[") and inner.endswith("]"):
+        inner = inner[1:-1]
+    return tuple(t.strip().strip("'\"").strip() for t in inner.split(",") if t.strip(" '\""))
+
+
 def _existing_store(workspace: Any) -> ResearchMemoryStore:
     if not workspace.memory_db.is_file():
         raise MemoryStoreError(
@@ -149,7 +159,12 @@ def run_memory(
                 "memory add needs id=, scope=, title= and body= "
                 f"(missing: {', '.join(missing + ([] if container.get('scope') else ['scope']))})"
             )
-        tags = tuple(t.strip() for t in texts.get("tags", "").split(",") if t.strip())
+        if container.get("status") is not None:
+            raise ConfigError(
+                "memory add takes no status= (a memory starts as a draft; "
+                "then arr memory publish id=...)"
+            )
+        tags = parse_tags(texts.get("tags", ""))
         try:
             memory = store.add_draft(
                 texts["id"],
@@ -160,7 +175,11 @@ def run_memory(
                 "cli",
                 actor=actor,
             )
-        except ValueError as exc:  # pydantic validation of id/title/body
+        except ValidationError as exc:  # pydantic validation of id/title/body: name the field
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "memory"
+            raise MemoryStoreError(f"invalid memory field {field!r}: {first['msg']}") from None
+        except ValueError as exc:
             raise MemoryStoreError(f"invalid memory: {str(exc).splitlines()[0]}") from None
     else:
         memory = store.transition(texts["id"], str(action), actor=actor)

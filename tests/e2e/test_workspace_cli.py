@@ -202,3 +202,19 @@ def test_memory_export_import_round_trip(project: Path, tmp_path: Path) -> None:
     assert shown["status"] == "published" and shown["title"] == "Warmup"
     (tmp_path / "bad.jsonl").write_text('{"id": "x"}\n')
     _one_line_refusal(arr("memory", "import", f"file={tmp_path / 'bad.jsonl'}", cwd=project), ":1")
+
+
+def test_memory_add_conventions(project: Path) -> None:
+    for number, tags in enumerate(("tags=[a,b]", "tags=a,b")):
+        done = arr(
+            "memory", "add", f"id=t{number}", "scope=a", "title=T", "body=B", tags, cwd=project
+        )
+        assert done.returncode == 0, done.stderr
+        shown = json.loads(arr("memory", "show", f"id=t{number}", cwd=project).stdout)
+        assert shown["tags"] == ["a", "b"]
+    refused = arr(
+        "memory", "add", "id=t9", "scope=a", "title=T", "body=B", "status=published", cwd=project
+    )
+    _one_line_refusal(refused, "status")
+    bad_id = arr("memory", "add", "id=-bad id", "scope=a", "title=T", "body=B", cwd=project)
+    _one_line_refusal(bad_id, "'id'")
