@@ -14,6 +14,7 @@ import logging
 import os
 import re
 import sys
+import time
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -76,6 +77,7 @@ commands:
 Any Hydra override works: tools=[bm25] fusion.rank_constant=30 pipeline=bm25_only ...
 """
 log = logging.getLogger("arr.cli")
+JOB_STATUS = "job_status.json"
 CONF_GROUPS_DIR = Path(__file__).resolve().parent / "conf"
 
 
@@ -419,11 +421,41 @@ def _run_hydra(
     saved = sys.argv
     # Flags last (an optional-value flag such as --info must not swallow an override).
     sys.argv = [f"arr-{command}", searchpath_override(), *overrides]
+    started = time.time()
     try:
         app()
     finally:
         sys.argv = saved
+    if any(o in ("-m", "--multirun") for o in overrides):
+        swept = _sweep_outcome(overrides, command, started)
+        if swept is not None:
+            return swept
     return outcome.get("code", 0 if quiet_exit else 1)
+
+
+def _sweep_outcome(overrides: list[str], command: str, started: float) -> int | None:
+    """0 when every job of the sweep this process launched succeeded; otherwise the worst
+    code, naming the failed jobs. None when the sweep folder cannot be found."""
+    output = next((o.split("=", 1)[1] for o in overrides if o.startswith("paths.output_dir=")), "")
+    folder = Path(output.strip("'\"")) / command / "multiruns"
+    sweeps = [p for p in folder.glob("*") if p.is_dir() and p.stat().st_mtime >= started - 1]
+    if not sweeps:
+        return None
+    sweep = max(sweeps, key=lambda p: p.stat().st_mtime)
+    jobs = sorted(
+        (p for p in sweep.iterdir() if p.is_dir() and p.name.isdigit()), key=lambda p: int(p.name)
+    )
+    codes = {}
+    for job in jobs:
+        try:
+            codes[job.name] = int(json.loads((job / JOB_STATUS).read_text())["code"])
+        except (OSError, ValueError, KeyError, TypeError):
+            codes[job.name] = 1  # no status: the job did not finish
+    failed = [name for name, code in codes.items() if code != 0]
+    if failed:
+        print(f"arr: error: sweep {sweep}: jobs {', '.join(failed)} failed", file=sys.stderr)
+        return max(codes.values())
+    return 0
 
 
 def _guarded(task: Callable[[Any], int], cfg: Any) -> int:
@@ -456,7 +488,11 @@ def _dispatch(command: str, action: str | None, texts: dict[str, str], cfg: Any)
     run_dir = _run_dir()
     (run_dir / "config.resolved.json").write_text(json.dumps(container, indent=2, default=str))
     handler = getattr(commands, f"run_{command}")
-    return int(handler(container, texts, action, run_dir))
+    code = int(handler(container, texts, action, run_dir))
+    # A sweep's parent process learns each job's outcome from this file, whatever the launcher
+    # (joblib and SLURM jobs run in other processes).
+    (run_dir / JOB_STATUS).write_text(json.dumps({"code": code}))
+    return code
 
 
 if __name__ == "__main__":

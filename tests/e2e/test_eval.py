@@ -99,3 +99,15 @@ def test_eval_on_a_beir_collection(demo_overrides: list[str], tmp_path: Path) ->
     report = json.loads((only_run(tmp_path) / "report.json").read_text())
     assert report["cases"] == 2 and report["aggregate"]["recall@10"] == 1.0
     assert "SECRET_LABEL" not in json.dumps(report)
+
+
+@pytest.mark.parametrize("launcher", ["basic", "arr_joblib"])
+def test_sweep_exit_code_follows_its_jobs(
+    demo_overrides: list[str], tmp_path: Path, launcher: str
+) -> None:
+    extra = [] if launcher == "basic" else [f"hydra/launcher={launcher}"]
+    good = arr("eval", "-m", *demo_overrides, *extra, "pipeline=bm25_only,memory_only")
+    assert good.returncode == 0, good.stderr
+    bad = arr("eval", "-m", *demo_overrides, *extra, "eval.k_values=[10],[0]")
+    assert bad.returncode == 1, bad.stdout + bad.stderr
+    assert "jobs 1 failed" in bad.stderr
