@@ -78,7 +78,6 @@ Any Hydra override works: tools=[bm25] fusion.rank_constant=30 pipeline=bm25_onl
 """
 log = logging.getLogger("arr.cli")
 JOB_STATUS = "job_status.json"
-CONF_GROUPS_DIR = Path(__file__).resolve().parent / "conf"
 
 
 def split_arguments(args: list[str]) -> tuple[dict[str, str], list[str]]:
@@ -212,11 +211,11 @@ def version_text() -> str:
 
 def command_help(command: str) -> str:
     """``arr <command> --help``: the usage lines of that command and the config groups."""
+    from arr.locations import CONF_DIR
+
     lines = [line for line in USAGE.splitlines() if line.strip().startswith(command + " ")]
-    groups = sorted(
-        p.name for p in CONF_GROUPS_DIR.iterdir() if p.is_dir() and p.name not in ("hydra",)
-    )
-    options = {g: sorted(f.stem for f in (CONF_GROUPS_DIR / g).glob("*.yaml")) for g in groups}
+    groups = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("hydra",))
+    options = {g: sorted(f.stem for f in (CONF_DIR / g).glob("*.yaml")) for g in groups}
     text = [f"usage: arr {command} ...", *lines, "", "config groups (override with group=option):"]
     text += [f"  {g}: {', '.join(o)}" for g, o in options.items() if o]
     text += ["", "any key can be overridden: fusion.rank_constant=30 router.max_calls=6 ..."]
@@ -478,7 +477,6 @@ def _run_dir() -> Path:
 
 
 def _dispatch(command: str, action: str | None, texts: dict[str, str], cfg: Any) -> int:
-    from arr import commands
     from arr.api import register_resolvers
     from arr.runner import config_container
 
@@ -487,8 +485,7 @@ def _dispatch(command: str, action: str | None, texts: dict[str, str], cfg: Any)
     container = config_container(cfg)
     run_dir = _run_dir()
     (run_dir / "config.resolved.json").write_text(json.dumps(container, indent=2, default=str))
-    handler = getattr(commands, f"run_{command}")
-    code = int(handler(container, texts, action, run_dir))
+    code = int(_handler(command)(container, texts, action, run_dir))
     # A sweep's parent process learns each job's outcome from this file, whatever the launcher
     # (joblib and SLURM jobs run in other processes).
     (run_dir / JOB_STATUS).write_text(json.dumps({"code": code}))

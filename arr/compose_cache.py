@@ -49,8 +49,7 @@ def cache_key(config_name: str, overrides: list[str], workspace: Path | None) ->
         except OSError:
             return None
         digest.update(f"{path}\0{info.st_size}\0{info.st_mtime_ns}\n".encode())
-        if b"oc.env" in path.read_bytes():
-            env_names.update(_ENV_REFERENCE.findall(path.read_text(encoding="utf-8")))
+        env_names.update(_ENV_REFERENCE.findall(path.read_text(encoding="utf-8")))
     for name in sorted(env_names):
         digest.update(f"env:{name}={os.environ.get(name)}\n".encode())
     if workspace is not None:

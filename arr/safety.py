@@ -125,12 +125,7 @@ def is_sensitive_name(relative_path: str) -> bool:
         return False
     if any(p in SENSITIVE_DIRS for p in parts[:-1]):
         return True
-    name = parts[-1]
-    return (
-        name in SENSITIVE_EXACT
-        or name.startswith(SENSITIVE_PREFIXES)
-        or name.endswith(SENSITIVE_SUFFIXES)
-    )
+    return is_sensitive_filename(parts[-1])
 
 
 def is_sensitive_filename(name: str) -> bool:
@@ -174,25 +169,27 @@ def _assignment_matches(content: bytes) -> Iterator[re.Match[bytes]]:
             start = lowered.find(keyword, start + 1)
 
 
-def _assignment_values(content: bytes) -> Iterator[bytes]:
-    for match in _assignment_matches(content):
-        yield match.group(1)
-
-
-def credential_kind(content: bytes) -> str | None:
-    """The kind of credential the content seems to hold, or None."""
+def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
+    """(kind, start, end) of every credential-like value, lazily (so a yes/no check stops at
+    the first): known token formats, then high-entropy ``key = "..."`` assignments."""
     for kind, anchors, pattern in _SECRET_PATTERNS:
-        if any(anchor in content for anchor in anchors) and pattern.search(content):
-            return kind
-    for value in _assignment_values(content):
+        if any(anchor in content for anchor in anchors):
+            for match in pattern.finditer(content):
+                yield kind, match.start(), match.end()
+    for match in _assignment_matches(content):
+        value = match.group(1)
         # Secrets mix letters and digits; identifiers such as ``num_hidden_layers`` do not.
         if (
             _HAS_DIGIT.search(value)
             and _HAS_LETTER.search(value)
             and shannon_entropy(value) >= MIN_SECRET_ENTROPY
         ):
-            return "secret_assignment"
-    return None
+            yield "secret_assignment", match.start(1), match.end(1)
+
+
+def credential_kind(content: bytes) -> str | None:
+    """The kind of credential the content seems to hold, or None."""
+    return next((kind for kind, _, _ in _credential_spans(content)), None)
 
 
 # Characters that render as nothing: a secret split by one of them must still be caught.
@@ -202,21 +199,6 @@ INVISIBLE = dict.fromkeys(
 REDACTED = "[REDACTED]"
 
 
-def _secret_value_spans(content: bytes) -> Iterator[tuple[int, int]]:
-    for _, anchors, pattern in _SECRET_PATTERNS:
-        if any(anchor in content for anchor in anchors):
-            for match in pattern.finditer(content):
-                yield match.start(), match.end()
-    for match in _assignment_matches(content):
-        value = match.group(1)
-        if (
-            _HAS_DIGIT.search(value)
-            and _HAS_LETTER.search(value)
-            and shannon_entropy(value) >= MIN_SECRET_ENTROPY
-        ):
-            yield match.start(1), match.end(1)
-
-
 @functools.lru_cache(maxsize=8192)  # indexed snippets recur across searches: check each once
 def redact_credentials(text: str) -> tuple[str, int]:
     """``text`` with invisible characters removed and every credential-like value replaced by
@@ -224,7 +206,7 @@ def redact_credentials(text: str) -> tuple[str, int]:
     evidence passes before it leaves the Router (memory snippets included)."""
     visible = text.translate(INVISIBLE)
     raw = visible.encode("utf-8", "surrogatepass")
-    spans = sorted(set(_secret_value_spans(raw)))
+    spans = sorted({(start, end) for _, start, end in _credential_spans(raw)})
     if not spans:
         return visible, 0
     merged: list[list[int]] = []

@@ -67,7 +67,6 @@ class SourceFile(NamedTuple):
     """One source file as the walk saw it: label (root-prefixed relative path), path, state."""
 
     label: str
-    rel: str
     path: Path
     size: int
     mtime_ns: int
@@ -263,7 +262,7 @@ class Workspace(BaseModel):
         for root in roots:
             prefix = f"{root.name}/" if len(roots) > 1 else ""
             for rel, path, info in _walk_files(root, self.max_file_bytes, skipped):
-                files.append(SourceFile(prefix + rel, rel, path, info.st_size, info.st_mtime_ns))
+                files.append(SourceFile(prefix + rel, path, info.st_size, info.st_mtime_ns))
         return files
 
     def file_documents(
@@ -344,7 +343,7 @@ class Workspace(BaseModel):
         """A researcher's own workspace from ``<path>/.arr/workspace.yaml`` (arr.workspace_file);
         derived indexes in ``.arr/index``, the memory store in ``.arr/state``."""
         from arr.locations import WORKSPACE_DIRNAME
-        from arr.workspace_file import ScopeEntry, read_file
+        from arr.workspace_file import read_file
 
         if path is None:
             raise WorkspaceError("workspace=local needs a workspace: run arr init, or --workspace")
@@ -354,7 +353,6 @@ class Workspace(BaseModel):
         scopes = {
             name: ScopeSpec(key=entry.key, roots=tuple(entry.roots))
             for name, entry in parsed.scopes.items()
-            if isinstance(entry, ScopeEntry)
         }
         return cls(
             name=parsed.name,

@@ -33,7 +33,6 @@ from arr.errors import WorkspaceError
 from arr.locations import (
     WORKSPACE_DIRNAME,
     enclosing_workspace,
-    find_workspace,
     workspace_config,
 )
 from arr.models import SCOPE_FIELDS, ScopeKey
@@ -310,10 +309,8 @@ def remove_scope(folder: Path, name: str) -> None:
     write_file(folder, parsed.model_copy(update={"scopes": scopes}))
 
 
-def require_workspace(explicit: Path | None) -> Path:
-    if explicit is not None:
-        return explicit
-    found = find_workspace(Path.cwd())
+def require_workspace(found: Path | None) -> Path:
+    """The workspace ``resolve_workspace`` found, or a one-line error when there is none."""
     if found is None:
         raise WorkspaceError(
             f"no ARR workspace in {str(Path.cwd())!r} or above; create one with arr init"

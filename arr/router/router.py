@@ -51,7 +51,7 @@ FORBIDDEN_IDENTIFIERS: tuple[str, ...] = (
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MAX_ROUNDS = 6
 # Refusals that mean "this channel's index does not reflect the sources": a degradation too.
-STALE_CODES = frozenset({codes.INDEX_STALE, codes.INDEX_MISSING, "index_embedder_mismatch"})
+STALE_CODES = frozenset({codes.INDEX_STALE, codes.INDEX_MISSING, codes.INDEX_EMBEDDER_MISMATCH})
 MAX_CALLS = 12
 
 
@@ -209,7 +209,7 @@ class RetrievalRouter:
     def fix_command(self, tool: str, scope: ScopeKey) -> str:
         name = self.scope_name(scope)
         where = f" scope={name}" if name else ""
-        return f"arr index{where} tools=[{tool}]" if tool != "vector" else f"arr index{where}"
+        return f"arr index{where} tools=[{tool}]"
 
     def tool_summaries(self) -> dict[str, str]:
         """What a planner may see: names and capability summaries, nothing else."""
@@ -442,13 +442,13 @@ class RetrievalRouter:
         try:
             done = refresh(scope, self.refresh_max_files)
         except Exception as exc:  # a failed refresh leaves the index as it was: still stale
-            run.refresh_ms[name] = round((time.perf_counter() - started) * 1000, 3)
             return Freshness(
                 fresh=False,
                 code=codes.INDEX_STALE,
                 detail=f"automatic refresh failed ({type(exc).__name__}: {str(exc)[:200]})",
             )
-        run.refresh_ms[name] = round((time.perf_counter() - started) * 1000, 3)
+        finally:
+            run.refresh_ms[name] = round((time.perf_counter() - started) * 1000, 3)
         if not done:
             return Freshness(
                 fresh=False,

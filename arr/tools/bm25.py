@@ -528,12 +528,14 @@ class BM25Tool:
         return partition
 
     def skip_counters(self, scope: ScopeKey) -> dict[str, int]:
-        """What the live index build skipped, by reason (for the trace)."""
-        generation = self._generation(scope)
-        if generation is None:
+        """What the index build that just answered skipped, by reason (for the trace): read
+        from the loaded partition's manifest, no further look at the disk."""
+        with self._lock:
+            partition = self._loaded.get(scope.fingerprint())
+        if partition is None:
             return {}
         try:
-            skipped = self._manifest(generation).get("skipped") or {}
+            skipped = self._manifest(partition.generation).get("skipped") or {}
         except (OSError, ValueError):
             return {}
         return {f"skipped_{reason}": int(n) for reason, n in skipped.items() if n}

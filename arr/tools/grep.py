@@ -284,7 +284,10 @@ class GrepTool:
                 ready, _, _ = select.select(open_fds, [], [], remaining)
                 if err_fd in ready:  # drained as it comes: a full stderr pipe would block rg
                     data = os.read(err_fd, 1 << 16)
-                    errors.feed(data) if data else open_fds.remove(err_fd)
+                    if data:
+                        errors.feed(data)
+                    else:
+                        open_fds.remove(err_fd)
                 if out_fd not in ready:
                     continue
                 chunk = os.read(out_fd, 1 << 18)

@@ -29,7 +29,7 @@ from arr.tools.base import ChannelError, source_freshness
 from arr.tools.partition import exclusive_lock
 from arr.workspace import Document, Workspace, state_digest
 
-EMBEDDER_MISMATCH = "index_embedder_mismatch"
+EMBEDDER_MISMATCH = codes.INDEX_EMBEDDER_MISMATCH
 SCOPE_META = ("team_id", "project_id", "repository", "branch", "experiment_environment")
 
 
