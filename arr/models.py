@@ -14,7 +14,7 @@ import json
 import unicodedata
 from collections.abc import Mapping
 from datetime import datetime
-from typing import Literal
+from typing import Any, Literal, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
@@ -34,6 +34,29 @@ MAX_TOP_K = 100
 
 class Frozen(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
+
+
+_M = TypeVar("_M", bound=BaseModel)
+_set = object.__setattr__
+
+
+def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
+    """An instance built from values the program itself produced, every field given and of the
+    right type (an index's own rows, a copy with one field changed): no validation, and none of
+    ``model_construct``'s per-field default handling, which costs more than the search it serves
+    on the hot path. Never for anything that comes from outside (plans, files, requests)."""
+    obj = cls.__new__(cls)
+    _set(obj, "__dict__", values)
+    _set(obj, "__pydantic_fields_set__", set(values))
+    _set(obj, "__pydantic_extra__", None)
+    _set(obj, "__pydantic_private__", None)
+    return obj
+
+
+def replaced(model: _M, **changes: Any) -> _M:
+    """A copy of a trusted model with some fields changed (``model_copy(update=...)`` without
+    its deep-copy machinery); the values must already have the fields' types."""
+    return trusted(type(model), {**model.__dict__, **changes})
 
 
 def _check_scope_value(value: str) -> str:
@@ -82,8 +105,10 @@ class ScopeKey(Frozen):
     # Byte-exact equality on the five fields, without pydantic's generic comparison: the
     # Router compares every candidate's scope with the request's, so this is a hot path.
     def __eq__(self, other: object) -> bool:
+        if other is self:
+            return True
         if other.__class__ is ScopeKey:
-            return self.fields() == other.fields()  # type: ignore[attr-defined]
+            return self.__dict__ == other.__dict__  # the five str fields, compared in C
         return NotImplemented
 
     def __hash__(self) -> int:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import NamedTuple
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from arr.errors import WorkspaceError
 from arr.models import ScopeKey
@@ -184,6 +184,7 @@ class Workspace(BaseModel):
     max_file_bytes: int = Field(default=1_000_000, ge=1)
     # Said when the root is missing (e.g. where a benchmark collection is looked for).
     missing_hint: str | None = None
+    _by_key: dict[ScopeKey, ScopeSpec] | None = PrivateAttr(default=None)
 
     @classmethod
     def from_config(cls, **values: object) -> Workspace:
@@ -212,16 +213,17 @@ class Workspace(BaseModel):
         return {name: spec.key for name, spec in sorted(self.scopes.items())}
 
     def spec_for(self, scope: ScopeKey) -> ScopeSpec | None:
-        fingerprint = scope.fingerprint()
-        # Fingerprint first (cached, cheap), then byte-exact equality of all five fields.
-        return next(
-            (
-                s
-                for s in self.scopes.values()
-                if s.key.fingerprint() == fingerprint and s.key == scope
-            ),
-            None,
-        )
+        # ScopeKey hashes and compares all five fields byte-exactly; built once (every
+        # freshness check of every search asks), the first scope wins as before.
+        # (read through the private-attribute slot: pydantic's attribute hook costs 5 us)
+        private = self.__pydantic_private__
+        by_key = private.get("_by_key") if private is not None else None
+        if by_key is None:
+            by_key = {}
+            for spec in self.scopes.values():
+                by_key.setdefault(spec.key, spec)
+            self._by_key = by_key
+        return by_key.get(scope) if scope.__class__ is ScopeKey else None
 
     def root_paths(self, spec: ScopeSpec) -> list[Path]:
         paths = []
@@ -301,14 +303,14 @@ class Workspace(BaseModel):
     def beir_state(self, scope: ScopeKey) -> tuple[str, int, int] | None:
         """(label, size, mtime_ns) of the scope's BEIR corpus, or None when it has none."""
         spec = self.spec_for(scope)
-        beir = self._beir_path(spec) if spec is not None else None
-        if beir is None:
+        if spec is None or spec.beir_corpus is None:
             return None
+        beir = _beir_file(str(self.root), spec.beir_corpus)
         try:
             info = os.stat(beir)
         except OSError:
-            raise WorkspaceError(f"BEIR corpus {str(beir)!r} is not a readable file") from None
-        return f"beir:{_resolved(str(beir))}", info.st_size, info.st_mtime_ns
+            raise WorkspaceError(f"BEIR corpus {beir!r} is not a readable file") from None
+        return f"beir:{_resolved(beir)}", info.st_size, info.st_mtime_ns
 
     def documents(
         self,
@@ -363,6 +365,11 @@ class Workspace(BaseModel):
             chunk_lines=parsed.chunk_lines,
             max_file_bytes=parsed.max_file_bytes,
         )
+
+
+@functools.lru_cache(maxsize=256)
+def _beir_file(root: str, corpus: str) -> str:
+    return corpus if os.path.isabs(corpus) else os.path.join(root, corpus)
 
 
 @functools.lru_cache(maxsize=256)

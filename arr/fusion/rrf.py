@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
-from arr.models import EvidenceChunk
+from arr.models import EvidenceChunk, replaced
 
 Ranking = Sequence[EvidenceChunk]
 
@@ -120,4 +120,4 @@ class RRFFusion:
                 first.setdefault(chunk.id, chunk)
                 ranks.setdefault(chunk.id, {})[channel] = rank
         order = sorted(scores, key=lambda i: (-scores[i], i))[: self.top_k]
-        return [first[i].model_copy(update={"score": scores[i], "ranks": ranks[i]}) for i in order]
+        return [replaced(first[i], score=scores[i], ranks=ranks[i]) for i in order]

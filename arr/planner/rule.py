@@ -13,23 +13,47 @@ import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
-from arr.models import Degradation, QueryPlan, ToolCall
+from arr.models import Degradation, QueryPlan, ToolCall, replaced
 
-# Code-shaped tokens: each of these alone makes a query lexical.
-_CODE = re.compile(
-    r"\b\w+(?:Error|Exception|Warning)\b"  # ValueError, RuntimeWarning
-    r"|\bTraceback\b|\berrno\b|\bsegfault\b|\bout of memory\b|\bOOM\b"
-    r"|(?<![\w])_*[A-Za-z]+_[A-Za-z0-9_]+\b"  # snake_case, _private_names too
-    r"|\b[a-z]{2,}[A-Z][a-z]+\w*\b"  # camelCase (not gene names such as miRNA)
-    r"|\b\w+\(\)"  # call()
-    r"|\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b"  # dotted.config.key
+# Code-shaped tokens: each of these alone makes a query lexical. Each pattern runs only when
+# the query holds the characters it cannot match without (its guard), so plain prose costs a
+# few substring tests instead of a dozen regex alternatives tried at every position (the
+# planner runs on every search). `code_shaped` is exactly `_CODE.search` (a test pins it).
+_DOT_NAME = re.compile(r"\.[A-Za-z_]")  # a sentence's full stop is not a dotted name
+_GUARDED_CODE: tuple[tuple[tuple[str | re.Pattern[str], ...], str], ...] = (
+    (("Error", "Exception", "Warning"), r"\b\w+(?:Error|Exception|Warning)\b"),
+    (
+        ("Traceback", "errno", "segfault", "out of memory", "OOM"),
+        r"\bTraceback\b|\berrno\b|\bsegfault\b|\bout of memory\b|\bOOM\b",
+    ),
+    (("_",), r"(?<![\w])_*[A-Za-z]+_[A-Za-z0-9_]+\b"),  # snake_case, _private_names too
+    (("()",), r"\b\w+\(\)"),  # call()
+    ((_DOT_NAME,), r"\b[A-Za-z_]\w*(?:\.[A-Za-z_]\w*){2,}\b"),  # dotted.config.key
     # paths: ./x ~/x, three or more components, or a file name with a known extension (a
     # prose "/input-output/" or "and/or" is not a path)
-    r"|(?:^|\s)(?:\.{1,2}|~)/[\w.\-]+|(?:^|\s)/?[\w.\-]+/[\w.\-]+/[\w.\-/]*[\w.]"
-    r"|\b[\w\-]+\.(?:py|yaml|yml|json|toml|md|log|cfg|sh)\b"
+    (("/",), r"(?:^|\s)(?:\.{1,2}|~)/[\w.\-]+|(?:^|\s)/?[\w.\-]+/[\w.\-]+/[\w.\-/]*[\w.]"),
+    ((_DOT_NAME,), r"\b[\w\-]+\.(?:py|yaml|yml|json|toml|md|log|cfg|sh)\b"),
     # key=value, and a --flag only where a flag can stand (not a dash in "word--that")
-    r"|\b[A-Za-z_][\w.]*\s*=\s*\S+|(?:^|\s)--[a-z][\w-]+"
+    (("=",), r"\b[A-Za-z_][\w.]*\s*=\s*\S+"),
+    (("--",), r"(?:^|\s)--[a-z][\w-]+"),
 )
+_CAMEL = r"\b[a-z]{2,}[A-Z][a-z]+\w*\b"  # camelCase (not gene names such as miRNA)
+_CODE = re.compile("|".join([*(p for _, p in _GUARDED_CODE), _CAMEL]))
+_GUARDS = tuple((guards, re.compile(p)) for guards, p in _GUARDED_CODE)
+_CAMEL_RE = re.compile(_CAMEL)
+_LOWER_UPPER = re.compile(r"[a-z][A-Z]")  # a camelCase name cannot exist without this
+
+
+def code_shaped(query: str) -> bool:
+    """True when the query holds a code-shaped token (same answer as ``_CODE.search``)."""
+    for guards, pattern in _GUARDS:
+        if any(g in query if isinstance(g, str) else g.search(query) for g in guards) and (
+            pattern.search(query)
+        ):
+            return True
+    return bool(_LOWER_UPPER.search(query) and _CAMEL_RE.search(query))
+
+
 # A question is prose even when it names an error word ("why does the loss become nan?").
 _QUESTION = re.compile(
     r"^\s*(?:why|how|what|when|where|which|who|does|do|did|is|are|can|could|should|would)\b"
@@ -40,6 +64,7 @@ _QUESTION = re.compile(
 # a _private name. Alone or in a short statement it decides "lexical"; inside prose the query
 # stays hybrid and grep is added ("mixed"), so the identifier still reaches the line channel.
 _NAME = re.compile(r"\b[A-Z][a-z]+(?:[A-Z][a-z0-9]+)+\b|(?<![\w])__?[a-z]\w*\b")
+_UPPER_LOWER_UPPER = re.compile(r"[A-Z][a-z]+[A-Z]")  # guard of _NAME's CamelCase half
 # Error words are lexical only in short queries; in a sentence they are just words.
 _ERROR_WORD = re.compile(r"\b(?:error|exception|failed|fatal|warning|nan|inf)\b", re.IGNORECASE)
 SHORT_QUERY_WORDS = 6
@@ -53,12 +78,12 @@ def query_shape(query: str) -> str:
     ``--flag``) decides alone; an error word (``failed``, ``nan``) only in a short query, so a
     natural-language sentence that mentions a failure still goes to the semantic channels.
     """
-    if _CODE.search(query):
+    if code_shaped(query):
         return "lexical"
     words = query.split()
     if len(words) == 1 and len(words[0]) >= 3:
         return "lexical"  # one bare word is a look-up: it must reach the line-level channel
-    if _NAME.search(query):
+    if ("_" in query or _UPPER_LOWER_UPPER.search(query)) and _NAME.search(query):
         short = len(words) <= SHORT_QUERY_WORDS and not _QUESTION.search(query)
         return "lexical" if short else "mixed"
     if (
@@ -93,6 +118,7 @@ class RuleQueryPlanner:
         self.semantic_tools = tuple(semantic_tools)
         self.top_k = top_k
         self.version = version
+        self._templates: dict[tuple[str, ...], QueryPlan] = {}
 
     def plan(self, query: str, tools: Mapping[str, str]) -> PlanOutcome:
         """``tools`` maps registered tool names to capability summaries."""
@@ -107,8 +133,21 @@ class RuleQueryPlanner:
         else:
             preferred = self.semantic_tools
         chosen = [t for t in preferred if t in tools] or sorted(tools)
-        calls = tuple(ToolCall(tool=t, query=query[:2000], top_k=self.top_k) for t in chosen)
-        plan = QueryPlan.model_validate(
-            {"version": self.version, "tool_rounds": [{"calls": calls}]}
-        )
-        return PlanOutcome(plan=plan, planner=self.name)
+        return PlanOutcome(plan=self._plan_for(query[:2000], tuple(chosen)), planner=self.name)
+
+    def _plan_for(self, query: str, chosen: tuple[str, ...]) -> QueryPlan:
+        """The plan of this (trusted, configured) planner: validated once per tool list and
+        version, then reused with only the query changed (the query was checked by the
+        Router; the Router admits every call of every plan whoever made it)."""
+        if not query:  # only the Router's checked queries take the fast path below
+            ToolCall(tool=chosen[0], query=query)  # raises the validation error
+        template = self._templates.get(chosen)
+        if template is None:
+            calls = tuple(ToolCall(tool=t, query="x", top_k=self.top_k) for t in chosen)
+            template = QueryPlan.model_validate(
+                {"version": self.version, "tool_rounds": [{"calls": calls}]}
+            )
+            self._templates[chosen] = template
+        (only_round,) = template.tool_rounds
+        calls = tuple(replaced(c, query=query) for c in only_round.calls)
+        return replaced(template, tool_rounds=(replaced(only_round, calls=calls),))

@@ -34,7 +34,9 @@ from arr.models import (
     ScopeKey,
     ToolCall,
     ToolTrace,
+    replaced,
     resolve_scope,
+    trusted,
 )
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 from arr.safety import redact_credentials
@@ -116,7 +118,7 @@ def _redacted(found: list[EvidenceChunk]) -> tuple[list[EvidenceChunk], int]:
     for chunk in found:
         text, count = redact_credentials(chunk.snippet)
         if count or text != chunk.snippet:
-            chunk = chunk.model_copy(update={"snippet": text})
+            chunk = replaced(chunk, snippet=text)
         total += count
         cleaned.append(chunk)
     return cleaned, total
@@ -244,20 +246,24 @@ class RetrievalRouter:
                     detail=f"{dropped} candidates dropped",
                 )
             )
-        return RouterResult(
-            query=query,
-            scope=key,
-            planner=outcome.planner,
-            plan=outcome.plan,
-            evidence=tuple(evidence),
-            traces=tuple(run.traces),
-            rejections=tuple(run.rejections),
-            degradations=tuple(run.degradations),
-            partial=run.partial,
-            scope_dropped=dropped,
-            scope_leak_count=sum(c.scope != key for c in evidence),
-            reranker=reranker_name,
-            elapsed_ms=round((time.perf_counter() - started) * 1000, 3),
+        # Every part was built (and the parts from outside validated) on the way here.
+        return trusted(
+            RouterResult,
+            {
+                "query": query,
+                "scope": key,
+                "planner": outcome.planner,
+                "plan": outcome.plan,
+                "evidence": tuple(evidence),
+                "traces": tuple(run.traces),
+                "rejections": tuple(run.rejections),
+                "degradations": tuple(run.degradations),
+                "partial": run.partial,
+                "scope_dropped": dropped,
+                "scope_leak_count": sum(c.scope != key for c in evidence),
+                "reranker": reranker_name,
+                "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
+            },
         )
 
     def _plan(self, query: str) -> PlanOutcome:
@@ -288,6 +294,15 @@ class RetrievalRouter:
                     stage="reranker",
                     code="reranker_error",
                     detail=f"{type(exc).__name__}: {exc}"[:300],
+                )
+            )
+            return fused, "none"
+        if any(c.__class__ is not EvidenceChunk for c in ranked):  # the result trusts these
+            run.degradations.append(
+                Degradation(
+                    stage="reranker",
+                    code="reranker_error",
+                    detail="the reranker returned something other than evidence chunks",
                 )
             )
             return fused, "none"

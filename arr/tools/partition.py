@@ -11,6 +11,7 @@ exclusive ``flock``; readers take no lock at all. Used by the bm25 channel.
 from __future__ import annotations
 
 import fcntl
+import functools
 import json
 import os
 import shutil
@@ -34,10 +35,16 @@ def partition_dir(index_dir: Path, scope: ScopeKey) -> Path:
 def pointer_state(index_dir: Path, scope: ScopeKey) -> tuple[int, int] | None:
     """(inode, mtime) of the pointer file: changes on every swap, costs one stat."""
     try:
-        info = os.stat(partition_dir(index_dir, scope) / POINTER)
+        info = os.stat(_pointer_file(str(index_dir), scope.fingerprint()))
     except FileNotFoundError:
         return None
     return info.st_ino, info.st_mtime_ns
+
+
+@functools.lru_cache(maxsize=1024)
+def _pointer_file(index_dir: str, fingerprint: str) -> str:
+    # a string join, once: pathlib joins cost more than the stat on every search
+    return os.path.join(index_dir, fingerprint, POINTER)
 
 
 def current_generation(index_dir: Path, scope: ScopeKey) -> Path | None:

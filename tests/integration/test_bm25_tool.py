@@ -249,6 +249,33 @@ def test_scores_are_bm25s_own_with_repeated_query_terms(tmp_path: Path) -> None:
         assert ours[key] == pytest.approx(value, rel=1e-5)
 
 
+def test_score_kernel_equals_bm25s_bit_for_bit(tmp_path: Path) -> None:
+    """The channel's scoring (ndarray views, one add.at) gives bm25s' float32 scores exactly,
+    for every document, on queries with repeated, rare, common and unknown terms."""
+    import random
+
+    import numpy as np
+
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    notes = ws.root / "a" / "notes"
+    rng = random.Random(7)
+    words = [f"w{i}" for i in range(300)]
+    for number in range(120):
+        text = " ".join(rng.choice(words[: rng.randint(5, 300)]) for _ in range(rng.randint(1, 80)))
+        (notes / f"d{number}.md").write_text(text + "\n")
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    partition = tool.loaded(SCOPE_A)
+    vocab = partition.retriever.vocab_dict
+    for _ in range(200):
+        query = " ".join(rng.choice(words + ["unknownterm"]) for _ in range(rng.randint(1, 12)))
+        ids = [vocab[t] for t in tool.tokenize(query) if t in vocab]
+        ours = partition.scores(ids)
+        reference = partition.retriever.get_scores_from_ids(ids)
+        assert ours.dtype == reference.dtype
+        assert np.array_equal(ours, reference), query
+
+
 def test_caches_stay_bounded_over_many_rebuilds(tmp_path: Path) -> None:
     """A long-lived router sees a generation per rebuild; its caches keep only the newest."""
     from arr.tools.bm25 import MAX_CACHED_GENERATIONS
