@@ -10,9 +10,11 @@ The regexes have no nested quantifiers, so they run in linear time on hostile co
 from __future__ import annotations
 
 import functools
+import hashlib
 import math
 import re
-from collections import Counter
+import threading
+from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
@@ -82,6 +84,10 @@ ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
     *(f"!{p}*" for p in SENSITIVE_PREFIXES),
     *(f"!*{s}" for s in SENSITIVE_SUFFIXES),
 )
+# The same rules as one alternation glob: ripgrep tests each path against one pattern instead
+# of 55 (measured: the engine's overhead over a glob-free scan drops from ~15% to ~2%).
+assert not any(c in g for g in ENGINE_EXCLUDE_GLOBS for c in ",{}[]\\")
+ENGINE_EXCLUDE_GLOB = "!{" + ",".join(g.removeprefix("!") for g in ENGINE_EXCLUDE_GLOBS) + "}"
 
 # (kind, literal anchors that must occur first, pattern). The anchor test runs at C speed, so
 # the regex only runs on the rare files that could match.
@@ -188,8 +194,30 @@ def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
 
 
 def credential_kind(content: bytes) -> str | None:
-    """The kind of credential the content seems to hold, or None."""
-    return next((kind for kind, _, _ in _credential_spans(content)), None)
+    """The kind of credential the content seems to hold, or None.
+
+    Verdicts on larger contents are remembered by a digest of the bytes (same bytes, same
+    verdict; no file name or time involved, so no race): grep re-checks the same source files
+    on every search, and a 100 kB module full of ``key``/``token`` words costs ~5 ms to scan."""
+    if len(content) < _CACHE_FROM_BYTES:
+        return next((kind for kind, _, _ in _credential_spans(content)), None)
+    key = hashlib.blake2b(content, digest_size=16).digest()
+    with _VERDICTS_LOCK:
+        if key in _VERDICTS:
+            _VERDICTS.move_to_end(key)
+            return _VERDICTS[key]
+    kind = next((kind for kind, _, _ in _credential_spans(content)), None)
+    with _VERDICTS_LOCK:
+        _VERDICTS[key] = kind
+        while len(_VERDICTS) > _MAX_VERDICTS:
+            _VERDICTS.popitem(last=False)
+    return kind
+
+
+_CACHE_FROM_BYTES = 4096
+_MAX_VERDICTS = 8192
+_VERDICTS: OrderedDict[bytes, str | None] = OrderedDict()
+_VERDICTS_LOCK = threading.Lock()
 
 
 # Characters that render as nothing: a secret split by one of them must still be caught.

@@ -1,7 +1,11 @@
 """Grep benchmark (``make bench-grep``): the grep channel vs plain ``rg -n``, same tree, same run.
 
 Tree: an installed package of this environment of at least 50 MB (``transformers`` by default,
-``$ARR_GREP_TREE`` to choose another). For a literal and a regex pattern it times the channel's
+``$ARR_GREP_TREE`` to choose another), copied to a temporary folder outside any git checkout:
+in place, plain ``rg`` obeys the checkout's ``.gitignore`` (``__pycache__/``) and reads half the
+files the channel (``--no-ignore``, by design: a researcher's ignore rules are not a safety
+rule) must read, so the two would not do the same work. Both file counts are printed.
+For a literal and a regex pattern it times the channel's
 full scan (engine + verified re-read of every matching file + ranking input) against plain
 ``rg -n PATTERN`` over the same tree (best of several runs, interleaved) and compares the match
 sets: every (file, line) of ripgrep must be in the channel's set unless its file is refused by a
@@ -13,9 +17,11 @@ from __future__ import annotations
 import contextlib
 import math
 import os
+import shutil
 import subprocess
 import sys
 import sysconfig
+import tempfile
 import time
 from collections import Counter
 from pathlib import Path
@@ -77,11 +83,23 @@ def refused_by_safety(root: Path, relative: str, cap: int) -> bool:
 
 
 def main(repeats: int = 5) -> int:
-    root = tree_root().resolve()
+    source = tree_root().resolve()
     rg = find_rg(None)
-    if rg is None or not root.is_dir():
-        print(f"[grep] skipped: rg={rg} tree={root}")
+    if rg is None or not source.is_dir():
+        print(f"[grep] skipped: rg={rg} tree={source}")
         return 0
+    with tempfile.TemporaryDirectory(prefix="arr-grep-bench-") as tmp:
+        root = Path(tmp) / source.name
+        shutil.copytree(source, root, symlinks=True)
+        return run(root, rg, repeats)
+
+
+def files_rg_searches(rg: str, root: Path, *flags: str) -> int:
+    done = subprocess.run([rg, "--files", *flags, "."], cwd=root, capture_output=True)
+    return done.stdout.count(b"\n")
+
+
+def run(root: Path, rg: str, repeats: int) -> int:
     workspace = Workspace(
         name="bench",
         root=root,
@@ -98,7 +116,11 @@ def main(repeats: int = 5) -> int:
         deadline_ms=120_000,
     )
     tool.warm_up()
-    print(f"[grep] tree {root} ({tree_megabytes(root):.0f} MB), rg {rg}, best of {repeats}")
+    print(
+        f"[grep] tree {root} ({tree_megabytes(root):.0f} MB), rg {rg}, best of {repeats}; files "
+        f"plain rg reads {files_rg_searches(rg, root)}, the channel's engine "
+        f"{files_rg_searches(rg, root, '--no-ignore', '--hidden')}"
+    )
     for label, pattern, regex in CASES:
         call = ToolCall(tool="grep", query=pattern, regex=regex)
         # Benchmark patterns are frequent, so the channel's exact-query stage fills the

@@ -36,7 +36,7 @@ from pathlib import Path, PurePosixPath
 
 from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
-from arr.safety import ENGINE_EXCLUDE_GLOBS, credential_kind, is_sensitive_name
+from arr.safety import ENGINE_EXCLUDE_GLOB, credential_kind, is_sensitive_name
 from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
 from arr.workspace import Workspace
 
@@ -45,7 +45,9 @@ _STOP_WORDS = (
     "what when which does did do not no"
 )
 _STOP = frozenset(_STOP_WORDS.split())  # noqa: SIM905
-_STATS_SEARCHED = re.compile(rb"^(\d+) files searched$")
+_STATS_SEARCHED = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
+# A match row of ``rg --null --line-number``: path NUL number ":" text (CR kept: see _verified)
+_ROW = re.compile(rb"^([^\x00\n]*)\x00(\d+):([^\n]*)$", re.MULTILINE)
 _BAD_PATH = re.compile(r"[\x00-\x1f\x7f\\]|^[A-Za-z]:|:")
 
 
@@ -245,8 +247,7 @@ class GrepTool:
         if self.threads:
             command.append(f"--threads={self.threads}")
         command += ["--fixed-strings", "--ignore-case"] if not regex else []
-        for glob in ENGINE_EXCLUDE_GLOBS:
-            command.append(f"--iglob={glob}")
+        command.append(f"--iglob={ENGINE_EXCLUDE_GLOB}")
         for pattern in patterns:
             command.append(f"--regexp={pattern}")
         return [*command, "--", target]
@@ -293,9 +294,13 @@ class GrepTool:
                 chunk = os.read(out_fd, 1 << 18)
                 if not chunk:
                     break
-                rows = (pending + chunk).split(b"\n")
-                pending = rows.pop()
-                self._parse(rows, hits, counters, names)
+                block = pending + chunk
+                cut_at = block.rfind(b"\n") + 1
+                pending = block[cut_at:]
+                self._parse(block[:cut_at], hits, counters, names)
+        except BaseException:
+            cut = "error"  # never wait on an engine blocked on a pipe nobody reads
+            raise
         finally:
             if cut:
                 process.kill()
@@ -304,7 +309,7 @@ class GrepTool:
                 errors.feed(process.stderr.read(1 << 20))
             process.stdout.close()
             process.stderr.close()
-        self._parse([pending], hits, counters, names)
+        self._parse(pending, hits, counters, names)
         errors.feed(b"\n")
         counters.update(errors.file_errors)  # files that could not be read: counted by reason
         if not cut and returncode not in (0, 1) and (errors.other or not errors.file_errors):
@@ -315,30 +320,33 @@ class GrepTool:
 
     @staticmethod
     def _parse(
-        rows: list[bytes], hits: list[_Hit], counters: Counter[str], names: dict[bytes, str | None]
+        block: bytes, hits: list[_Hit], counters: Counter[str], names: dict[bytes, str | None]
     ) -> None:
-        """``path NUL line:text`` rows, then ripgrep's ``--stats`` block (rows without NUL)."""
-        for raw in rows:
-            path, sep, rest = raw.partition(b"\x00")
-            if not sep:
-                searched = _STATS_SEARCHED.match(raw)
-                if searched:
-                    counters["files_scanned"] = int(searched.group(1))
-                continue
-            number, colon, text = rest.partition(b":")
-            if not colon or not number.isdigit():
-                continue  # a row cut by the deadline
-            if path not in names:  # one decode per file, not per line
-                try:
-                    name = path.decode("utf-8")
-                    names[path] = name[2:] if name.startswith("./") else name
-                except UnicodeDecodeError:
-                    names[path] = None
+        """``path NUL line:text`` rows, then ripgrep's ``--stats`` block (rows without NUL).
+
+        Bulk: one C-level regex pass over the block finds every well-formed row (a row cut
+        by the deadline has no line number and does not match); Python touches each row
+        once to make its hit, and decodes each file name once."""
+        searched = _STATS_SEARCHED.search(block) if b" files searched" in block else None
+        if searched:
+            counters["files_scanned"] = int(searched.group(1))
+        found = _ROW.findall(block)
+        for path in {path for path, _, _ in found} - names.keys():
+            try:
+                name = path.decode("utf-8")
+                names[path] = name[2:] if name.startswith("./") else name
+            except UnicodeDecodeError:
+                names[path] = None
+        bad = 0
+        append = hits.append
+        for path, number, text in found:
             name = names[path]
             if name is None:
-                counters["skipped_non_utf8_name"] += 1
-                continue
-            hits.append(_Hit(name, int(number), text.rstrip(b"\r")))
+                bad += 1
+            else:
+                append(_Hit(name, int(number), text))
+        if bad:
+            counters["skipped_non_utf8_name"] += bad
 
     # ---- verification and ranking ---------------------------------------------------------
     def _check_file(self, root_fd: int, path: str, counters: Counter[str]) -> list[bytes] | None:
@@ -380,7 +388,9 @@ class GrepTool:
                 if lines is None:
                     continue
                 hit = candidate.hit
-                if hit.line > len(lines) or lines[hit.line - 1].rstrip(b"\r") != hit.text:
+                if hit.line > len(lines) or lines[hit.line - 1].rstrip(b"\r") != hit.text.rstrip(
+                    b"\r"
+                ):
                     counters["skipped_changed_during_scan"] += 1
                     continue
                 yield candidate, lines
@@ -425,6 +435,11 @@ class GrepTool:
     ) -> tuple[list[_Candidate], str]:
         """Unverified hits of ``patterns`` in every root, scored by the ``terms`` they hold."""
         byte_terms = [t.encode("utf-8") for t in terms]
+        # When every word is part of the whole phrase, a line holding the phrase holds them
+        # all: its score is known from one test (most lines of the exact-phrase stage).
+        whole_holds = (
+            float(len(byte_terms) + 1) if all(t in byte_terms[0] for t in byte_terms) else 0.0
+        )
         candidates: list[_Candidate] = []
         cut = ""
         for root in roots:
@@ -437,16 +452,24 @@ class GrepTool:
             )
             for key, value in engine_counters.items():
                 counters[key] = max(counters[key], value)
-            for hit in hits:
-                if call.regex:
-                    score = 1.0
-                else:
-                    lowered = hit.text.lower()
-                    score = sum(t in lowered for t in byte_terms) + float(byte_terms[0] in lowered)
-                candidates.append(_Candidate(label, root, hit, score))
+            if call.regex:
+                candidates += [_Candidate(label, root, hit, 1.0) for hit in hits]
+            else:
+                candidates += [
+                    _Candidate(label, root, hit, self._score(hit.text, byte_terms, whole_holds))
+                    for hit in hits
+                ]
             if cut:
                 break
         return candidates, cut
+
+    @staticmethod
+    def _score(text: bytes, byte_terms: list[bytes], whole_holds: float) -> float:
+        """Terms of the query the line holds, the whole phrase counting twice."""
+        lowered = text.lower()
+        if whole_holds and byte_terms[0] in lowered:
+            return whole_holds
+        return sum(t in lowered for t in byte_terms) + float(byte_terms[0] in lowered)
 
     def scan(self, call: ToolCall, scope: ScopeKey) -> tuple[list[_Candidate], Counter[str], str]:
         """Every verified hit of the exact query (phrase or regex), in path and line order,
@@ -515,7 +538,10 @@ class GrepTool:
                 break
             candidates, cut = self._candidates(call, roots, patterns, terms, deadline, counters)
             counters["matches"] += len(candidates)
-            candidates = [c for c in candidates if (c.label + c.hit.path, c.hit.line) not in seen]
+            if seen:  # lines the exact stage already returned are not returned twice
+                candidates = [
+                    c for c in candidates if (c.label + c.hit.path, c.hit.line) not in seen
+                ]
             cut = self._take(candidates, counters, deadline, limit, kept, taken) or cut
             seen.update((c.label + c.hit.path, c.hit.line) for c, _ in kept)
         evidence = [
@@ -544,15 +570,13 @@ class GrepTool:
         taken: Counter[str],
     ) -> str:
         """Rank, then verify in rank order into ``kept``; returns a cut reason or ""."""
-        per_file = Counter(c.label + c.hit.path for c in candidates)
-        candidates.sort(
-            key=lambda c: (
-                -c.score,
-                -per_file[c.label + c.hit.path],
-                c.label + c.hit.path,
-                c.hit.line,
-            )
-        )
+        files = [c.label + c.hit.path if c.label else c.hit.path for c in candidates]
+        per_file = Counter(files)
+        keys = [
+            (-c.score, -per_file[f], f, c.hit.line) for c, f in zip(candidates, files, strict=True)
+        ]
+        order = sorted(range(len(candidates)), key=keys.__getitem__)
+        candidates[:] = [candidates[i] for i in order]
         cut = ""
         for candidate, lines in self._verified(candidates, counters, deadline):
             key = candidate.label + candidate.hit.path

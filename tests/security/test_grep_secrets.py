@@ -114,3 +114,18 @@ def test_sensitive_names_are_never_read(tmp_path: Path, name: str) -> None:
 @pytest.mark.parametrize("name", ["notes.md", "environment.md", "keys_design.md", "tokenizer.py"])
 def test_ordinary_names_are_searched(name: str) -> None:
     assert not is_sensitive_name(name)
+
+
+def test_remembered_verdicts_follow_the_bytes() -> None:
+    """Large contents' verdicts are remembered by digest: the same bytes get the same answer,
+    and one changed byte that makes a credential is caught at once (no stale verdict)."""
+    from arr.safety import credential_kind
+
+    filler = b"value = compute(key_states)\n" * 400  # > the 4 kB the cache starts at
+    token = "ghp_" + "a1B2c3D4e5" * 4
+    clean = filler + b"note = 'ghp_'\n"
+    dirty = filler + f"note = '{token}'\n".encode()
+    assert credential_kind(clean) is None
+    assert credential_kind(clean) is None  # remembered
+    assert credential_kind(dirty) == "github_token"
+    assert credential_kind(bytes(bytearray(clean))) is None  # equal bytes, another object

@@ -3,40 +3,53 @@ deploy keys), infrastructure-as-code variable and state files; ordinary code is 
 
 from __future__ import annotations
 
+import subprocess
+from pathlib import Path
+
 import pytest
 
-from arr.safety import is_sensitive_filename, is_sensitive_name
+from arr.safety import ENGINE_EXCLUDE_GLOB, is_sensitive_filename, is_sensitive_name
+from arr.tools.grep import find_rg
+
+SENSITIVE = [
+    "id_rsa", "id_ed25519", "id_ed25519_sk", "ID_ECDSA", "id_ecdsa_sk.pub", "id_xmss",
+    "ssh_host_ed25519_key", "ssh_host_rsa_key.pub", "deploy_key", "github_deploy_key",
+    "terraform.tfvars", "prod.auto.tfvars", "vars.tfvars.json", "TERRAFORM.TFSTATE",
+    "terraform.tfstate.backup", ".env.production", "server.PEM", "cert.p12", ".netrc",
+    "Credentials.JSON", ".bash_history", "secrets.yaml", "kubeconfig",
+]  # fmt: skip
+ORDINARY = ["keyboard.py", "monkey.py", "key.py", "primary_keys.md", "notes.md", "tfvars.md"]
 
 
-@pytest.mark.parametrize(
-    "name",
-    [
-        "id_rsa",
-        "id_ed25519",
-        "id_ed25519_sk",
-        "ID_ECDSA",
-        "id_ecdsa_sk.pub",
-        "id_xmss",
-        "ssh_host_ed25519_key",
-        "ssh_host_rsa_key.pub",
-        "deploy_key",
-        "github_deploy_key",
-        "terraform.tfvars",
-        "prod.auto.tfvars",
-        "vars.tfvars.json",
-        "TERRAFORM.TFSTATE",
-        "terraform.tfstate.backup",
-        ".env.production",
-        "server.PEM",
-        "cert.p12",
-    ],
-)
+@pytest.mark.parametrize("name", SENSITIVE)
 def test_secret_bearing_names_are_refused(name: str) -> None:
     assert is_sensitive_filename(name) and is_sensitive_name(f"deploy/{name}")
 
 
-@pytest.mark.parametrize(
-    "name", ["keyboard.py", "monkey.py", "key.py", "primary_keys.md", "notes.md", "tfvars.md"]
-)
+@pytest.mark.parametrize("name", ORDINARY)
 def test_ordinary_files_are_not(name: str) -> None:
     assert not is_sensitive_filename(name)
+
+
+def test_the_engine_glob_never_lists_a_sensitive_file(tmp_path: Path) -> None:
+    """The one alternation glob handed to ripgrep excludes every sensitive name at any depth
+    and in any case, and nothing else (the engine never opens these files)."""
+    rg = find_rg(None)
+    if rg is None:
+        pytest.skip("ripgrep not installed")
+    for depth, folder in enumerate(["", "a", "a/b/c"]):
+        for name in [*SENSITIVE, *ORDINARY]:
+            path = tmp_path / folder / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(f"payload {depth}\n")
+    (tmp_path / "deep" / ".aws").mkdir(parents=True)
+    (tmp_path / "deep" / ".aws" / "config").write_text("payload\n")
+    listed = subprocess.run(
+        [rg, "--files", "--no-ignore", "--hidden", "--no-config", f"--iglob={ENGINE_EXCLUDE_GLOB}"],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    names = sorted(Path(p).name for p in listed)
+    assert names == sorted(ORDINARY * 3)
