@@ -16,6 +16,7 @@ from __future__ import annotations
 import ipaddress
 import json
 import os
+import re
 import threading
 import time
 from typing import Any
@@ -35,10 +36,22 @@ class LLMError(Exception):
         self.detail = detail
 
 
+# letters, digits and hyphens in dot-separated labels (IDNA host names arrive as punycode)
+_HOST_NAME = re.compile(
+    r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?"
+)
+
+
 def check_endpoint(base_url: str, allow_http_loopback: bool) -> tuple[str, str]:
     """(scheme, host) of an acceptable endpoint, or a ConfigError naming ``llm.base_url``."""
-    parts = urlsplit(base_url)
-    host = parts.hostname or ""
+    if not isinstance(base_url, str):
+        raise ConfigError(f"llm.base_url must be a string, got {type(base_url).__name__}")
+    try:  # a malformed URL is a configuration error like any other, never a bare ValueError
+        parts = urlsplit(base_url)
+        host = parts.hostname or ""
+        parts.port  # noqa: B018 - parsing the port is the check (non-numeric, out of range)
+    except ValueError as exc:
+        raise ConfigError(f"llm.base_url is not a valid URL ({exc}): {base_url!r}") from None
     if parts.username or parts.password or "@" in parts.netloc:
         raise ConfigError("llm.base_url must not contain userinfo")
     if not host or not host.isascii():
@@ -48,6 +61,8 @@ def check_endpoint(base_url: str, allow_http_loopback: bool) -> tuple[str, str]:
         raise ConfigError(f"llm.base_url must name a host, not an IP literal ({host})")
     except ValueError:
         pass
+    if not _HOST_NAME.fullmatch(host):
+        raise ConfigError(f"llm.base_url host {host!r} is not a valid host name")
     if parts.scheme == "https":
         return parts.scheme, host
     if parts.scheme == "http" and allow_http_loopback and host in LOOPBACK_HOSTS:
@@ -76,6 +91,22 @@ def strict_loads(text: str) -> Any:
     return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
 
 
+def check_allowed_host(host: str, allowed_hosts: list[str] | tuple[str, ...] | None) -> None:
+    """The endpoint's host must be one of the config's ``llm.allowed_hosts`` exactly (no
+    prefix or suffix matching: ``api.example.com.evil.net`` is not ``api.example.com``), so
+    pointing the client at another host takes a deliberate change of both settings."""
+    if allowed_hosts is None:
+        return
+    if isinstance(allowed_hosts, str) or not all(isinstance(h, str) for h in allowed_hosts):
+        raise ConfigError("llm.allowed_hosts must be a list of host names")
+    allowed = {h.strip().lower().rstrip(".") for h in allowed_hosts}
+    if host.lower().rstrip(".") not in allowed:
+        raise ConfigError(
+            f"llm.base_url host {host!r} is not in llm.allowed_hosts {sorted(allowed)}; "
+            "to use another endpoint, set both"
+        )
+
+
 class LLMClient:
     def __init__(
         self,
@@ -89,8 +120,10 @@ class LLMClient:
         allow_http_loopback: bool = False,
         temperature: float = 0.0,
         max_tokens: int = 800,
+        allowed_hosts: list[str] | tuple[str, ...] | None = None,
     ) -> None:
         self.scheme, self.host = check_endpoint(base_url, allow_http_loopback)
+        check_allowed_host(self.host, allowed_hosts)
         if not api_key_env or not os.environ.get(api_key_env):
             raise ConfigError(
                 f"llm.api_key_env: environment variable {api_key_env!r} is not "

@@ -82,6 +82,7 @@ def replay(
                     "planner=llm",
                     f"prompt={version}",
                     f"llm.base_url={server.base_url}",
+                    "llm.allowed_hosts=[localhost]",
                     f"llm.ca_bundle={server.ca_path}",
                     f"llm.api_key_env={REPLAY_KEY_ENV}",
                     f"llm.timeout_s={timeout_s}",

@@ -48,7 +48,7 @@ _STOP = frozenset(_STOP_WORDS.split())  # noqa: SIM905
 _STATS_SEARCHED = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
 # A match row of ``rg --null --line-number``: path NUL number ":" text (CR kept: see _verified)
 _ROW = re.compile(rb"^([^\x00\n]*)\x00(\d+):([^\n]*)$", re.MULTILINE)
-_BAD_PATH = re.compile(r"[\x00-\x1f\x7f\\]|^[A-Za-z]:|:")
+_BAD_PATH = re.compile(r"[\x00-\x1f\x7f-\x9f\\]|^[A-Za-z]:|:")  # C0, DEL, C1 controls
 
 
 @dataclass(slots=True)
@@ -74,8 +74,13 @@ def check_sub_path(sub_path: str) -> str | None:
         return "path_invalid"
     if sub_path.startswith("/"):
         return "path_absolute"
-    if ".." in PurePosixPath(sub_path).parts:
+    parts = PurePosixPath(sub_path).parts
+    if ".." in parts:
         return "path_escape"
+    # "name." and "name " name another file on some file systems (and are a classic way to
+    # slip past a name rule): refused, as the README says; "." alone is the current folder.
+    if any(p != "." and p.endswith((" ", ".")) for p in parts):
+        return "path_invalid"
     return None
 
 

@@ -79,10 +79,22 @@ def test_literal_terms() -> None:
         pytest.param("a\nb", "path_invalid_characters", id="newline"),
         pytest.param(" src", "path_invalid", id="leading-space"),
         pytest.param("src/ok.py", None, id="fine"),
+        pytest.param("./src/ok.py", None, id="dot-prefix"),
+        pytest.param("src./ok.py", "path_invalid", id="component-dot"),
+        pytest.param("src /ok.py", "path_invalid", id="component-space"),
+        pytest.param("src/ok.py.", "path_invalid", id="trailing-dot"),
+        pytest.param("src/...", "path_invalid", id="dots"),
     ],
 )
 def test_check_sub_path(path: str, code: str | None) -> None:
     assert check_sub_path(path) == code
+
+
+@pytest.mark.parametrize("code_point", [*range(0x00, 0x20), 0x7F, *range(0x80, 0xA0)])
+def test_every_control_character_is_refused_in_a_sub_path(code_point: int) -> None:
+    """C0, DEL and C1 (U+0080-U+009F) alike, at any position."""
+    for path in (f"{chr(code_point)}src", f"src/a{chr(code_point)}b.py", f"src{chr(code_point)}"):
+        assert check_sub_path(path) == "path_invalid_characters", repr(path)
 
 
 def test_grep_through_the_router(tool: GrepTool) -> None:

@@ -101,6 +101,7 @@ def test_llm_stages_from_config_share_one_budget(llm_server, monkeypatch, demo_o
             "planner=llm",
             "reranker=llm",
             f"llm.base_url={llm_server.base_url}",
+            "llm.allowed_hosts=[localhost]",
             f"llm.ca_bundle={llm_server.ca_path}",
             "llm.api_key_env=ARR_TEST_LLM_KEY",
             "llm.max_calls=3",

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import time
+from urllib.parse import urlsplit
 
 import pytest
 
@@ -279,3 +280,56 @@ def test_rule_plan_given_directly_is_unchanged(llm_server, monkeypatch) -> None:
     router.planner = LLMQueryPlanner(client, PROMPT)
     assert router.search("q", SCOPE_A, plan=plan).planner == "given"
     assert llm_server.requests == []
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://[::1",
+        "https://exa mple.com/v1",
+        "https://example.com:99999/v1",
+        "https://example.com:abc/v1",
+        "https://exa_mple.com/v1",
+        "https://-bad.example.com/v1",
+        "https://",
+    ],
+)
+def test_malformed_endpoint_is_a_config_error(url: str, monkeypatch) -> None:
+    """Built directly (library mode) as from a config: a ConfigError, never a ValueError."""
+    monkeypatch.setenv("ARR_TEST_LLM_KEY", "k")
+    with pytest.raises(ConfigError, match="llm.base_url"):
+        LLMClient(url, "m", "ARR_TEST_LLM_KEY")
+
+
+@pytest.mark.parametrize(
+    "url",
+    [
+        "https://api.siliconflow.cn.evil.net/v1",
+        "https://api.siliconflow.cnx/v1",
+        "https://xapi.siliconflow.cn/v1",
+        "https://siliconflow.cn/v1",
+        "https://api.example.com/v1",
+    ],
+)
+def test_endpoint_host_must_be_allow_listed_exactly(url: str, monkeypatch) -> None:
+    monkeypatch.setenv("ARR_TEST_LLM_KEY", "k")
+    with pytest.raises(ConfigError, match="allowed_hosts"):
+        LLMClient(url, "m", "ARR_TEST_LLM_KEY", allowed_hosts=["api.siliconflow.cn"])
+    client = LLMClient(
+        "https://API.siliconflow.cn./v1",
+        "m",
+        "ARR_TEST_LLM_KEY",
+        allowed_hosts=["api.siliconflow.cn"],
+    )
+    assert client.host.lower().rstrip(".") == "api.siliconflow.cn"
+
+
+def test_packaged_endpoint_config_pins_its_host() -> None:
+    from omegaconf import OmegaConf
+
+    from arr.locations import CONF_DIR
+
+    for path in (CONF_DIR / "llm").glob("*.yaml"):
+        config = OmegaConf.load(path)
+        host = urlsplit(config.base_url).hostname
+        assert list(config.allowed_hosts) == [host], path
