@@ -34,17 +34,25 @@ class _Call(BaseModel):
     top_k: int | None = Field(default=None, ge=1, le=MAX_TOP_K)
 
 
+# Parsing bounds only (the reply is also cut at max_reply_chars). The budgets themselves (12
+# calls, 6 rounds) are the Router's, enforced the same way whatever the plan's shape: extra
+# calls are rejected one by one with budget_calls_exhausted / budget_rounds_exhausted and the
+# answer is partial. A plan is never refused whole for being over budget.
+MAX_PARSED_CALLS_PER_ROUND = 64
+MAX_PARSED_ROUNDS = 24
+
+
 class _Round(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
-    calls: tuple[_Call, ...] = Field(min_length=1, max_length=12)
+    calls: tuple[_Call, ...] = Field(min_length=1, max_length=MAX_PARSED_CALLS_PER_ROUND)
 
 
 class _Plan(BaseModel):
     model_config = ConfigDict(frozen=True, extra="forbid")
 
     version: str
-    tool_rounds: tuple[_Round, ...] = Field(max_length=12)
+    tool_rounds: tuple[_Round, ...] = Field(max_length=MAX_PARSED_ROUNDS)
 
 
 def render(template: str, **values: str) -> str:

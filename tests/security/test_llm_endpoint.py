@@ -195,6 +195,17 @@ def test_seven_rounds_and_thirteen_calls_hit_the_budget(llm_server, monkeypatch)
     assert [r.code for r in result.rejections] == [codes.BUDGET_CALLS] and result.partial
 
 
+def test_thirteen_calls_in_one_round_behave_like_thirteen_spread(llm_server, monkeypatch) -> None:
+    """One documented behaviour whatever the plan's shape: 12 calls run, the 13th is rejected
+    with budget_calls_exhausted, the answer is partial; the plan is not refused whole."""
+    one_round, _ = search(llm_server, monkeypatch, completion(plan_json(["bm25"] * 13)))
+    spread, _ = search(llm_server, monkeypatch, completion(plan_json(["bm25"] * 6, ["bm25"] * 7)))
+    for result in (one_round, spread):
+        assert result.planner == "llm"
+        assert [r.code for r in result.rejections] == [codes.BUDGET_CALLS] and result.partial
+        assert sum(t.status != "rejected" for t in result.traces) == 12
+
+
 def test_the_call_budget_is_enforced_by_the_client(llm_server, monkeypatch) -> None:
     llm_server.script(completion(plan_json(["bm25"])))
     client = make_client(llm_server, monkeypatch, max_calls=2)
