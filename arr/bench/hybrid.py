@@ -1,15 +1,26 @@
 """Benchmark: warm hybrid search (bm25 + vector, rule planner, RRF, rule reranker) on SciFact,
 p50/p95 over the 300 test claims, against the bm25 channel alone through the same Router.
 The vector index (embedder=onnx, exact search) is built once into outputs/bench/hybrid
-(about 7 minutes on 2 cores). Run: ``python -m arr.bench.hybrid``.
+(about 7 minutes on 2 cores). Run: ``python -m arr.bench.hybrid``; with
+``ARR_BENCH_QUANTIZE=1`` the same with the int8 embedder (``embedder.quantize=true``, its own
+index in outputs/bench/hybrid-int8). nDCG@10 of the hybrid answers is printed with each run.
 """
 
 from __future__ import annotations
 
+import os
+import statistics
 import time
 
 from arr.api import PROJECT_ROOT
-from arr.bench.core import BENCH_SCOPE, percentile, read_queries, scifact_dir
+from arr.bench.core import (
+    BENCH_SCOPE,
+    ndcg_at_10,
+    percentile,
+    read_qrels,
+    read_queries,
+    scifact_dir,
+)
 from arr.bench.table import record, render
 
 
@@ -24,8 +35,9 @@ def main() -> None:
     from arr.vector_store.chroma import ChromaStore
     from arr.workspace import Workspace
 
+    quantize = os.environ.get("ARR_BENCH_QUANTIZE") == "1"
     data = scifact_dir()
-    base = PROJECT_ROOT / "outputs" / "bench" / "hybrid"
+    base = PROJECT_ROOT / "outputs" / "bench" / ("hybrid-int8" if quantize else "hybrid")
     workspace = Workspace(
         name="scifact",
         root=data,
@@ -37,7 +49,7 @@ def main() -> None:
     vector = VectorTool(
         "vector",
         workspace,
-        OnnxEmbedder(cache_dir=base / "onnx"),
+        OnnxEmbedder(cache_dir=base / "onnx", quantize=quantize),
         ChromaStore(base / "chroma"),
         show_progress=True,
     )
@@ -46,8 +58,11 @@ def main() -> None:
             started = time.perf_counter()
             tool.build(BENCH_SCOPE)
             print(f"[hybrid] built {tool.name} in {time.perf_counter() - started:.0f} s")
-    queries = [t for _, t in read_queries(data / "queries.test.jsonl")]
+    pairs = read_queries(data / "queries.test.jsonl")
+    queries = [t for _, t in pairs]
+    qrels = read_qrels(data / "qrels" / "test.tsv")
     rows = {}
+    quality = {}
     for label, tools in (("hybrid", {"bm25": bm25, "vector": vector}), ("bm25", {"bm25": bm25})):
         router = RetrievalRouter(
             tools=tools,
@@ -58,19 +73,24 @@ def main() -> None:
         router.warm_up()
         for query in queries[:20]:
             router.search(query, BENCH_SCOPE)
-        latencies = []
-        for query in queries:
+        latencies, gains = [], []
+        for qid, query in pairs:
             started = time.perf_counter()
-            router.search(query, BENCH_SCOPE)
+            result = router.search(query, BENCH_SCOPE)
             latencies.append((time.perf_counter() - started) * 1000)
+            ranked = [e.location.document_id or e.id for e in result.evidence]
+            gains.append(ndcg_at_10(ranked, qrels.get(qid, {})))
+        quality[label] = statistics.mean(gains)
         rows[label] = (percentile(latencies, 0.5), percentile(latencies, 0.95))
         router.close()
+    kind = "onnx int8" if quantize else "onnx fp32"
     print(
-        f"[hybrid] SciFact, {len(queries)} claims: hybrid p50 {rows['hybrid'][0]:.1f} ms "
-        f"p95 {rows['hybrid'][1]:.1f} ms; bm25 alone p50 {rows['bm25'][0]:.1f} ms"
+        f"[hybrid] SciFact ({kind}), {len(queries)} claims: hybrid p50 {rows['hybrid'][0]:.1f} ms "
+        f"p95 {rows['hybrid'][1]:.1f} ms, nDCG@10 {quality['hybrid']:.4f}; bm25 alone p50 "
+        f"{rows['bm25'][0]:.1f} ms, nDCG@10 {quality['bm25']:.4f}"
     )
     record(
-        "warm hybrid search p50, SciFact",
+        f"warm hybrid search p50, SciFact ({kind})",
         rows["hybrid"][0],
         "ms",
         rows["bm25"][0],
@@ -78,7 +98,11 @@ def main() -> None:
         "<= 15 ms",
     )
     record(
-        "warm hybrid search p95, SciFact", rows["hybrid"][1], "ms", rows["bm25"][1], "bm25 alone"
+        f"warm hybrid search p95, SciFact ({kind})",
+        rows["hybrid"][1],
+        "ms",
+        rows["bm25"][1],
+        "bm25 alone",
     )
 
 

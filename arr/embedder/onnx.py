@@ -116,19 +116,27 @@ class OnnxEmbedder:
         self.threads = threads
         self._session: Any = None
         self._tokenizer: Any = None
+        self._resolved: tuple[str, Path] | None = None
+        self._dimension: int | None = None
         self._lock = threading.Lock()
 
     # ---- identity --------------------------------------------------------------------------
     def _model_path(self) -> tuple[str, Path]:
-        return resolve_model_path(self.model)
+        # resolved once: the model package cannot change under a loaded session, and the
+        # freshness check of every search asks for the embedder's id
+        if self._resolved is None:
+            self._resolved = resolve_model_path(self.model)
+        return self._resolved
 
     def dimension(self) -> int:
-        found = dimension_from_files(self._model_path()[1])
-        if found is None:
-            raise ConfigError(
-                f"embedder=onnx supports mean-pooled models only; {self.model!r} is not"
-            )
-        return found
+        if self._dimension is None:
+            found = dimension_from_files(self._model_path()[1])
+            if found is None:
+                raise ConfigError(
+                    f"embedder=onnx supports mean-pooled models only; {self.model!r} is not"
+                )
+            self._dimension = found
+        return self._dimension
 
     @property
     def id(self) -> str:
