@@ -457,6 +457,13 @@ class GrepTool:
             )
             for key, value in engine_counters.items():
                 counters[key] = max(counters[key], value)
+            # ripgrep stops reading a file at --max-count: such a file may hold more lines
+            at_cap = sum(
+                n == self.max_engine_matches_per_file
+                for n in Counter(h.path for h in hits).values()
+            )
+            if at_cap:
+                counters["files_at_engine_cap"] += at_cap
             if call.regex:
                 candidates += [_Candidate(label, root, hit, 1.0) for hit in hits]
             else:
@@ -563,7 +570,9 @@ class GrepTool:
             )
             for rank, (c, snippet) in enumerate(kept, 1)
         ]
-        return ChannelAnswer(evidence, dict(counters), cut)
+        if not cut and (counters["files_at_engine_cap"] or counters["lines_over_file_cap"]):
+            cut = "cap"  # more lines existed than a per-file cap let through
+        return ChannelAnswer(evidence, {k: v for k, v in counters.items() if v}, cut)
 
     def _take(
         self,
@@ -586,6 +595,7 @@ class GrepTool:
         for candidate, lines in self._verified(candidates, counters, deadline):
             key = candidate.label + candidate.hit.path
             if taken[key] >= self.max_matches_per_file:
+                counters["lines_over_file_cap"] += 1  # withheld by the per-file cap: said
                 continue
             if len(kept) == limit:
                 cut = "cap"

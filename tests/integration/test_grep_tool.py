@@ -55,6 +55,22 @@ def test_caps_are_reported(tool: GrepTool) -> None:
     assert len(capped.evidence) == 1 and capped.cut == "cap"
 
 
+def test_per_file_caps_alone_are_reported(tmp_path: Path) -> None:
+    """Fewer lines than top_k come back because a per-file cap withheld some: still cut_cap,
+    with the count; no cap reached: no cut."""
+    ws = grep_workspace(tmp_path)
+    (ws.root / "root" / "many.md").write_text("".join(f"{MARK} {n}\n" for n in range(9)))
+    per_file = run(GrepTool("grep", ws, max_matches_per_file=5), top_k=20)
+    assert len(per_file.evidence) == 5 and per_file.cut == "cap"
+    assert per_file.counters["lines_over_file_cap"] == 4
+    engine = run(GrepTool("grep", ws, max_engine_matches_per_file=3), top_k=20)
+    assert len(engine.evidence) == 3 and engine.cut == "cap"
+    assert engine.counters["files_at_engine_cap"] == 1
+    roomy = run(GrepTool("grep", ws, max_matches_per_file=20), top_k=20)
+    assert len(roomy.evidence) == 9 and roomy.cut == ""
+    assert "lines_over_file_cap" not in roomy.counters
+
+
 def test_literal_terms() -> None:
     assert literal_terms("CUDA out of memory at batch_size 256") == [
         "CUDA out of memory at batch_size 256",
