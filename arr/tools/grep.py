@@ -142,6 +142,36 @@ _FILE_ERROR = re.compile(r"^rg: .+: .*\(os error (\d+)\)$")
 _ERRNO_REASON = {2: "skipped_vanished", 13: "skipped_unreadable", 1: "skipped_unreadable"}
 
 
+class _LineBuffer:
+    """Complete rows out of a byte stream, in time linear in the bytes: a line that spans many
+    reads (a 50 MB minified file) is kept as pieces and joined once, when its end arrives, not
+    re-copied with every read."""
+
+    def __init__(self) -> None:
+        self._pieces: list[bytes] = []
+        self.copied = 0  # bytes copied while joining (tests pin linearity on it)
+
+    def feed(self, chunk: bytes) -> bytes:
+        """The complete rows this chunk ends (b"" when it ends none)."""
+        end = chunk.rfind(b"\n")
+        if end < 0:
+            self._pieces.append(chunk)
+            return b""
+        head, tail = chunk[: end + 1], chunk[end + 1 :]
+        if self._pieces:
+            self._pieces.append(head)
+            head = b"".join(self._pieces)
+            self.copied += len(head)
+        self._pieces = [tail] if tail else []
+        return head
+
+    def rest(self) -> bytes:
+        """What is left after the stream ends (a last row without its newline)."""
+        rest = b"".join(self._pieces)
+        self._pieces = []
+        return rest
+
+
 class _ErrorReader:
     """ripgrep's stderr, line by line: per-file I/O errors are counted by reason (its exit 2
     then means "some files could not be read", not a bad pattern); other lines are kept."""
@@ -267,7 +297,7 @@ class GrepTool:
         """
         hits: list[_Hit] = []
         counters: Counter[str] = Counter()
-        cut, pending = "", b""
+        cut, buffer = "", _LineBuffer()
         names: dict[bytes, str | None] = {}
         process = subprocess.Popen(
             self._command(patterns, regex, target),
@@ -299,10 +329,9 @@ class GrepTool:
                 chunk = os.read(out_fd, 1 << 18)
                 if not chunk:
                     break
-                block = pending + chunk
-                cut_at = block.rfind(b"\n") + 1
-                pending = block[cut_at:]
-                self._parse(block[:cut_at], hits, counters, names)
+                rows = buffer.feed(chunk)
+                if rows:
+                    self._parse(rows, hits, counters, names)
         except BaseException:
             cut = "error"  # never wait on an engine blocked on a pipe nobody reads
             raise
@@ -314,7 +343,7 @@ class GrepTool:
                 errors.feed(process.stderr.read(1 << 20))
             process.stdout.close()
             process.stderr.close()
-        self._parse(pending, hits, counters, names)
+        self._parse(buffer.rest(), hits, counters, names)
         errors.feed(b"\n")
         counters.update(errors.file_errors)  # files that could not be read: counted by reason
         if not cut and returncode not in (0, 1) and (errors.other or not errors.file_errors):

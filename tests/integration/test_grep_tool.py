@@ -117,3 +117,26 @@ def test_grep_through_the_router(tool: GrepTool) -> None:
     result = make_router(tool).search(f"{MARK}_value error", SCOPE_A)
     trace = next(t for t in result.traces if t.tool == "grep")
     assert trace.counters["files_scanned"] == 3 and trace.status in ("ok", "empty")
+
+
+def test_line_reader_is_linear_in_the_bytes() -> None:
+    """A 32 MB line arriving in 512 pieces is copied once when it ends, never per piece."""
+    from arr.tools.grep import _LineBuffer
+
+    buffer = _LineBuffer()
+    piece = b"x" * (1 << 16)
+    assert all(buffer.feed(piece) == b"" for _ in range(512))
+    rows = buffer.feed(b"end\nnext")
+    assert rows == piece * 512 + b"end\n"
+    assert buffer.copied == len(rows)  # one join, not 512 growing copies
+    assert buffer.feed(b" row\n") == b"next row\n" and buffer.rest() == b""
+
+
+def test_a_huge_line_does_not_starve_the_other_files(tmp_path: Path) -> None:
+    ws = grep_workspace(tmp_path)
+    root = ws.root / "root"
+    (root / "minified.js").write_bytes(b"var a=1;" * (3 << 20) + MARK.encode() + b"\n")  # 24 MB
+    (root / "notes.md").write_text(f"{MARK} in a short line\n")
+    answer = run(GrepTool("grep", ws, max_file_bytes=64 << 20, deadline_ms=30_000))
+    assert answer.cut == ""
+    assert {e.location.path for e in answer.evidence} == {"minified.js", "notes.md"}
