@@ -12,6 +12,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import math
+import os
 import re
 import threading
 from collections import Counter, OrderedDict
@@ -264,4 +265,13 @@ def unsafe_root_reason(path: str) -> str | None:
     for forbidden in FORBIDDEN_ROOTS:
         if parts[: len(PurePosixPath(forbidden).parts)] == PurePosixPath(forbidden).parts:
             return f"system directory {forbidden} cannot be a trusted root"
+    # Decision: the home folder (or a folder holding it, such as /home) is refused. It holds
+    # every dotfile with credentials and every other project; the sensitive-name rules are a
+    # second line, not a licence to index all of it. A project folder below home is fine.
+    home = PurePosixPath(os.path.realpath(os.path.expanduser("~"))).parts
+    if len(home) > 1 and home[: len(parts)] == parts:
+        return (
+            "the home folder, or a folder that holds it, cannot be a trusted root "
+            "(point the scope at a project folder instead)"
+        )
     return None

@@ -44,3 +44,17 @@ def test_unsafe_roots_are_refused(tmp_path: Path, root: str, message: str) -> No
 def test_relative_roots_must_resolve_to_absolute() -> None:
     assert unsafe_root_reason("relative/dir") == "root must be an absolute path"
     assert unsafe_root_reason("/procfs-lookalike") is None
+
+
+def test_home_folder_and_its_ancestors_are_refused(tmp_path, monkeypatch) -> None:
+    """Decision (README): home or any folder holding it is refused; a project below is fine;
+    a sibling whose name merely starts like home is not confused with it."""
+    home = tmp_path / "home" / "ada"
+    (home / "projects" / "thesis").mkdir(parents=True)
+    (tmp_path / "home" / "ada2").mkdir()
+    monkeypatch.setenv("HOME", str(home))
+    for refused in (home, tmp_path / "home", tmp_path):
+        reason = unsafe_root_reason(str(refused))
+        assert reason is not None and "home folder" in reason, refused
+    assert unsafe_root_reason(str(home / "projects" / "thesis")) is None
+    assert unsafe_root_reason(str(tmp_path / "home" / "ada2")) is None
