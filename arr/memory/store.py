@@ -11,8 +11,10 @@ from __future__ import annotations
 
 import contextlib
 import json
+import os
 import re
 import sqlite3
+import stat
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -86,7 +88,29 @@ class ResearchMemoryStore:
         self.path = Path(path)
         self.busy_timeout_ms = busy_timeout_ms
 
+    def _check_not_linked(self) -> None:
+        """Decision: the memory database is refused when it is a symbolic link or has other
+        hard links, as grep refuses such files: the published memory a config names must be
+        the file at that path, not something a link (possibly planted later) leads to."""
+        try:
+            info = os.lstat(self.path)
+        except FileNotFoundError:
+            return
+        except OSError as exc:
+            raise MemoryStoreError(f"memory database {str(self.path)!r}: {exc.strerror}") from None
+        if stat.S_ISLNK(info.st_mode):
+            raise MemoryStoreError(
+                f"memory database {str(self.path)!r} is a symbolic link; name the file itself "
+                "in the config (links are refused)"
+            )
+        if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
+            raise MemoryStoreError(
+                f"memory database {str(self.path)!r} has {info.st_nlink} hard links; use a file "
+                "of its own (copy it) - linked files are refused"
+            )
+
     def _connect(self, create: bool) -> sqlite3.Connection:
+        self._check_not_linked()
         if not create and not self.path.is_file():
             raise MemoryStoreError(f"memory database {str(self.path)!r} does not exist")
         if create:

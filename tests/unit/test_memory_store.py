@@ -149,3 +149,19 @@ def test_memory_tool_returns_scoped_evidence(store: ResearchMemoryStore, tmp_pat
         ToolCall(tool="memory", query="warmup"), SCOPE_A
     )
     assert [(e.id, e.scope, e.ranks) for e in evidence] == [("mem:pub", SCOPE_A, {"memory": 1})]
+
+
+def test_linked_memory_database_is_refused(store: ResearchMemoryStore, tmp_path: Path) -> None:
+    """Decision (README): a memory database that is a symbolic link or has other hard links is
+    refused with a MemoryStoreError naming the path; the file itself still opens."""
+    link = tmp_path / "linked.sqlite3"
+    link.symlink_to(store.path)
+    with pytest.raises(MemoryStoreError, match="symbolic link"):
+        ResearchMemoryStore(link).initialise()
+    hard = tmp_path / "hard.sqlite3"
+    hard.hardlink_to(store.path)
+    for path in (hard, store.path):
+        with pytest.raises(MemoryStoreError, match="hard links"):
+            ResearchMemoryStore(path).initialise()
+    hard.unlink()
+    ResearchMemoryStore(store.path).initialise()
