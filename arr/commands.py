@@ -40,15 +40,29 @@ def run_index(
         progress=bool(container.get("progress", True)),
         rebuild=bool(container.get("rebuild", False)),
     )
+    summary = {"seeded": added, "kept": kept, "partitions": [vars(r) for r in reports]}
+    (run_dir / "index.json").write_text(json.dumps(summary, indent=2, default=str))
+    if _as_json(container):
+        _emit({**summary, "memory_db": str(workspace.memory_db), "run_dir": str(run_dir)})
+        return 1 if any(r.error for r in reports) else 0
     print(f"memory store {workspace.memory_db}: {added} seeded, {kept} already present")
     for report in reports:
         status = f"FAILED: {report.error}" if report.error else f"{report.documents} documents"
         skipped = ", ".join(f"{k} {v}" for k, v in report.skipped.items())
         status += f"; skipped: {skipped}" if skipped else ""
         print(f"  {report.tool:<8} {report.scope:<14} {status}  ({report.elapsed_ms:.0f} ms)")
-    summary = {"seeded": added, "kept": kept, "partitions": [vars(r) for r in reports]}
-    (run_dir / "index.json").write_text(json.dumps(summary, indent=2))
     return 1 if any(r.error for r in reports) else 0
+
+
+def _as_json(container: dict[str, Any]) -> bool:
+    output = container.get("output", "text")
+    if output not in ("text", "json"):
+        raise ConfigError(f"output must be 'text' or 'json', got {output!r}")
+    return output == "json"
+
+
+def _emit(payload: Any) -> None:
+    print(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
 
 
 def _search_one(router: Any, query: str, scope_name: str) -> RouterResult:
@@ -117,6 +131,7 @@ def run_memory(
     store = ResearchMemoryStore(workspace.memory_db)
     named = workspace.named_scopes()
     actor = str(container.get("actor") or "cli")
+    as_json = _as_json(container)
     if action == "list":
         scope = container.get("scope")
         _existing_store(workspace)
@@ -124,6 +139,9 @@ def run_memory(
         if status not in (None, "draft", "published", "retracted"):
             raise ConfigError(f"status must be draft, published or retracted, got {status!r}")
         memories = store.list(resolve_scope(scope, named) if scope else None, status)
+        if as_json:
+            _emit({"memories": [m.model_dump(mode="json") for m in memories]})
+            return 0
         for memory in memories:
             print(
                 f"{memory.id:<20} {memory.status:<10} v{memory.version}  "
@@ -139,10 +157,18 @@ def run_memory(
         target = Path(texts["file"]).expanduser()
         if action == "export":
             count = export_memories(_existing_store(workspace), target)
-            print(f"exported {count} memories to {target}")
+            if as_json:
+                _emit({"exported": count, "file": str(target)})
+            else:
+                print(f"exported {count} memories to {target}")
         else:
             added, kept = import_memories(store, target, actor=actor)
-            print(f"imported {added} memories into {workspace.memory_db} ({kept} already present)")
+            if as_json:
+                _emit({"imported": added, "kept": kept, "memory_db": str(workspace.memory_db)})
+            else:
+                print(
+                    f"imported {added} memories into {workspace.memory_db} ({kept} already present)"
+                )
         return 0
     if "id" not in texts:
         raise ConfigError(f"memory {action} needs id=<memory id>")
@@ -184,7 +210,10 @@ def run_memory(
     else:
         memory = store.transition(texts["id"], str(action), actor=actor)
     assert memory is not None
-    print(f"{memory.id}: {memory.status} (version {memory.version})")
+    if as_json:
+        _emit(memory.model_dump(mode="json"))
+    else:
+        print(f"{memory.id}: {memory.status} (version {memory.version})")
     return 0
 
 
@@ -196,11 +225,27 @@ def run_eval(
     from arr.eval.runner import run_eval as evaluate
 
     overrides = list(HydraConfig.get().overrides.task)
+    as_json = _as_json(container)
     report = evaluate(container, run_dir, overrides)
     if report["status"] != "ok":
-        print(f"arr: eval failed: {report.get('error')} (report: {run_dir / 'report.json'})")
+        message = f"eval failed: {report.get('error')} (report: {run_dir / 'report.json'})"
+        if as_json:
+            _emit({"error": {"code": "eval_failed", "message": message}})
+        else:
+            print(f"arr: {message}")
         return 1
     agg = report["aggregate"]
+    if as_json:
+        _emit(
+            {
+                "eval": report["eval"].get("name"),
+                "cases": report["cases"],
+                "aggregate": agg,
+                "latency_ms": report["latency_ms"],
+                "report": str(run_dir / "report.json"),
+            }
+        )
+        return 0
     shown = ", ".join(
         f"{k} {agg[k]:.4f}"
         for k in ("ndcg@10", "recall@10", "mrr@10", "map", "recall@100")

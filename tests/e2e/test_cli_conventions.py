@@ -46,6 +46,33 @@ def test_json_errors_are_json_on_stdout(demo_overrides: list[str]) -> None:
     assert done.returncode == 2 and json.loads(done.stdout)["error"]["code"] == "config_error"
 
 
+def test_json_output_of_index_memory_and_eval(demo_overrides: list[str]) -> None:
+    """--json on index, memory list/show/add/publish and eval: one JSON object on stdout."""
+    index = run("index", "tools=[bm25,memory]", "--json", *demo_overrides)
+    assert index.returncode == 0, index.stderr
+    built = json.loads(index.stdout)
+    assert built["seeded"] > 0 and {p["tool"] for p in built["partitions"]} == {"bm25"}
+    listed = json.loads(run("memory", "list", "--json", *demo_overrides).stdout)["memories"]
+    assert listed and {"id", "status", "scope", "title"} <= set(listed[0])
+    shown = json.loads(
+        run("memory", "show", f"id={listed[0]['id']}", "--json", *demo_overrides).stdout
+    )
+    assert shown["id"] == listed[0]["id"]
+    added = run(
+        "memory", "add", "id=json-1", "scope=vision-main", "title=T", "body=B", "--json",
+        *demo_overrides,
+    )  # fmt: skip
+    assert added.returncode == 0 and json.loads(added.stdout)["status"] == "draft"
+    published = run("memory", "publish", "id=json-1", "--json", *demo_overrides)
+    assert json.loads(published.stdout)["status"] == "published"
+    missing = run("memory", "show", "id=no-such", "--json", *demo_overrides)
+    assert missing.returncode != 0 and "no-such" in json.loads(missing.stdout)["error"]["message"]
+    evaluated = run("eval", "tools=[bm25,memory]", "--json", *demo_overrides)
+    assert evaluated.returncode == 0, evaluated.stderr
+    report = json.loads(evaluated.stdout)
+    assert report["cases"] > 0 and "ndcg@10" in report["aggregate"]
+
+
 def test_closed_pipe_ends_quietly(demo_overrides: list[str]) -> None:
     built = run("index", "tools=[bm25,memory]", *demo_overrides)
     assert built.returncode == 0, built.stderr
