@@ -27,4 +27,11 @@ class WorkspaceError(ArrError):
 
 
 class MemoryStoreError(ArrError):
-    """The research memory store refused an operation (unknown id, bad transition, corrupt db)."""
+    """The research memory store refused an operation (unknown id, bad transition, corrupt db).
+
+    ``code`` names the cause when the database itself failed (``disk_full``,
+    ``memory_db_locked``, ``memory_db_io_error``, ``memory_db_corrupt``), else it is None."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code

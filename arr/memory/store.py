@@ -21,6 +21,7 @@ from contextlib import contextmanager
 from datetime import datetime, timezone
 from pathlib import Path
 
+from arr import codes
 from arr.errors import MemoryStoreError
 from arr.models import SCOPE_FIELDS, ResearchMemory, ScopeKey
 
@@ -81,6 +82,43 @@ def _row_to_memory(row: sqlite3.Row) -> ResearchMemory:
     )
 
 
+# Below this many free bytes, an SQLite failure is reported as a full disk (SQLite itself
+# often says only "disk I/O error" when it cannot create the WAL index on a full device).
+LOW_SPACE_BYTES = 1 << 20
+
+
+def database_failure(path: Path, exc: sqlite3.Error) -> MemoryStoreError:
+    """The cause of an SQLite failure, named: a full disk, a lock held too long, an I/O error
+    or a damaged file, never "corrupt" for what is not corruption."""
+    text = str(exc)
+    try:
+        stats = os.statvfs(path.parent if path.parent.exists() else Path("."))
+        free: int | None = stats.f_bavail * stats.f_frsize
+    except OSError:
+        free = None
+    lowered = text.lower()
+    if "full" in lowered or (free is not None and free < LOW_SPACE_BYTES):
+        shown = f"{free} bytes free" if free is not None else "free space unknown"
+        return MemoryStoreError(
+            f"no space left for memory database {str(path)!r} ({shown}; SQLite: {text}); "
+            "nothing stored was changed - free space and retry",
+            codes.DISK_FULL,
+        )
+    if "locked" in lowered or "busy" in lowered:
+        return MemoryStoreError(
+            f"memory database {str(path)!r} is locked by another writer ({text}); retry",
+            codes.MEMORY_DB_LOCKED,
+        )
+    if "i/o" in lowered or "readonly" in lowered or "unable to open" in lowered:
+        return MemoryStoreError(
+            f"memory database {str(path)!r} cannot be read or written: {text}",
+            codes.MEMORY_DB_IO_ERROR,
+        )
+    return MemoryStoreError(
+        f"memory database {str(path)!r} is unusable: {text}", codes.MEMORY_DB_CORRUPT
+    )
+
+
 class ResearchMemoryStore:
     """Thin, parameterised-only access to one memory database file."""
 
@@ -124,11 +162,9 @@ class ResearchMemoryStore:
                 conn.executescript(SCHEMA)
             else:
                 conn.execute("SELECT 1 FROM memories LIMIT 1").fetchall()
-        except sqlite3.DatabaseError as exc:
+        except sqlite3.Error as exc:
             conn.close()
-            raise MemoryStoreError(
-                f"memory database {str(self.path)!r} is unusable: {exc}"
-            ) from None
+            raise database_failure(self.path, exc) from None
         return conn
 
     @contextmanager
@@ -138,12 +174,14 @@ class ResearchMemoryStore:
             conn.execute("BEGIN IMMEDIATE")
             yield conn
             conn.execute("COMMIT")
-        except BaseException:
+        except BaseException as exc:
             # Only a transaction that began can be rolled back; otherwise the original error
             # (disk full, database locked) is what the user must see, not "cannot rollback".
             if conn.in_transaction:
                 with contextlib.suppress(sqlite3.Error):
                     conn.execute("ROLLBACK")
+            if isinstance(exc, sqlite3.OperationalError):
+                raise database_failure(self.path, exc) from None
             raise
         finally:
             conn.close()
@@ -295,10 +333,13 @@ class ResearchMemoryStore:
             rows = conn.execute(
                 sql, (expression, *(getattr(scope, f) for f in SCOPE_FIELDS), top_k)
             ).fetchall()
-        except sqlite3.DatabaseError as exc:
-            raise MemoryStoreError(
-                f"memory database {str(self.path)!r} is unusable: {exc}"
-            ) from None
+        except sqlite3.Error as exc:
+            if "interrupted" in str(exc).lower():  # our own time limit, not a broken file
+                raise MemoryStoreError(
+                    f"memory search stopped at its {time_limit_s:.2f} s limit",
+                    codes.CHANNEL_DEADLINE,
+                ) from None
+            raise database_failure(self.path, exc) from None
         finally:
             conn.close()
         # FTS5 bm25() is lower-is-better; negate so every channel reports higher-is-better.

@@ -62,7 +62,7 @@ class MemoryTool:
                 time_limit_s=seconds_left(self.time_limit_s),
             )
         except MemoryStoreError as exc:
-            raise ChannelError(codes.MEMORY_DB_CORRUPT, str(exc)) from None
+            raise ChannelError(exc.code or codes.MEMORY_DB_CORRUPT, str(exc)) from None
         return [
             EvidenceChunk(
                 id=f"mem:{memory.id}",

@@ -1,0 +1,63 @@
+"""A full disk is named as a full disk, and nothing already stored changes.
+
+Runs on a small tmpfs mounted for the test (CI runs as root); skipped where mounting is not
+permitted."""
+
+from __future__ import annotations
+
+import subprocess
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from arr import codes
+from arr.errors import MemoryStoreError
+from arr.memory.store import ResearchMemoryStore
+from tests.conftest import SCOPE_A
+
+pytestmark = pytest.mark.slow
+
+
+@pytest.fixture
+def small_disk(tmp_path: Path) -> Iterator[Path]:
+    mount = tmp_path / "disk"
+    mount.mkdir()
+    done = subprocess.run(
+        ["mount", "-t", "tmpfs", "-o", "size=4m", "tmpfs", str(mount)], capture_output=True
+    )
+    if done.returncode != 0:
+        pytest.skip(f"cannot mount a tmpfs here: {done.stderr.decode()[:200]}")
+    try:
+        yield mount
+    finally:
+        subprocess.run(["umount", "-l", str(mount)], check=False)
+
+
+def fill(disk: Path) -> Path:
+    filler = disk / "filler"
+    with filler.open("wb") as handle:
+        try:
+            while True:
+                handle.write(b"x" * 65536)
+        except OSError:
+            pass
+    return filler
+
+
+def test_memory_writes_on_a_full_disk_say_so_and_lose_nothing(small_disk: Path) -> None:
+    store = ResearchMemoryStore(small_disk / "memory.sqlite3")
+    store.add_draft("kept", SCOPE_A, "Warmup", "linear warmup removes loss spikes")
+    store.transition("kept", "publish")
+    filler = fill(small_disk)
+    for attempt in range(3):
+        with pytest.raises(MemoryStoreError) as caught:
+            store.add_draft(f"new-{attempt}", SCOPE_A, "Big", "body " * 5000)
+        assert caught.value.code == codes.DISK_FULL
+        assert "no space left" in str(caught.value) and "cannot rollback" not in str(caught.value)
+    filler.unlink()
+    # the disk has room again: what was stored is intact and writes work again
+    assert [m.id for m in store.list(SCOPE_A, None)] == ["kept"]
+    store.add_draft("after", SCOPE_A, "After", "space freed")
+    assert sorted(m.id for m in store.list(SCOPE_A, None)) == ["after", "kept"]
+    assert [m.id for m, _ in store.search("warmup", SCOPE_A, 5)] == ["kept"]
