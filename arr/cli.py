@@ -9,6 +9,7 @@ line on stderr (``arr: error: ...``) with exit code 2; no traceback reaches the 
 
 from __future__ import annotations
 
+import errno
 import json
 import logging
 import os
@@ -19,7 +20,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arr.errors import ArrError
+from arr.errors import ArrError, ConfigError
 
 COMMANDS = (
     "serve",
@@ -292,6 +293,32 @@ def _main(argv: list[str] | None = None) -> int:
         )
     except ArrError as exc:
         return fail(str(exc), kind=error_kind(exc))
+    except OSError as exc:
+        if exc.errno not in STORAGE_ERRNOS:
+            raise
+        return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
+
+
+# Failures of the disk a run writes to (its output folder, an index): one line naming the
+# cause and the file, never a traceback (Hydra saving its config, a log handler, a report).
+STORAGE_ERRNOS = {
+    errno.ENOSPC: "disk_full",
+    errno.EDQUOT: "disk_full",
+    errno.EROFS: "read_only_file_system",
+    errno.EACCES: "permission_denied",
+    errno.EIO: "io_error",
+}
+
+
+def storage_message(exc: OSError) -> str:
+    where = f" writing {exc.filename!s}"[:300] if exc.filename else ""
+    hint = (
+        "; free space, or write elsewhere with paths.output_dir=... (indexes: the workspace's "
+        "index folder)"
+        if exc.errno in (errno.ENOSPC, errno.EDQUOT)
+        else ""
+    )
+    return f"{exc.strerror or exc}{where}{hint}"
 
 
 def _run_fast(
@@ -422,10 +449,29 @@ def _run_hydra(
     # Flags last (an optional-value flag such as --info must not swallow an override).
     sys.argv = [f"arr-{command}", searchpath_override(), *overrides]
     started = time.time()
+    # Hydra's own failures (saving the run's config on a full disk) come back to us as
+    # exceptions, named in one line by _main, instead of a traceback printed by Hydra; a log
+    # handler that cannot write drops the record instead of printing "--- Logging error ---".
+    previous_full_error = os.environ.get("HYDRA_FULL_ERROR")
+    os.environ["HYDRA_FULL_ERROR"] = "1"
+    logging.raiseExceptions = False
     try:
         app()
+    except OSError:
+        raise
+    except Exception as exc:
+        from hydra.errors import HydraException
+        from omegaconf.errors import OmegaConfBaseException
+
+        if isinstance(exc, HydraException | OmegaConfBaseException):
+            raise ConfigError(" ".join(str(exc).split())[:1000]) from None
+        raise
     finally:
         sys.argv = saved
+        if previous_full_error is None:
+            os.environ.pop("HYDRA_FULL_ERROR", None)
+        else:
+            os.environ["HYDRA_FULL_ERROR"] = previous_full_error
     if any(o in ("-m", "--multirun") for o in overrides):
         swept = _sweep_outcome(overrides, command, started)
         if swept is not None:

@@ -61,3 +61,36 @@ def test_memory_writes_on_a_full_disk_say_so_and_lose_nothing(small_disk: Path) 
     store.add_draft("after", SCOPE_A, "After", "space freed")
     assert sorted(m.id for m in store.list(SCOPE_A, None)) == ["after", "kept"]
     assert [m.id for m, _ in store.search("warmup", SCOPE_A, 5)] == ["kept"]
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["search", "query=warmup", "scope=vision-main", "tools=[bm25]"],
+        ["index", "tools=[bm25]"],
+        ["eval", "tools=[bm25,memory]"],
+        ["eval", "-m", "tools=[bm25],[bm25,memory]"],
+    ],
+    ids=["search", "index", "eval", "sweep"],
+)
+def test_cli_with_its_output_folder_on_a_full_disk_says_so_in_one_line(
+    small_disk: Path, demo_overrides: list[str], args: list[str]
+) -> None:
+    import os
+    import shutil
+    import sys
+
+    arr = shutil.which("arr", path=str(Path(sys.executable).parent)) or "arr"
+    fill(small_disk)
+    overrides = [o for o in demo_overrides if not o.startswith("paths.output_dir=")]
+    done = subprocess.run(
+        [arr, *args, *overrides, f"paths.output_dir={small_disk / 'out'}"],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )
+    assert done.returncode == 2, done.stderr
+    assert "Traceback" not in done.stderr and "Logging error" not in done.stderr
+    assert "No space left on device" in done.stderr
+    assert len([line for line in done.stderr.splitlines() if line.startswith("arr: error")]) >= 1
