@@ -30,6 +30,12 @@ from arr import __version__, codes
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall, trusted
 from arr.tools import bm25_overlay as overlay
 from arr.tools.base import ChannelError, source_freshness
+from arr.tools.bm25_documents import (
+    DOCS_FILE,
+    LazyDocuments,
+    load_documents,
+    write_documents,
+)
 from arr.tools.partition import (
     LOCK,
     build_generation,
@@ -44,7 +50,6 @@ from arr.workspace import Document, SourceFile, Workspace, state_digest
 _TOKEN = re.compile(r"[A-Za-z0-9_]+|[^\W\d_]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 MAX_CACHED_GENERATIONS = 16  # per-generation caches (manifests, file lists) keep the newest
-DOCS_FILE = "documents.jsonl"
 TOKENS_FILE = "tokens.jsonl"  # per-document tokens: the cache of incremental builds
 OFFSETS_FILE = "tokens.offsets.npy"  # byte offset of each row in TOKENS_FILE (random access)
 FILES_FILE = "files.json"  # label -> [[size, mtime_ns], first row, chunk count]
@@ -116,7 +121,11 @@ class _Partition:
     """One loaded generation: the memory-mapped index, its documents and their scope."""
 
     def __init__(
-        self, generation: Path, retriever: Any, documents: list[Document], owner: ScopeKey
+        self,
+        generation: Path,
+        retriever: Any,
+        documents: LazyDocuments | list[Document],
+        owner: ScopeKey,
     ) -> None:
         self.generation = generation
         self.retriever = retriever
@@ -314,9 +323,7 @@ class BM25Tool:
                     [t or ["\u2400empty"] for t in tokens], show_progress=self.show_progress
                 )
                 retriever.save(str(folder))
-            with (folder / DOCS_FILE).open("w", encoding="utf-8") as handle:
-                for doc in documents:
-                    handle.write(doc.model_dump_json() + "\n")
+            write_documents(folder, documents)
             import numpy as np
 
             offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
@@ -565,8 +572,7 @@ class BM25Tool:
             return cached
         try:
             owner = ScopeKey.model_validate(self._manifest(generation)["scope"])
-            with (generation / DOCS_FILE).open(encoding="utf-8") as handle:
-                documents = [Document.model_validate_json(line) for line in handle]
+            documents = load_documents(generation)  # rows read on demand (offsets)
             retriever = (
                 bm25s.BM25.load(str(generation), mmap=True, show_progress=False)
                 if documents

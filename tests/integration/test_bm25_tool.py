@@ -291,3 +291,43 @@ def test_caches_stay_bounded_over_many_rebuilds(tmp_path: Path) -> None:
     assert len(tool._manifests) <= MAX_CACHED_GENERATIONS
     assert len(tool._entries) <= MAX_CACHED_GENERATIONS
     assert len(tool._loaded) == 1 and len(tool._pointers) == 1
+
+
+def test_chunks_are_read_by_row_not_loaded_whole(tmp_path: Path) -> None:
+    """A loaded partition reads only the rows a search ranks (by byte offset); a row damaged
+    in place is index_corrupt for the search that needs it; a generation without the offsets
+    file (older builds) still loads whole."""
+    from arr.tools.bm25_documents import DOCS_OFFSETS_FILE, LazyDocuments
+
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    notes = ws.root / "a" / "notes"
+    for number in range(50):
+        (notes / f"n{number}.md").write_text(f"topic{number} shared words here\n")
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    documents = tool.loaded(SCOPE_A).documents
+    assert isinstance(documents, LazyDocuments) and len(documents) == 52
+    assert len(documents._cache) == 0  # nothing parsed at load
+    found = tool.retrieve(call("topic7"), SCOPE_A)
+    assert [e.location.path for e in found] == ["notes/n7.md"]
+    assert 0 < len(documents._cache) < 52
+
+    generation = current_generation(tool.index_dir, SCOPE_A)
+    raw = (generation / "documents.jsonl").read_bytes()
+    start = raw.index(b'"notes/n9.md"')
+    damaged = raw[:start] + b"#" * 13 + raw[start + 13 :]  # same length: offsets still fit
+    (generation / "documents.jsonl").write_bytes(damaged)
+    result = make_router(BM25Tool("bm25", ws)).search(
+        "topic9",
+        SCOPE_A,
+        plan=QueryPlan.model_validate(
+            {"tool_rounds": [{"calls": [{"tool": "bm25", "query": "topic9"}]}]}
+        ),
+    )
+    assert [d.code for d in result.degradations] == [codes.INDEX_CORRUPT]
+
+    (generation / "documents.jsonl").write_bytes(raw)
+    (generation / DOCS_OFFSETS_FILE).unlink()
+    whole = BM25Tool("bm25", ws)
+    assert isinstance(whole.loaded(SCOPE_A).documents, list)
+    assert [e.location.path for e in whole.retrieve(call("topic7"), SCOPE_A)] == ["notes/n7.md"]
