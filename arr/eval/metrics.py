@@ -1,8 +1,9 @@
 """Per-query ranking metrics, named as in ranx (``recall@10``, ``mrr@10``, ``ndcg@10``, ``map``).
 
 Definitions follow trec_eval/ranx so results can be cross-checked (tests do, against ranx):
-graded nDCG uses the exponential gain ``2^rel - 1`` and ``log2(rank + 1)`` discount with the
-ideal ranking from all judged-relevant documents; MAP is average precision over the whole
+``ndcg@k`` is trec_eval's / pytrec_eval's / BEIR's / ranx's ``ndcg``: gain = the relevance grade,
+discount ``log2(rank + 1)``, ideal ranking from all judged-relevant documents; the exponential
+gain ``2^rel - 1`` variant is ``ndcg_burges@k`` (ranx's name; equal on binary judgements); MAP is average precision over the whole
 returned list; MRR@k is the reciprocal rank of the first relevant document within k;
 precision@k divides by k. A relevant document is one with grade > 0.
 """
@@ -31,10 +32,21 @@ def mrr_at(ranked: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
     return 0.0
 
 
-def ndcg_at(ranked: Sequence[str], qrels: Mapping[str, int], k: int) -> float:
-    dcg = sum((2 ** qrels.get(d, 0) - 1) / math.log2(i + 2) for i, d in enumerate(ranked[:k]))
+def ndcg_at(
+    ranked: Sequence[str], qrels: Mapping[str, int], k: int, exponential: bool = False
+) -> float:
+    """trec_eval's nDCG (gain = grade); ``exponential=True``: Burges' ``2^grade - 1`` gain."""
+
+    def gain(grade: int) -> float:
+        return float(2**grade - 1) if exponential else float(grade)
+
+    dcg = sum(
+        gain(qrels.get(d, 0)) / math.log2(i + 2)
+        for i, d in enumerate(ranked[:k])
+        if qrels.get(d, 0) > 0
+    )
     ideal = sorted((g for g in qrels.values() if g > 0), reverse=True)[:k]
-    idcg = sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
+    idcg = sum(gain(g) / math.log2(i + 2) for i, g in enumerate(ideal))
     return dcg / idcg if idcg > 0 else 0.0
 
 
@@ -60,6 +72,7 @@ def query_metrics(
         out[f"precision@{k}"] = precision_at(ranked, qrels, k)
         out[f"mrr@{k}"] = mrr_at(ranked, qrels, k)
         out[f"ndcg@{k}"] = ndcg_at(ranked, qrels, k)
+        out[f"ndcg_burges@{k}"] = ndcg_at(ranked, qrels, k, exponential=True)
     out["map"] = average_precision(ranked, qrels)
     return out
 

@@ -24,9 +24,18 @@ def test_metrics_by_hand() -> None:
     assert precision_at(RANKED, QRELS, 4) == pytest.approx(2 / 4)
     assert mrr_at(RANKED, QRELS, 10) == pytest.approx(1 / 2)
     assert mrr_at(RANKED, QRELS, 1) == 0.0
+    # trec_eval's ndcg: gain = grade
+    dcg = 2 / math.log2(3) + 1 / math.log2(5)
+    idcg = 2 / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4)
+    assert ndcg_at(RANKED, QRELS, 10) == pytest.approx(dcg / idcg)
+    # Burges' exponential gain 2^grade - 1
     dcg = (2**2 - 1) / math.log2(3) + (2**1 - 1) / math.log2(5)
     idcg = (2**2 - 1) / math.log2(2) + 1 / math.log2(3) + 1 / math.log2(4)
-    assert ndcg_at(RANKED, QRELS, 10) == pytest.approx(dcg / idcg)
+    assert ndcg_at(RANKED, QRELS, 10, exponential=True) == pytest.approx(dcg / idcg)
+    both = query_metrics(RANKED, QRELS, [10])
+    assert both["ndcg@10"] != both["ndcg_burges@10"]
+    binary = {"a": 1, "b": 1}
+    assert ndcg_at(RANKED, binary, 10) == ndcg_at(RANKED, binary, 10, exponential=True)
     assert average_precision(RANKED, QRELS) == pytest.approx((1 / 2 + 2 / 4) / 3)
 
 
@@ -41,12 +50,14 @@ def test_matches_ranx_on_random_runs() -> None:
     qrels, run, ours = {}, {}, {}
     for q in range(25):
         qid = f"q{q}"
-        qrels[qid] = {d: rng.choice([1, 2]) for d in rng.sample(docs, rng.randint(1, 6))}
+        qrels[qid] = {d: rng.choice([0, 1, 2, 3]) for d in rng.sample(docs, rng.randint(1, 6))}
         ranked = rng.sample(docs, 30)
         run[qid] = {d: float(30 - i) for i, d in enumerate(ranked)}
         ours[qid] = query_metrics(ranked, qrels[qid], [5, 10])
     names = {
-        "ndcg@10": "ndcg_burges@10",
+        "ndcg@10": "ndcg@10",
+        "ndcg_burges@10": "ndcg_burges@10",
+        "ndcg@5": "ndcg@5",
         "recall@10": "recall@10",
         "precision@5": "precision@5",
         "mrr@10": "mrr@10",
