@@ -3,9 +3,10 @@
 Definitions follow trec_eval/ranx so results can be cross-checked (tests do, against ranx):
 ``ndcg@k`` is trec_eval's / pytrec_eval's / BEIR's / ranx's ``ndcg``: gain = the relevance grade,
 discount ``log2(rank + 1)``, ideal ranking from all judged-relevant documents; the exponential
-gain ``2^rel - 1`` variant is ``ndcg_burges@k`` (ranx's name; equal on binary judgements); MAP is average precision over the whole
-returned list; MRR@k is the reciprocal rank of the first relevant document within k;
-precision@k divides by k. A relevant document is one with grade > 0.
+gain ``2^rel - 1`` variant is ``ndcg_burges@k`` (ranx's name; equal on binary judgements);
+MAP is average precision over the whole returned list; MRR@k is the reciprocal rank of the
+first relevant document within k; precision@k divides by k. A relevant document is one with
+grade > 0.
 """
 
 from __future__ import annotations

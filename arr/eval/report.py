@@ -12,8 +12,6 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
-from arr.models import RouterResult
-
 HEADLINE = ("ndcg@10", "recall@10", "mrr@10", "map", "recall@100", "precision@10")
 
 
@@ -23,13 +21,26 @@ def write_json(path: Path, data: Any) -> None:
     tmp.replace(path)  # a reader never sees half a report
 
 
-def trec_lines(runs: Sequence[tuple[str, RouterResult]], name: str) -> list[str]:
+def trec_id(value: str) -> str:
+    """An id as one TREC field: whitespace (and ``%``, the escape character itself) written as
+    ``%XX`` (percent-encoding of the UTF-8 bytes), so ``notes/my run.md`` stays one column and
+    reads back unchanged with ``urllib.parse.unquote``; ids without either are unchanged."""
+    if not any(c.isspace() or c == "%" for c in value):
+        return value
+    return "".join(
+        "".join(f"%{b:02X}" for b in c.encode("utf-8")) if c.isspace() or c == "%" else c
+        for c in value
+    )
+
+
+def trec_lines(runs: Sequence[tuple[str, Sequence[str]]], name: str) -> list[str]:
+    """``qid Q0 docid rank score name`` for the judged ids of each query (see judged_ids)."""
     lines = []
-    for qid, result in runs:
-        count = len(result.evidence)
-        for rank, chunk in enumerate(result.evidence, 1):
+    for qid, ranking in runs:
+        count = len(ranking)
+        for rank, doc in enumerate(ranking, 1):
             # TREC wants a decreasing score; fused scores may tie, so rank decides.
-            lines.append(f"{qid} Q0 {chunk.id} {rank} {count - rank + 1} {name}")
+            lines.append(f"{trec_id(qid)} Q0 {trec_id(doc)} {rank} {count - rank + 1} {name}")
     return lines
 
 
@@ -148,7 +159,7 @@ scope leaks <b>{agg.get("scope_leak_count", 0)}</b>, commit {report["git_commit"
 
 
 def write_reports(
-    run_dir: Path, report: dict[str, Any], runs: Sequence[tuple[str, RouterResult]]
+    run_dir: Path, report: dict[str, Any], runs: Sequence[tuple[str, Sequence[str]]]
 ) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
     (run_dir / "run.trec").write_text("\n".join(trec_lines(runs, "arr")) + "\n", encoding="utf-8")

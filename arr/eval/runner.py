@@ -16,6 +16,7 @@ import sys
 import time
 import traceback
 from collections import Counter
+from collections.abc import Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -28,7 +29,7 @@ from arr.eval.metrics import mean_metrics, query_metrics
 from arr.eval.report import write_json, write_reports
 from arr.memory.seed import seed_memories
 from arr.memory.store import ResearchMemoryStore
-from arr.models import RouterResult, resolve_scope
+from arr.models import EvidenceChunk, resolve_scope
 from arr.router.router import RetrievalRouter
 from arr.runner import build_router, build_workspace
 from arr.workspace import Workspace
@@ -128,21 +129,46 @@ def ensure_indexes(router: RetrievalRouter, workspace: Workspace, progress: bool
     return built
 
 
+def judged_ids(evidence: Sequence[EvidenceChunk], chunk_lines: int | None) -> list[str]:
+    """The ids a gold set judges, in rank order, each document once.
+
+    Line evidence from grep (``grep:PATH#L<n>``) is judged as the indexed chunk that holds the
+    line (``doc:PATH#L<first line of that chunk>``, chunks of ``chunk_lines`` lines from line
+    1), so a correct line is not scored irrelevant by construction; when the chunk is already
+    ranked higher, the line adds nothing (a document counts once)."""
+    ranking: list[str] = []
+    seen: set[str] = set()
+    for chunk in evidence:
+        judged = chunk.id
+        where = chunk.location
+        if chunk.channel == "grep" and chunk_lines and where.path and where.start_line:
+            first = (where.start_line - 1) // chunk_lines * chunk_lines + 1
+            judged = f"doc:{where.path}#L{first}"
+        if judged not in seen:
+            seen.add(judged)
+            ranking.append(judged)
+    return ranking
+
+
 def evaluate(
-    router: RetrievalRouter, cases: list[GoldCase], k_values: list[int], progress: bool
+    router: RetrievalRouter,
+    cases: list[GoldCase],
+    k_values: list[int],
+    progress: bool,
+    chunk_lines: int | None = None,
 ) -> dict[str, Any]:
     from tqdm import tqdm
 
     per_case, admission, degradations = [], Counter(), Counter()
     latency: dict[str, list[float]] = {"search": []}
-    runs: list[tuple[str, RouterResult]] = []
+    runs: list[tuple[str, list[str]]] = []
     for case in tqdm(cases, desc="evaluating", unit="query", file=sys.stderr, disable=not progress):
         try:
             result = router.search(case.query, case.scope)
         except ArrError as exc:  # e.g. a judged query longer than the router's limit
             per_case.append(_failed_case(case, k_values, exc))
             continue
-        ranking = [e.id for e in result.evidence]
+        ranking = judged_ids(result.evidence, chunk_lines)
         leaks = sum(e.scope != case.scope for e in result.evidence)
         admission.update(r.code for r in result.rejections)
         degradations.update(d.code for d in result.degradations)
@@ -163,7 +189,7 @@ def evaluate(
                 "ranking": ranking[: max(k_values)],
             }
         )
-        runs.append((case.id, result))
+        runs.append((case.id, ranking))
     aggregate = mean_metrics([c["metrics"] for c in per_case])
     aggregate["scope_leak_count"] = sum(c["scope_leak_count"] for c in per_case)
     aggregate["partial_results"] = sum(1 for c in per_case if c["partial"])
@@ -222,7 +248,9 @@ def run_eval(container: dict[str, Any], run_dir: Path, overrides: list[str]) -> 
         cases = load_cases(settings, router)
         if settings.get("format", "arr") == "arr":
             check_known_ids(cases, workspace, str(settings["gold"]))
-        outcome = evaluate(router, cases, k_values, bool(container.get("progress", True)))
+        outcome = evaluate(
+            router, cases, k_values, bool(container.get("progress", True)), workspace.chunk_lines
+        )
         approvals = settings.get("approvals")
         if approvals:
             outcome["approvals"] = process_file(

@@ -36,6 +36,10 @@ def test_eval_on_the_demo_gold_set(demo_overrides: list[str], tmp_path: Path) ->
     assert report["approvals"]["decisions"] == {"approve": 3, "rejected_invalid": 2}
     trec = (run / "run.trec").read_text().splitlines()
     assert trec[0].split()[:4] == ["q01", "Q0", trec[0].split()[2], "1"]
+    assert all(len(line.split()) == 6 for line in trec)
+    ranx = pytest.importorskip("ranx")
+    read_back = ranx.Run.from_file(str(run / "run.trec"), kind="trec")
+    assert len(read_back.keys()) == report["cases"] - agg["failed_queries"]
     assert "<svg" in (run / "report.html").read_text()
     assert "scope leaks: **0**" in (run / "report.md").read_text()
 

@@ -87,3 +87,40 @@ def test_randomization_test() -> None:
     assert paired_t_test(better, same * 10) < 0.01
     with pytest.raises(ValueError, match="differ in length"):
         randomization_test([1.0], [1.0, 2.0])
+
+
+def test_trec_ids_are_one_field_and_read_back() -> None:
+    from urllib.parse import unquote
+
+    from arr.eval.report import trec_id, trec_lines
+
+    for raw in ["doc:notes/a.md#L1", "doc:notes/my run.md#L41", "tab\there", "50%\u00a0off", "q 1"]:
+        escaped = trec_id(raw)
+        assert not any(c.isspace() for c in escaped) and unquote(escaped) == raw
+    assert trec_id("doc:notes/a.md#L1") == "doc:notes/a.md#L1"
+    lines = trec_lines([("q 1", ["doc:my file.md#L1", "mem:x"])], "arr")
+    assert [line.split() for line in lines] == [
+        ["q%201", "Q0", "doc:my%20file.md#L1", "1", "2", "arr"],
+        ["q%201", "Q0", "mem:x", "2", "1", "arr"],
+    ]
+
+
+def test_grep_line_hits_are_judged_as_their_chunk() -> None:
+    from arr.eval.runner import judged_ids
+    from arr.models import EvidenceChunk, Location
+    from tests.conftest import SCOPE_A
+
+    def chunk(id_: str, channel: str, path: str | None = None, line: int | None = None):
+        return EvidenceChunk(
+            id=id_, scope=SCOPE_A, channel=channel, snippet="s", score=1.0,
+            location=Location(path=path, start_line=line, end_line=line),
+        )  # fmt: skip
+
+    evidence = [
+        chunk("grep:notes/a.md#L45", "grep", "notes/a.md", 45),
+        chunk("doc:notes/a.md#L41", "bm25", "notes/a.md", 41),
+        chunk("grep:notes/a.md#L3", "grep", "notes/a.md", 3),
+        chunk("mem:x", "memory"),
+    ]
+    assert judged_ids(evidence, 40) == ["doc:notes/a.md#L41", "doc:notes/a.md#L1", "mem:x"]
+    assert judged_ids(evidence, None)[0] == "grep:notes/a.md#L45"
