@@ -143,6 +143,7 @@ class _Run:
     partial: bool = False
     scope_dropped: int = 0
     refresh_ms: dict[str, float] = field(default_factory=dict)
+    admission_us: dict[str, int] = field(default_factory=dict)
 
 
 class RetrievalRouter:
@@ -475,9 +476,20 @@ class RetrievalRouter:
         # walk the tree a third time in this search).
         return Freshness(fresh=True, code="refreshed", detail="")
 
-    def _reject(self, run: _Run, number: int, tool: str, code: str, detail: str) -> None:
+    def _reject(
+        self,
+        run: _Run,
+        number: int,
+        tool: str,
+        code: str,
+        detail: str,
+        admission_us: int | None = None,
+    ) -> None:
         run.rejections.append(Rejection(round=number, tool=tool, code=code, detail=detail))
-        run.traces.append(ToolTrace(round=number, tool=tool, status="rejected", code=code))
+        counters = {"admission_us": admission_us} if admission_us is not None else {}
+        run.traces.append(
+            ToolTrace(round=number, tool=tool, status="rejected", code=code, counters=counters)
+        )
 
     def _admit(self, number: int, call: ToolCall, scope: ScopeKey, run: _Run) -> bool:
         """Admission of one call; a refusal is recorded and False returned."""
@@ -493,6 +505,7 @@ class RetrievalRouter:
                 )
                 run.partial = True
                 return False
+        started = time.perf_counter()
         try:
             refusal = self._admission(call, scope, run)
         except ChannelError as exc:
@@ -502,8 +515,12 @@ class RetrievalRouter:
             )
             run.partial = True
             return False
+        finally:
+            # the freshness check (a walk of the scope's files for some channels) and any
+            # refresh: counted in the trace, so every millisecond of a search is accounted for
+            run.admission_us[call.tool] = int((time.perf_counter() - started) * 1e6)
         if refusal is not None:
-            self._reject(run, number, call.tool, *refusal)
+            self._reject(run, number, call.tool, *refusal, run.admission_us.get(call.tool))
             if refusal[0] == codes.BUDGET_CALLS:
                 run.partial = True
             if refusal[0] in STALE_CODES:
@@ -554,6 +571,8 @@ class RetrievalRouter:
                 counters.update(skip_counters(scope))
         if call.tool in run.refresh_ms:
             counters["refresh_us"] = int(run.refresh_ms[call.tool] * 1000)
+        if call.tool in run.admission_us:
+            counters["admission_us"] = run.admission_us[call.tool]
         if out_of_scope:
             counters["scope_dropped"] = out_of_scope
         if redacted:

@@ -222,4 +222,19 @@ def test_out_of_scope_candidates_never_reach_fusion_or_the_reranker() -> None:
     result = router.search("q", SCOPE_A, plan=plan_of(["bm25", "leaky"]))
     assert seen == [["a"]] and result.scope_dropped == 1
     leaky_trace = next(t for t in result.traces if t.tool == "leaky")
-    assert leaky_trace.counters == {"scope_dropped": 1} and leaky_trace.candidates == 0
+    assert leaky_trace.counters["scope_dropped"] == 1 and leaky_trace.candidates == 0
+    assert set(leaky_trace.counters) == {"scope_dropped", "admission_us"}
+
+
+def test_admission_time_is_in_the_trace() -> None:
+    """The freshness check's time appears in the trace of the call it admitted or refused."""
+    import time as clock
+
+    class SlowFresh(FakeTool):
+        def freshness(self, scope: ScopeKey) -> Freshness:
+            clock.sleep(0.02)
+            return super().freshness(scope)
+
+    router = make_router(SlowFresh("bm25", answer=lambda call: ["d1"]))
+    trace = router.search("q", SCOPE_A, plan=plan_of(["bm25"])).traces[0]
+    assert trace.counters["admission_us"] >= 20_000
