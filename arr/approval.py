@@ -192,7 +192,11 @@ def process(
 def verify_chain(path: Path) -> int:
     """Number of ledger rows; AuditError when any row or link does not check out."""
     if not Path(path).is_file():
-        raise AuditError(f"approval ledger {str(path)!r} does not exist")
+        raise AuditError(
+            f"no approval ledger at {str(path)!r} yet: one is written when an evaluation "
+            "replays approval requests (arr eval; eval.approvals in the config), or name one "
+            "with db=<approvals database>"
+        )
     try:
         rows = ApprovalLedger(path).rows()
     except sqlite3.DatabaseError as exc:

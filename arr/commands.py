@@ -374,5 +374,8 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
         options.get("db", default_state_dir(resolve_workspace(workspace)) / "approvals.sqlite3")
     )
     count = verify_chain(db)
-    print(f"audit chain ok: {count} receipts in {db}")
+    from arr.approval import ApprovalLedger
+
+    requests = len({row["request_id"] for row in ApprovalLedger(db).rows()})
+    print(f"audit chain ok: {count} ledger rows ({requests} requests) in {db}")
     return 0

@@ -110,3 +110,19 @@ def test_errors_keep_hydras_helpful_line(demo_overrides: list[str]) -> None:
     assert done.returncode == 2 and "bm25_only" in done.stderr
     done = run("search", "query=x", "scope=vision-main", "foo.bar=1", *demo_overrides)
     assert done.returncode == 2 and "+foo.bar=1" in done.stderr
+
+
+def test_audit_verify_says_what_to_run_and_counts_rows(tmp_path: Path) -> None:
+    missing = run("audit", "verify", f"db={tmp_path / 'none.sqlite3'}")
+    assert missing.returncode == 2
+    assert "no approval ledger" in missing.stderr and "arr eval" in missing.stderr
+    from arr.approval import process_file
+
+    demo = Path(__file__).resolve().parents[2] / "data" / "demo" / "proposals.jsonl"
+    proposals = tmp_path / "proposals.jsonl"
+    proposals.write_text(demo.read_text().splitlines()[0] + "\n")
+    ledger = tmp_path / "ledger.sqlite3"
+    process_file(proposals, "approve", ledger)
+    done = run("audit", "verify", f"db={ledger}")
+    assert done.returncode == 0, done.stderr
+    assert "ledger rows (1 requests)" in done.stdout
