@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from arr.errors import ConfigError, MemoryStoreError
+from arr.errors import ArrError, ConfigError, MemoryStoreError
 from arr.indexing import index_workspace
 from arr.memory.store import ResearchMemoryStore
 from arr.models import RouterResult, resolve_scope
@@ -86,8 +86,27 @@ def run_search(
     output = container.get("output", "text")
     if output not in ("text", "json"):
         raise ConfigError(f"output must be 'text' or 'json', got {output!r}")
-    print(payload if output == "json" else render_result(result, container["scope"]))
+    if output == "json":
+        print(payload)
+    else:
+        print(render_result(result, container["scope"], locate=_locator(router, result.scope)))
     return 0
+
+
+def _locator(router: Any, scope: Any) -> Any:
+    """Paths a terminal opens, from the scope's roots (None: the evidence's own labels)."""
+    from arr.render import file_locator
+
+    workspace = next(
+        (t.workspace for t in router.tools.values() if getattr(t, "workspace", None)), None
+    )
+    spec = workspace.spec_for(scope) if workspace is not None else None
+    if spec is None or not spec.roots:
+        return None
+    try:
+        return file_locator(workspace.root_paths(spec))
+    except ArrError:
+        return None
 
 
 def run_demo(

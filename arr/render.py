@@ -2,7 +2,44 @@
 
 from __future__ import annotations
 
-from arr.models import RouterResult
+import os
+from collections.abc import Callable, Sequence
+from pathlib import Path
+
+from arr.models import EvidenceChunk, RouterResult
+
+MAX_QUERY_SHOWN = 200
+# Trace counters that say something was withheld or cut: shown when non-zero, so a withheld
+# match never looks like "nothing there".
+_WITHHELD_PREFIXES = ("skipped_", "redacted_", "lines_over_", "files_at_", "long_lines_", "scope_")
+
+
+def file_locator(roots: Sequence[Path], cwd: Path | None = None) -> Callable[[EvidenceChunk], str]:
+    """Render file evidence as a path a terminal or editor opens: relative to the current
+    folder when inside it, else absolute, then ``:line``. ``roots`` are the scope's roots (a
+    path of a scope with several roots starts with its root's folder name)."""
+    here = (cwd or Path.cwd()).resolve()
+
+    def locate(chunk: EvidenceChunk) -> str:
+        where = chunk.location
+        if not where.path or not roots or where.memory_id:
+            return where.render()
+        root, relative = roots[0], where.path
+        if len(roots) > 1:
+            head, _, rest = where.path.partition("/")
+            root = next((r for r in roots if r.name == head), None)
+            if root is None:
+                return where.render()
+            relative = rest
+        full = root / relative
+        shown = os.path.relpath(full, here) if full.is_relative_to(here) else str(full)
+        if not where.start_line:
+            return shown
+        end = where.end_line or where.start_line
+        span = f" (lines {where.start_line}-{end})" if end != where.start_line else ""
+        return f"{shown}:{where.start_line}{span}"
+
+    return locate
 
 
 def _one_line(text: str, width: int) -> str:
@@ -11,11 +48,18 @@ def _one_line(text: str, width: int) -> str:
 
 
 def render_result(
-    result: RouterResult, scope_name: str | None = None, max_evidence: int = 10, width: int = 96
+    result: RouterResult,
+    scope_name: str | None = None,
+    max_evidence: int = 10,
+    width: int = 96,
+    locate: Callable[[EvidenceChunk], str] | None = None,
 ) -> str:
     scope = f"{scope_name} ({result.scope.label()})" if scope_name else result.scope.label()
+    query = result.query
+    if len(query) > MAX_QUERY_SHOWN:
+        query = f"{_one_line(query, MAX_QUERY_SHOWN)} ({len(result.query)} characters)"
     lines = [
-        f"query: {result.query}",
+        f"query: {query}",
         f"scope: {scope}",
         f"planner: {result.planner}   reranker: {result.reranker}   partial: "
         f"{str(result.partial).lower()}   scope_dropped: {result.scope_dropped}   "
@@ -24,18 +68,24 @@ def render_result(
     ]
     for rank, chunk in enumerate(result.evidence[:max_evidence], 1):
         ranks = ", ".join(f"{c}#{r}" for c, r in sorted(chunk.ranks.items()))
-        lines.append(
-            f"  {rank:>2}. [{chunk.channel}] {chunk.location.render()}  "
-            f"score {chunk.score:.4f}  ({ranks})"
-        )
+        where = locate(chunk) if locate is not None else chunk.location.render()
+        lines.append(f"  {rank:>2}. [{chunk.channel}] {where}  score {chunk.score:.4f}  ({ranks})")
         lines.append(f"      {_one_line(chunk.snippet, width)}")
+    if len(result.evidence) > max_evidence:
+        lines.append(f"  +{len(result.evidence) - max_evidence} more (--json shows all)")
     if not result.evidence:
         lines.append("  (none)")
     lines.append("trace:")
     for trace in result.traces:
+        withheld = ", ".join(
+            f"{k} {v}"
+            for k, v in sorted(trace.counters.items())
+            if v and k.startswith(_WITHHELD_PREFIXES)
+        )
         lines.append(
             f"  round {trace.round}  {trace.tool:<10} {trace.status:<8} {trace.code:<24}"
             f" {trace.candidates:>3} candidates  {trace.elapsed_ms:8.2f} ms"
+            + (f"  withheld: {withheld}" if withheld else "")
         )
     lines.append(
         "rejections: " + (", ".join(f"{r.tool}({r.code})" for r in result.rejections) or "none")

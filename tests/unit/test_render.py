@@ -1,0 +1,59 @@
+"""The text a person scans: openable locations, '+N more', withheld counters, elided queries."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arr.models import EvidenceChunk, Location, RouterResult, ToolTrace
+from arr.render import file_locator, render_result
+from tests.conftest import SCOPE_A
+
+
+def chunk(rank: int, path: str | None = None, memory: str | None = None) -> EvidenceChunk:
+    return EvidenceChunk(
+        id=f"c{rank}",
+        scope=SCOPE_A,
+        channel="memory" if memory else "bm25",
+        location=Location(
+            path=path,
+            start_line=3 if path else None,
+            end_line=9 if path else None,
+            memory_id=memory,
+        ),
+        snippet=f"text {rank}",
+        score=1.0 / rank,
+        ranks={"bm25": rank},
+    )
+
+
+def result(evidence: list[EvidenceChunk], query: str = "warmup", counters=None) -> RouterResult:
+    trace = ToolTrace(round=1, tool="grep", status="ok", code="ok", counters=counters or {})
+    return RouterResult(
+        query=query, scope=SCOPE_A, planner="rule", plan=None, evidence=tuple(evidence),
+        traces=(trace,), rejections=(), degradations=(), partial=False,
+    )  # fmt: skip
+
+
+def test_locations_open_from_the_current_folder_or_absolute(tmp_path: Path) -> None:
+    root = tmp_path / "project"
+    locate = file_locator([root], cwd=tmp_path)
+    assert locate(chunk(1, "notes/a.md")) == "project/notes/a.md:3 (lines 3-9)"
+    elsewhere = file_locator([root], cwd=tmp_path / "other")
+    assert elsewhere(chunk(1, "notes/a.md")) == f"{root}/notes/a.md:3 (lines 3-9)"
+    two = file_locator([tmp_path / "a", tmp_path / "b"], cwd=tmp_path)
+    assert two(chunk(1, "b/x.py")) == "b/x.py:3 (lines 3-9)"
+    assert locate(chunk(2, memory="m1")) == "memory:m1"
+
+
+def test_more_withheld_and_long_queries_are_said(tmp_path: Path) -> None:
+    text = render_result(
+        result(
+            [chunk(r, "n.md") for r in range(1, 14)],
+            query="why " * 100,
+            counters={"skipped_credential_content": 2, "files_scanned": 9, "redacted_secrets": 0},
+        ),
+        max_evidence=10,
+    )
+    assert "+3 more (--json shows all)" in text
+    assert "withheld: skipped_credential_content 2" in text and "files_scanned" not in text
+    assert "(400 characters)" in text and len(text.splitlines()[0]) < 260
