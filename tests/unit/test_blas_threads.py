@@ -10,7 +10,13 @@ from arr.vector_store.chroma import single_threaded_blas
 
 
 def blas_threads() -> list[int]:
-    return [i["num_threads"] for i in threadpool_info() if i["user_api"] == "blas"]
+    """Threads of numpy's own BLAS (the one the search's matrix product runs on; other
+    libraries loaded later, such as torch's, have BLAS copies of their own)."""
+    return [
+        i["num_threads"]
+        for i in threadpool_info()
+        if i["user_api"] == "blas" and "numpy" in i["filepath"]
+    ]
 
 
 def test_one_blas_thread_inside_and_the_old_setting_after() -> None:
