@@ -457,9 +457,7 @@ def _run_hydra(
     logging.raiseExceptions = False
     try:
         app()
-    except OSError:
-        raise
-    except Exception as exc:
+    except Exception as exc:  # an OSError (full disk) is re-raised for _main to name
         from hydra.errors import HydraException
         from omegaconf.errors import OmegaConfBaseException
 

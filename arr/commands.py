@@ -83,10 +83,7 @@ def run_search(
     result = _search_one(router, texts["query"], container["scope"])
     payload = result.model_dump_json(indent=2)
     (run_dir / "result.json").write_text(payload)
-    output = container.get("output", "text")
-    if output not in ("text", "json"):
-        raise ConfigError(f"output must be 'text' or 'json', got {output!r}")
-    if output == "json":
+    if _as_json(container):
         print(payload)
     else:
         print(render_result(result, container["scope"], locate=_locator(router, result.scope)))

@@ -243,8 +243,7 @@ class Workspace(BaseModel):
     def _beir_path(self, spec: ScopeSpec) -> Path | None:
         if spec.beir_corpus is None:
             return None
-        path = Path(spec.beir_corpus)
-        return path if path.is_absolute() else self.root / path
+        return Path(_beir_file(str(self.root), spec.beir_corpus))
 
     def _beir_checked(self, spec: ScopeSpec) -> Path | None:
         path = self._beir_path(spec)

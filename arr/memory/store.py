@@ -126,31 +126,40 @@ class ResearchMemoryStore:
         self.path = Path(path)
         self.busy_timeout_ms = busy_timeout_ms
 
-    def _check_not_linked(self) -> None:
-        """Decision: the memory database is refused when it is a symbolic link or has other
+    def _file_state(self) -> os.stat_result | None:
+        """The database file's own state (None: absent), in one lstat.
+
+        Decision: the memory database is refused when it is a symbolic link or has other
         hard links, as grep refuses such files: the published memory a config names must be
         the file at that path, not something a link (possibly planted later) leads to."""
         try:
             info = os.lstat(self.path)
         except FileNotFoundError:
-            return
+            return None
         except OSError as exc:
-            raise MemoryStoreError(f"memory database {str(self.path)!r}: {exc.strerror}") from None
+            raise MemoryStoreError(
+                f"memory database {str(self.path)!r}: {exc.strerror}", codes.MEMORY_DB_IO_ERROR
+            ) from None
         if stat.S_ISLNK(info.st_mode):
             raise MemoryStoreError(
                 f"memory database {str(self.path)!r} is a symbolic link; name the file itself "
-                "in the config (links are refused)"
+                "in the config (links are refused)",
+                codes.MEMORY_DB_LINKED,
             )
         if stat.S_ISREG(info.st_mode) and info.st_nlink > 1:
             raise MemoryStoreError(
                 f"memory database {str(self.path)!r} has {info.st_nlink} hard links; use a file "
-                "of its own (copy it) - linked files are refused"
+                "of its own (copy it) - linked files are refused",
+                codes.MEMORY_DB_LINKED,
             )
+        return info
 
     def _connect(self, create: bool) -> sqlite3.Connection:
-        self._check_not_linked()
-        if not create and not self.path.is_file():
-            raise MemoryStoreError(f"memory database {str(self.path)!r} does not exist")
+        info = self._file_state()
+        if not create and (info is None or not stat.S_ISREG(info.st_mode)):
+            raise MemoryStoreError(
+                f"memory database {str(self.path)!r} does not exist", codes.MEMORY_DB_MISSING
+            )
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
         conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)

@@ -11,7 +11,6 @@ exact name and by the words in it. Scores <= 0 are dropped: bm25s pads with zero
 
 from __future__ import annotations
 
-import functools
 import json
 import os
 import re
@@ -42,6 +41,7 @@ from arr.tools.partition import (
     current_generation,
     exclusive_lock,
     partition_dir,
+    partition_file,
     pointer_state,
     read_manifest,
 )
@@ -110,11 +110,6 @@ def _english_stopwords() -> tuple[str, ...]:
     from bm25s.stopwords import STOPWORDS_EN
 
     return tuple(STOPWORDS_EN)
-
-
-@functools.lru_cache(maxsize=1024)
-def _overlay_file(index_dir: str, fingerprint: str) -> str:
-    return os.path.join(index_dir, fingerprint, overlay.OVERLAY_FILE)
 
 
 class _Partition:
@@ -272,7 +267,9 @@ class BM25Tool:
         if max_changed_files is not None and len(changed) + beir_changed * 1000 > max_changed_files:
             return {}
         unchanged = len(files) + (beir is not None) - len(changed) - beir_changed
-        cache = self._token_cache(scope) if unchanged else {}
+        cache = self._token_cache(generation, previous) if generation and unchanged else {}
+        if not cache:  # nothing reusable after all (damaged cache): every file is re-read
+            changed, beir_changed = list(files), beir is not None
         documents: list[Document] = []
         tokens: list[list[str]] = []
         entries: dict[str, list[Any]] = {}
@@ -454,7 +451,7 @@ class BM25Tool:
     def _overlay(self, scope: ScopeKey, generation: Path) -> overlay.Overlay | None:
         """The live overlay of the generation, re-read only when its file changed."""
         key = scope.fingerprint()
-        where = _overlay_file(str(self.index_dir), key)  # a string: one stat per search
+        where = partition_file(str(self.index_dir), key, overlay.OVERLAY_FILE)
         try:
             info = os.stat(where)
             state: tuple[int, int, int] | None = (info.st_ino, info.st_mtime_ns, info.st_size)
@@ -470,19 +467,13 @@ class BM25Tool:
             self._overlays[key] = ((generation, state), found)
         return found
 
+    @staticmethod
     def _token_cache(
-        self, scope: ScopeKey
+        generation: Path, entries: dict[str, list[Any]]
     ) -> dict[str, tuple[list[int], list[Document], list[list[str]]]]:
-        """label -> ([size, mtime_ns], chunks, tokens) of the live generation, when it was built
-        with the same tokenizer and chunking; {} otherwise (or when its cache is unreadable)."""
-        generation = current_generation(self.index_dir, scope)
-        if generation is None:
-            return {}
+        """label -> ([size, mtime_ns], chunks, tokens) of a generation whose file ``entries``
+        (and tokenizer) build() has already checked; {} when its cache is unreadable."""
         try:
-            manifest = read_manifest(generation)
-            if manifest.get("tokenizer") != self._tokenizer_id():
-                return {}
-            entries = json.loads((generation / FILES_FILE).read_text(encoding="utf-8"))
             with (generation / DOCS_FILE).open(encoding="utf-8") as handle:
                 docs = [Document.model_construct(**json.loads(line)) for line in handle]
             with (generation / TOKENS_FILE).open(encoding="utf-8") as handle:

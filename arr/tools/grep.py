@@ -65,6 +65,11 @@ class _Candidate:
     hit: _Hit
     score: float
 
+    @property
+    def file(self) -> str:
+        """The path as the scope names it (with its root's prefix when it has several)."""
+        return self.label + self.hit.path if self.label else self.hit.path
+
 
 def check_sub_path(sub_path: str) -> str | None:
     """Reason code for an unacceptable sub-path, or None. Pure: touches no file."""
@@ -487,9 +492,13 @@ class GrepTool:
             for key, value in engine_counters.items():
                 counters[key] = max(counters[key], value)
             # ripgrep stops reading a file at --max-count: such a file may hold more lines
-            at_cap = sum(
-                n == self.max_engine_matches_per_file
-                for n in Counter(h.path for h in hits).values()
+            at_cap = (
+                sum(
+                    n == self.max_engine_matches_per_file
+                    for n in Counter(h.path for h in hits).values()
+                )
+                if len(hits) >= self.max_engine_matches_per_file  # else no file can be at it
+                else 0
             )
             if at_cap:
                 counters["files_at_engine_cap"] += at_cap
@@ -520,7 +529,7 @@ class GrepTool:
         deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
         terms = [call.query.lower()]
         candidates, cut = self._candidates(call, roots, [call.query], terms, deadline, counters)
-        candidates.sort(key=lambda c: (c.label + c.hit.path, c.hit.line))
+        candidates.sort(key=lambda c: (c.file, c.hit.line))
         verified = [c for c, _ in self._verified(candidates, counters, deadline)]
         if counters.pop("_deadline_in_verify", 0):
             cut = "deadline"
@@ -580,19 +589,15 @@ class GrepTool:
             candidates, cut = self._candidates(call, roots, patterns, terms, deadline, counters)
             counters["matches"] += len(candidates)
             if seen:  # lines the exact stage already returned are not returned twice
-                candidates = [
-                    c for c in candidates if (c.label + c.hit.path, c.hit.line) not in seen
-                ]
+                candidates = [c for c in candidates if (c.file, c.hit.line) not in seen]
             cut = self._take(candidates, counters, deadline, limit, kept, taken) or cut
-            seen.update((c.label + c.hit.path, c.hit.line) for c, _ in kept)
+            seen.update((c.file, c.hit.line) for c, _ in kept)
         evidence = [
             EvidenceChunk(
-                id=f"grep:{c.label}{c.hit.path}#L{c.hit.line}",
+                id=f"grep:{c.file}#L{c.hit.line}",
                 scope=scope,
                 channel=self.name,
-                location=Location(
-                    path=c.label + c.hit.path, start_line=c.hit.line, end_line=c.hit.line
-                ),
+                location=Location(path=c.file, start_line=c.hit.line, end_line=c.hit.line),
                 snippet=snippet,
                 score=c.score,
                 ranks={self.name: rank},
@@ -613,7 +618,7 @@ class GrepTool:
         taken: Counter[str],
     ) -> str:
         """Rank, then verify in rank order into ``kept``; returns a cut reason or ""."""
-        files = [c.label + c.hit.path if c.label else c.hit.path for c in candidates]
+        files = [c.file for c in candidates]
         per_file = Counter(files)
         keys = [
             (-c.score, -per_file[f], f, c.hit.line) for c, f in zip(candidates, files, strict=True)
@@ -622,7 +627,7 @@ class GrepTool:
         candidates[:] = [candidates[i] for i in order]
         cut = ""
         for candidate, lines in self._verified(candidates, counters, deadline):
-            key = candidate.label + candidate.hit.path
+            key = candidate.file
             if taken[key] >= self.max_matches_per_file:
                 counters["lines_over_file_cap"] += 1  # withheld by the per-file cap: said
                 continue

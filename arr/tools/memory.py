@@ -50,11 +50,7 @@ class MemoryTool:
         return FRESH
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
-        if not self.db_path.is_file():
-            raise ChannelError(
-                codes.MEMORY_DB_MISSING, f"memory database {str(self.db_path)!r} does not exist"
-            )
-        try:
+        try:  # a missing file comes back as memory_db_missing (one lstat, in the store)
             hits = self._store.search(
                 call.query,
                 scope,

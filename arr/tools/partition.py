@@ -35,16 +35,17 @@ def partition_dir(index_dir: Path, scope: ScopeKey) -> Path:
 def pointer_state(index_dir: Path, scope: ScopeKey) -> tuple[int, int] | None:
     """(inode, mtime) of the pointer file: changes on every swap, costs one stat."""
     try:
-        info = os.stat(_pointer_file(str(index_dir), scope.fingerprint()))
+        info = os.stat(partition_file(str(index_dir), scope.fingerprint(), POINTER))
     except FileNotFoundError:
         return None
     return info.st_ino, info.st_mtime_ns
 
 
 @functools.lru_cache(maxsize=1024)
-def _pointer_file(index_dir: str, fingerprint: str) -> str:
-    # a string join, once: pathlib joins cost more than the stat on every search
-    return os.path.join(index_dir, fingerprint, POINTER)
+def partition_file(index_dir: str, fingerprint: str, name: str) -> str:
+    """A file of a scope's partition folder as a string, joined once: pathlib joins cost
+    more than the stat the freshness check and every search make on it."""
+    return os.path.join(index_dir, fingerprint, name)
 
 
 def current_generation(index_dir: Path, scope: ScopeKey) -> Path | None:

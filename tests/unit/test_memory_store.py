@@ -156,8 +156,9 @@ def test_linked_memory_database_is_refused(store: ResearchMemoryStore, tmp_path:
     refused with a MemoryStoreError naming the path; the file itself still opens."""
     link = tmp_path / "linked.sqlite3"
     link.symlink_to(store.path)
-    with pytest.raises(MemoryStoreError, match="symbolic link"):
+    with pytest.raises(MemoryStoreError, match="symbolic link") as caught:
         ResearchMemoryStore(link).initialise()
+    assert caught.value.code == codes.MEMORY_DB_LINKED
     hard = tmp_path / "hard.sqlite3"
     hard.hardlink_to(store.path)
     for path in (hard, store.path):
