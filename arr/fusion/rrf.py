@@ -8,22 +8,17 @@ score is invented for it. Duplicates inside one channel keep their best (first) 
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 
-from arr.models import EvidenceChunk, replaced
-
-Ranking = Sequence[EvidenceChunk]
-
-
-def dedupe(ranking: Ranking) -> list[EvidenceChunk]:
-    """First occurrence of each evidence id, order kept."""
-    seen: set[str] = set()
-    unique = []
-    for chunk in ranking:
-        if chunk.id not in seen:
-            seen.add(chunk.id)
-            unique.append(chunk)
-    return unique
+from arr.fusion.common import (
+    Ranking,
+    assemble,
+    check_top_k,
+    check_weights,
+    dedupe,
+    non_empty_channels,
+)
+from arr.models import EvidenceChunk
 
 
 def rrf_scores(
@@ -91,19 +86,19 @@ class RRFFusion:
     ) -> None:
         if weighting not in ("equal", "agreement"):
             raise ValueError(f"weighting must be 'equal' or 'agreement', got {weighting!r}")
+        if (
+            isinstance(rank_constant, bool)
+            or not isinstance(rank_constant, int)
+            or (rank_constant < 0)
+        ):
+            raise ValueError(f"rank_constant must be an integer >= 0, got {rank_constant!r}")
         self.weighting = weighting
-        if rank_constant < 0:
-            raise ValueError(f"rank_constant must be >= 0, got {rank_constant}")
-        if top_k < 1:
-            raise ValueError(f"top_k must be >= 1, got {top_k}")
-        if weights and any(float(w) < 0 for w in weights.values()):
-            raise ValueError(f"channel weights must be >= 0, got {dict(weights)}")
         self.rank_constant = rank_constant
-        self.weights = dict(weights) if weights else None
-        self.top_k = top_k
+        self.weights = check_weights(weights)
+        self.top_k = check_top_k(top_k)
 
     def fuse(self, rankings: Mapping[str, Ranking]) -> list[EvidenceChunk]:
-        non_empty = {c: dedupe(r) for c, r in sorted(rankings.items()) if r}
+        non_empty = non_empty_channels(rankings)
         if not non_empty:
             return []
         if len(non_empty) == 1:
@@ -113,11 +108,4 @@ class RRFFusion:
             confidence = agreement_weights(non_empty)
             weights = {c: weights.get(c, 1.0) * confidence[c] for c in non_empty}
         scores = rrf_scores(non_empty, self.rank_constant, weights or None)
-        first: dict[str, EvidenceChunk] = {}
-        ranks: dict[str, dict[str, int]] = {}
-        for channel, ranking in non_empty.items():
-            for rank, chunk in enumerate(ranking, 1):
-                first.setdefault(chunk.id, chunk)
-                ranks.setdefault(chunk.id, {})[channel] = rank
-        order = sorted(scores, key=lambda i: (-scores[i], i))[: self.top_k]
-        return [replaced(first[i], score=scores[i], ranks=ranks[i]) for i in order]
+        return assemble(non_empty, scores, self.top_k)

@@ -1,0 +1,74 @@
+"""Parts every fusion method shares: one ranking per channel in, one fused list out.
+
+A fusion method sees each channel's ranking (best first, each evidence with the channel's own
+``score``) and returns the fused list. The conventions below hold for every method, so switching
+methods changes only the order of what is returned:
+
+- rankings are deduplicated per channel (first occurrence wins) and channels are visited in
+  name order, so the result never depends on the order a plan listed its calls;
+- a single non-empty channel keeps its own order and scores (nothing to fuse, nothing invented);
+- fused evidence carries the fused score and ``ranks`` (its rank in every channel that found it);
+- ties break by evidence id, so the same input always gives the same output.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from arr.models import EvidenceChunk, replaced
+
+Ranking = Sequence[EvidenceChunk]
+
+
+def dedupe(ranking: Ranking) -> list[EvidenceChunk]:
+    """First occurrence of each evidence id, order kept."""
+    seen: set[str] = set()
+    unique = []
+    for chunk in ranking:
+        if chunk.id not in seen:
+            seen.add(chunk.id)
+            unique.append(chunk)
+    return unique
+
+
+def non_empty_channels(rankings: Mapping[str, Ranking]) -> dict[str, list[EvidenceChunk]]:
+    """Deduplicated rankings of the channels that returned something, in name order."""
+    return {c: dedupe(r) for c, r in sorted(rankings.items()) if r}
+
+
+def check_top_k(top_k: int) -> int:
+    if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
+        raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")
+    return top_k
+
+
+def check_weights(weights: Mapping[str, float] | None) -> dict[str, float] | None:
+    """Optional per-channel weights (missing channels weigh 1.0); all must be >= 0."""
+    if not weights:
+        return None
+    checked = {}
+    for channel, weight in weights.items():
+        try:
+            value = float(weight)
+        except (TypeError, ValueError):
+            raise ValueError(
+                f"channel weight of {channel!r} must be a number, got {weight!r}"
+            ) from None
+        if not value >= 0:  # also refuses NaN
+            raise ValueError(f"channel weights must be >= 0, got {dict(weights)}")
+        checked[str(channel)] = value
+    return checked
+
+
+def assemble(
+    channels: Mapping[str, Sequence[EvidenceChunk]], scores: Mapping[str, float], top_k: int
+) -> list[EvidenceChunk]:
+    """The fused list: best fused score first (ties by id), each with its ranks per channel."""
+    first: dict[str, EvidenceChunk] = {}
+    ranks: dict[str, dict[str, int]] = {}
+    for channel, ranking in channels.items():
+        for rank, chunk in enumerate(ranking, 1):
+            first.setdefault(chunk.id, chunk)
+            ranks.setdefault(chunk.id, {})[channel] = rank
+    order = sorted(scores, key=lambda i: (-scores[i], i))[:top_k]
+    return [replaced(first[i], score=scores[i], ranks=ranks[i]) for i in order]

@@ -1,0 +1,66 @@
+"""Per-query score normalisations of one channel's list, named as in ranx (``ranx.fuse(norm=)``).
+
+Channels score on different scales (BM25 is unbounded, cosine similarity lies in [-1, 1]), so a
+score-based fusion first maps each channel's list onto a common scale. Each function takes the
+scores of one channel's returned list for one query and returns them normalised, in order:
+
+- ``min-max``: ``(s - min) / (max - min)``, into [0, 1];
+- ``zmuv`` (zero mean, unit variance; the z-score): ``(s - mean) / std``, population std;
+- ``dbsf`` (distribution-based score fusion, as Qdrant defines it): ``(s - (mean - 3 std)) /
+  (6 std)`` clipped to [0, 1], so the list's own spread, not its two extremes, sets the scale.
+
+Denominators are floored at 1e-9 as ranx does, so a list of equal scores maps to 0 (min-max,
+zmuv) instead of dividing by zero; dbsf maps it to 0.5, the middle of its range.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Sequence
+
+FLOOR = 1e-9
+
+
+def _mean_std(scores: Sequence[float]) -> tuple[float, float]:
+    mean = math.fsum(scores) / len(scores)
+    return mean, math.sqrt(math.fsum((s - mean) ** 2 for s in scores) / len(scores))
+
+
+def min_max(scores: Sequence[float]) -> list[float]:
+    if not scores:
+        return []
+    low, high = min(scores), max(scores)
+    span = max(high - low, FLOOR)
+    return [(s - low) / span for s in scores]
+
+
+def zmuv(scores: Sequence[float]) -> list[float]:
+    if not scores:
+        return []
+    mean, std = _mean_std(scores)
+    std = max(std, FLOOR)
+    return [(s - mean) / std for s in scores]
+
+
+def dbsf(scores: Sequence[float]) -> list[float]:
+    if not scores:
+        return []
+    mean, std = _mean_std(scores)
+    if std < FLOOR:  # no spread, no information: the middle of the range
+        return [0.5] * len(scores)
+    low, span = mean - 3 * std, 6 * std
+    return [min(1.0, max(0.0, (s - low) / span)) for s in scores]
+
+
+NORMS: dict[str, Callable[[Sequence[float]], list[float]]] = {
+    "min-max": min_max,
+    "zmuv": zmuv,
+    "dbsf": dbsf,
+}
+
+
+def norm_named(name: str) -> Callable[[Sequence[float]], list[float]]:
+    try:
+        return NORMS[name]
+    except KeyError:
+        raise ValueError(f"norm must be one of {sorted(NORMS)}, got {name!r}") from None
