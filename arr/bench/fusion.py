@@ -28,6 +28,7 @@ from pathlib import Path
 from arr.api import PROJECT_ROOT
 from arr.bench.core import BENCH_SCOPE, percentile, read_qrels, read_queries, scifact_dir
 from arr.eval.metrics import mrr_at, ndcg_at, recall_at
+from arr.eval.stats import randomization_test
 from arr.models import EvidenceChunk, ScopeKey
 
 OUT = PROJECT_ROOT / "outputs" / "bench" / "fusion"
@@ -106,7 +107,7 @@ def record(collection: Collection) -> list[Recorded]:
     """Both channels' top 100 for every judged query (cached in outputs/bench/fusion)."""
     cache = OUT / f"{collection.name}.pickle"
     if cache.exists():
-        return pickle.loads(cache.read_bytes())
+        return [Recorded(*row) for row in pickle.loads(cache.read_bytes())]
     from arr.embedder.onnx import OnnxEmbedder
     from arr.planner.rule import RuleQueryPlanner
     from arr.reranker.rule import RuleReranker
@@ -163,7 +164,8 @@ def record(collection: Collection) -> list[Recorded]:
         )
     router.close()
     OUT.mkdir(parents=True, exist_ok=True)
-    cache.write_bytes(pickle.dumps(recorded))
+    rows = [(r.qid, r.query, r.rankings, r.qrels, r.seconds) for r in recorded]
+    cache.write_bytes(pickle.dumps(rows))
     return recorded
 
 
@@ -215,20 +217,51 @@ def channel(name: str) -> Pipeline:
     return lambda item: item.rankings.get(name, [])
 
 
-def methods() -> dict[str, Pipeline]:
+def methods(fitted: Mapping[str, float] | None = None) -> dict[str, Pipeline]:
     from arr.fusion.dbsf import DBSFFusion
     from arr.fusion.rrf import RRFFusion
     from arr.fusion.wsum import WSumFusion
 
-    return {
+    out = {
         "bm25_only": channel("bm25"),
         "vector_only": channel("vector"),
         "rrf": fused_by(RRFFusion(top_k=100)),
         "rrf_agreement": fused_by(RRFFusion(top_k=100, weighting="agreement")),
         "wsum_minmax": fused_by(WSumFusion(norm="min-max", top_k=100)),
         "wsum_zmuv": fused_by(WSumFusion(norm="zmuv", top_k=100)),
+        "wsum_zmuv_standout": fused_by(WSumFusion(norm="zmuv", weighting="standout", top_k=100)),
         "dbsf": fused_by(DBSFFusion(top_k=100)),
     }
+    if fitted:
+        out["wsum_zmuv_fitted"] = fused_by(WSumFusion(norm="zmuv", weights=fitted, top_k=100))
+    return out
+
+
+def reranker_variants(fusion: object) -> dict[str, Pipeline]:
+    """The rule reranker after ``fusion``, whole and with each bonus switched off."""
+    from arr.reranker.rule import RuleReranker
+
+    return {
+        "no reranker": fused_by(fusion),
+        "rule (all bonuses)": fused_by(fusion, RuleReranker()),
+        "rule, no phrase": fused_by(fusion, RuleReranker(phrase_weight=0)),
+        "rule, no symbol": fused_by(fusion, RuleReranker(symbol_weight=0)),
+        "rule, no agreement": fused_by(fusion, RuleReranker(agreement_weight=0)),
+    }
+
+
+FIT_GRID = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
+
+
+def fit_bm25_weight(recorded: Sequence[Recorded]) -> float:
+    """The bm25 weight (vector 1.0) of zmuv wsum that maximises mean nDCG@10 on a training split."""
+    from arr.fusion.wsum import WSumFusion
+
+    def quality(weight: float) -> float:
+        fusion = WSumFusion(norm="zmuv", weights={"bm25": weight}, top_k=100)
+        return score(recorded, fused_by(fusion)).mean("ndcg")
+
+    return max(FIT_GRID, key=lambda w: (quality(w), w))
 
 
 def table(
@@ -246,11 +279,56 @@ def table(
     return results
 
 
+def significance(results: Mapping[str, Scores], default: str) -> None:
+    best = max(("bm25_only", "vector_only"), key=lambda m: results[m].mean("ndcg"))
+    for other in (best, "rrf"):
+        p = randomization_test(results[default].ndcg, results[other].ndcg)
+        delta = results[default].mean("ndcg") - results[other].mean("ndcg")
+        print(f"{default} vs {other}: delta nDCG@10 {delta:+.4f}, randomisation p = {p:.4f}")
+
+
+def routing(name: str, recorded: Sequence[Recorded], fusion: object) -> None:
+    """Share of queries the default rule planner sends lexical-only, and what that costs."""
+    from arr.planner.rule import query_shape
+
+    lexical = [r for r in recorded if query_shape(r.query[:2000]) == "lexical"]
+    line = f"{name}: {len(lexical)}/{len(recorded)} queries routed lexical-only"
+    if lexical:
+        routed = score(lexical, channel("bm25")).mean("ndcg")
+        hybrid = score(lexical, fused_by(fusion)).mean("ndcg")
+        line += f" (nDCG@10 routed {routed:.4f} vs always-hybrid {hybrid:.4f})"
+    print(line)
+
+
+DEFAULT = "wsum_zmuv"
+
+
 def main(names: Sequence[str]) -> None:
+    from arr.fusion.wsum import WSumFusion
+
     available = collections()
+    fits = {
+        "scifact": ("scifact-train", "SciFact train qrels"),
+        "cosqa": ("cosqa", "CoSQA dev (the only split)"),
+        "networkx": ("cosqa", "CoSQA dev (transfer to another code-search set)"),
+    }
+    routes = []
     for name in names or ("scifact", "cosqa", "networkx"):
         recorded = record(available[name])
-        table(name, recorded, methods())
+        fit_name, fit_label = fits.get(name, (name, name))
+        weight = fit_bm25_weight(record(available[fit_name]))
+        print(f"\n[fusion] {name}: bm25 weight {weight} fitted on {fit_label}")
+        results = table(name, recorded, methods({"bm25": weight}))
+        significance(results, DEFAULT)
+        table(
+            f"{name}, rule reranker bonuses after {DEFAULT}",
+            recorded,
+            reranker_variants(WSumFusion(norm="zmuv", top_k=100)),
+        )
+        routes.append((name, recorded))
+    print()
+    for name, recorded in routes:
+        routing(name, recorded, WSumFusion(norm="zmuv", top_k=100))
 
 
 if __name__ == "__main__":

@@ -6,6 +6,13 @@ Config: ``conf/fusion/wsum.yaml``. Per query, each channel's scores are normalis
 evidence is ``sum_c w_c * norm_c(s)`` over the channels that returned it; a channel that did not
 return it adds nothing (as in ranx). Unlike rank fusion, a channel whose head is far ahead of
 its tail counts for more than one whose scores are flat.
+
+``weighting: standout`` adapts the weights per query from a label-free signal, a query
+performance predictor in the spirit of score-gap predictors: a channel's weight is how far its
+head stands out of its own list (mean z-score of its top 3, floored at 0), rescaled to mean 1
+over the channels. A channel whose best answers are barely better than its hundredth answer is
+probably guessing. Measured in ``arr.bench.fusion`` (README): it helps where both channels are
+good and does not rescue a collection where one channel is weak throughout.
 """
 
 from __future__ import annotations
@@ -19,7 +26,7 @@ from arr.fusion.common import (
     check_weights,
     non_empty_channels,
 )
-from arr.fusion.norms import norm_named
+from arr.fusion.norms import norm_named, zmuv
 from arr.models import EvidenceChunk
 
 
@@ -39,6 +46,21 @@ def weighted_sum(
     return scores
 
 
+STANDOUT_DEPTH = 3
+
+
+def standout_weights(channels: Mapping[str, Ranking]) -> dict[str, float]:
+    """Per-query channel weights from how far each channel's head stands out of its list."""
+    raw = {}
+    for channel, ranking in channels.items():
+        z = zmuv([float(e.score) for e in ranking])
+        raw[channel] = max(0.0, sum(z[:STANDOUT_DEPTH]) / min(len(z), STANDOUT_DEPTH))
+    mean = sum(raw.values()) / len(raw)
+    if mean <= 0:  # no channel stands out: nothing to prefer
+        return {c: 1.0 for c in raw}
+    return {c: v / mean for c, v in raw.items()}
+
+
 class WSumFusion:
     name = "wsum"
 
@@ -47,7 +69,14 @@ class WSumFusion:
         norm: str = "min-max",
         weights: Mapping[str, float] | None = None,
         top_k: int = 50,
+        weighting: str = "equal",
+        fitted_on: str | None = None,
     ) -> None:
+        if weighting not in ("equal", "standout"):
+            raise ValueError(f"weighting must be 'equal' or 'standout', got {weighting!r}")
+        self.weighting = weighting
+        # Where fitted weights came from (a training split), so reports can say so.
+        self.fitted_on = fitted_on
         norm_named(norm)  # refuses an unknown name now, not at the first search
         self.norm = norm
         self.weights = check_weights(weights)
@@ -59,4 +88,8 @@ class WSumFusion:
             return []
         if len(channels) == 1:
             return next(iter(channels.values()))[: self.top_k]
-        return assemble(channels, weighted_sum(channels, self.norm, self.weights), self.top_k)
+        weights = self.weights
+        if self.weighting == "standout":
+            per_query = standout_weights(channels)
+            weights = {c: (weights or {}).get(c, 1.0) * per_query[c] for c in channels}
+        return assemble(channels, weighted_sum(channels, self.norm, weights), self.top_k)

@@ -124,3 +124,36 @@ def test_dbsf_equals_sum_of_dbsf_normalised_runs_in_ranx() -> None:
             {c: ranking(c, runs[c][qid]) for c in ("bm25", "vector")}
         )
         assert {c.id: c.score for c in fused} == pytest.approx(reference[qid], abs=1e-6)
+
+
+def test_standout_weighting_follows_the_channel_whose_head_stands_out() -> None:
+    """Synthetic lists: one channel has a clear head (the good channel), the other is flat noise;
+    with standout weighting the fused head is the clear channel's head. When both channels have
+    clear heads, both heads make the fused top 2 (it fuses)."""
+    rng = random.Random(3)
+    clear = [("g1", 30.0), ("g2", 22.0)] + [(f"n{i}", 5.0 - i * 0.01) for i in range(40)]
+    noise = [(f"r{i}", 0.50 - i * 0.001 + rng.random() * 0.0005) for i in range(40)]
+    for _ in range(20):
+        rng.shuffle(noise)
+        ordered = sorted(noise, key=lambda x: -x[1])
+        rankings = {"bm25": ranking("bm25", clear), "vector": ranking("vector", ordered)}
+        fused = WSumFusion(norm="zmuv", weighting="standout", top_k=10).fuse(rankings)
+        assert [c.id for c in fused[:2]] == ["g1", "g2"]
+    both = {
+        "bm25": ranking("bm25", clear),
+        "vector": ranking("vector", [("h1", 0.9)] + [(f"m{i}", 0.3 - i * 0.001) for i in range(40)]),
+    }
+    fused = WSumFusion(norm="zmuv", weighting="standout", top_k=10).fuse(both)
+    assert {c.id for c in fused[:2]} == {"g1", "h1"}
+
+
+def test_standout_flat_lists_weigh_equally() -> None:
+    flat = {
+        "bm25": ranking("bm25", [("a", 1.0), ("b", 1.0)]),
+        "vector": ranking("vector", [("c", 0.5), ("d", 0.5)]),
+    }
+    from arr.fusion.wsum import standout_weights
+
+    assert standout_weights(flat) == {"bm25": 1.0, "vector": 1.0}
+    with pytest.raises(ValueError, match="weighting"):
+        WSumFusion(weighting="qpp")
