@@ -3,7 +3,7 @@
 Free-text values (``query=``, ``title=``, ``body=``, ``tags=``, ``id=``) are taken out of the
 argument list before Hydra sees it, so a query may contain ``:``, ``,``, quotes or ``${...}``
 without being parsed as override syntax or resolved as an interpolation. Everything else is a
-Hydra override (``fusion.rank_constant=30 tools=[bm25]``; ``-m`` for sweeps). Errors are one
+Hydra override (``fusion.norm=zmuv tools=[bm25]``; ``-m`` for sweeps). Errors are one
 line on stderr (``arr: error: ...``) with exit code 2; no traceback reaches the user.
 """
 
@@ -76,7 +76,7 @@ commands:
   replay [file=JSONL] [versions=v1,v2] [overrides]
                              replay controlled LLM scenarios against a local fake endpoint
 
-Any Hydra override works: tools=[bm25] fusion.rank_constant=30 pipeline=bm25_only ...
+Any Hydra override works: tools=[bm25] fusion.norm=zmuv pipeline=bm25_only ...
 """
 log = logging.getLogger("arr.cli")
 JOB_STATUS = "job_status.json"
@@ -220,7 +220,7 @@ def command_help(command: str) -> str:
     options = {g: sorted(f.stem for f in (CONF_DIR / g).glob("*.yaml")) for g in groups}
     text = [f"usage: arr {command} ...", *lines, "", "config groups (override with group=option):"]
     text += [f"  {g}: {', '.join(o)}" for g, o in options.items() if o]
-    text += ["", "any key can be overridden: fusion.rank_constant=30 router.max_calls=6 ..."]
+    text += ["", "any key can be overridden: fusion.norm=zmuv router.max_calls=6 ..."]
     return "\n".join(text)
 
 

@@ -5,7 +5,7 @@ docstring removed) and the first sentence of its docstring becomes a natural-lan
 whose one relevant document is that function. Lexical and semantic channels differ widely on
 such a collection, which is what fusion robustness is measured on::
 
-    python -m arr.bench_codesearch [package] [max_docs] [queries]   # -> outputs/bench/codesearch
+    python -m arr.bench.codesearch [package] [max_docs] [queries]   # -> outputs/bench/codesearch
     arr eval eval=scifact workspace.root=outputs/bench/codesearch \\
         workspace.index_dir=outputs/index/codesearch pipeline=...
 

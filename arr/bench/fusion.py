@@ -232,21 +232,27 @@ def methods(fitted: Mapping[str, float] | None = None) -> dict[str, Pipeline]:
         "wsum_zmuv_standout": fused_by(WSumFusion(norm="zmuv", weighting="standout", top_k=100)),
         "dbsf": fused_by(DBSFFusion(top_k=100)),
     }
+    out["wsum_minmax_standout"] = fused_by(
+        WSumFusion(norm="min-max", weighting="standout", top_k=100)
+    )
     if fitted:
-        out["wsum_zmuv_fitted"] = fused_by(WSumFusion(norm="zmuv", weights=fitted, top_k=100))
+        out["wsum_minmax_fitted"] = fused_by(WSumFusion(norm="min-max", weights=fitted, top_k=100))
     return out
 
 
 def reranker_variants(fusion: object) -> dict[str, Pipeline]:
-    """The rule reranker after ``fusion``, whole and with each bonus switched off."""
+    """The rule reranker after ``fusion``: its defaults, every bonus on (the old defaults), and
+    every bonus on but one."""
     from arr.reranker.rule import RuleReranker
 
+    on = {"phrase_weight": 1.0, "symbol_weight": 0.5, "agreement_weight": 0.25}
     return {
         "no reranker": fused_by(fusion),
-        "rule (all bonuses)": fused_by(fusion, RuleReranker()),
-        "rule, no phrase": fused_by(fusion, RuleReranker(phrase_weight=0)),
-        "rule, no symbol": fused_by(fusion, RuleReranker(symbol_weight=0)),
-        "rule, no agreement": fused_by(fusion, RuleReranker(agreement_weight=0)),
+        "rule (defaults)": fused_by(fusion, RuleReranker()),
+        "rule (all bonuses)": fused_by(fusion, RuleReranker(**on)),
+        "rule, no phrase": fused_by(fusion, RuleReranker(**{**on, "phrase_weight": 0.0})),
+        "rule, no symbol": fused_by(fusion, RuleReranker(**{**on, "symbol_weight": 0.0})),
+        "rule, no agreement": fused_by(fusion, RuleReranker(**{**on, "agreement_weight": 0.0})),
     }
 
 
@@ -254,11 +260,12 @@ FIT_GRID = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
 def fit_bm25_weight(recorded: Sequence[Recorded]) -> float:
-    """The bm25 weight (vector 1.0) of zmuv wsum that maximises mean nDCG@10 on a training split."""
+    """The bm25 weight (vector 1.0) of the default fusion (min-max wsum) that maximises mean
+    nDCG@10 on a training split."""
     from arr.fusion.wsum import WSumFusion
 
     def quality(weight: float) -> float:
-        fusion = WSumFusion(norm="zmuv", weights={"bm25": weight}, top_k=100)
+        fusion = WSumFusion(norm="min-max", weights={"bm25": weight}, top_k=100)
         return score(recorded, fused_by(fusion)).mean("ndcg")
 
     return max(FIT_GRID, key=lambda w: (quality(w), w))
@@ -300,7 +307,7 @@ def routing(name: str, recorded: Sequence[Recorded], fusion: object) -> None:
     print(line)
 
 
-DEFAULT = "wsum_zmuv"
+DEFAULT = "wsum_minmax"
 
 
 def main(names: Sequence[str]) -> None:
@@ -323,12 +330,12 @@ def main(names: Sequence[str]) -> None:
         table(
             f"{name}, rule reranker bonuses after {DEFAULT}",
             recorded,
-            reranker_variants(WSumFusion(norm="zmuv", top_k=100)),
+            reranker_variants(WSumFusion(norm="min-max", top_k=100)),
         )
         routes.append((name, recorded))
     print()
     for name, recorded in routes:
-        routing(name, recorded, WSumFusion(norm="zmuv", top_k=100))
+        routing(name, recorded, WSumFusion(norm="min-max", top_k=100))
 
 
 if __name__ == "__main__":

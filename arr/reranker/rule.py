@@ -6,8 +6,15 @@ position), so evidence without any bonus keeps the fused order:
 
 - ``phrase``: the whole query occurs verbatim (case-insensitive) in the snippet;
 - ``symbol``: share of the query's code-like tokens (``snake_case``, ``dotted.names``,
-  ``camelCase``, ``--flags``, ``call()``) that occur verbatim in the snippet;
+  ``camelCase``, ``--flags``, ``call()``) that occur verbatim in the snippet, for look-ups
+  only: in a sentence of prose ("Add all the edges in ebunch_to_add.") an identifier is context
+  shared by many snippets, not the target;
 - ``agreement``: number of channels beyond the first that ranked the evidence.
+
+Defaults follow the ablation in ``arr.bench.fusion`` and the demo gold set (README, "Fusion"):
+only the symbol bonus helped (demo +0.006 nDCG@10); the phrase bonus changed nothing on four
+gold sets and the agreement bonus cost up to 0.027 (demo) and 0.016 (CoSQA), so both are 0 by
+default and stay available as options.
 
 Same input, same output: there is no randomness and no dependence on time.
 """
@@ -18,6 +25,7 @@ import re
 from collections.abc import Sequence
 
 from arr.models import EvidenceChunk, replaced
+from arr.planner.rule import is_prose
 
 # Code-like tokens only: snake_case, dotted.names, camelCase, --flags, call(). Hyphenated words
 # and numbers ("IL-6", "1.5-fold") are prose, not symbols, and get no bonus.
@@ -41,7 +49,7 @@ class RuleReranker:
     name = "rule"
 
     def __init__(
-        self, phrase_weight: float = 1.0, symbol_weight: float = 0.5, agreement_weight: float = 0.25
+        self, phrase_weight: float = 0.0, symbol_weight: float = 0.5, agreement_weight: float = 0.0
     ) -> None:
         for label, value in (
             ("phrase_weight", phrase_weight),
@@ -56,7 +64,7 @@ class RuleReranker:
 
     def rerank(self, query: str, evidence: Sequence[EvidenceChunk]) -> list[EvidenceChunk]:
         phrase = query.strip().lower()
-        symbols = [s.lower() for s in symbol_tokens(query)]
+        symbols = [] if is_prose(query.split()) else [s.lower() for s in symbol_tokens(query)]
         reads_text = len(phrase) >= 3 or bool(symbols)  # else only agreement can score
         bonuses = []
         for chunk in evidence:  # rule_bonus, inlined: this runs for every search

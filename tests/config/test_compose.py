@@ -78,8 +78,28 @@ def test_every_primary_config_composes(name: str, demo_overrides: list[str]) -> 
 def test_recipe_changes_the_tool_set(demo_overrides: list[str]) -> None:
     router = load_router([*demo_overrides, "pipeline=bm25_only"], warm=False)
     assert sorted(router.tools) == ["bm25"]
-    router = load_router([*demo_overrides, "tools=[memory]", "fusion.rank_constant=30"], warm=False)
-    assert sorted(router.tools) == ["memory"] and router.fusion.rank_constant == 30
+    router = load_router([*demo_overrides, "tools=[memory]", "fusion.norm=zmuv"], warm=False)
+    assert sorted(router.tools) == ["memory"] and router.fusion.norm == "zmuv"
+    router = load_router(
+        [*demo_overrides, "pipeline=hybrid_rrf", "fusion.rank_constant=30"], warm=False
+    )
+    assert router.fusion.name == "rrf" and router.fusion.rank_constant == 30
+
+
+def test_default_fusion_and_reranker_are_the_measured_ones(demo_overrides: list[str]) -> None:
+    """README "Fusion": min-max CombSUM; reranker with the symbol bonus only."""
+    router = load_router(demo_overrides, warm=False)
+    assert (router.fusion.name, router.fusion.norm, router.fusion.weighting) == (
+        "wsum",
+        "min-max",
+        "equal",
+    )
+    reranker = router.reranker
+    assert (reranker.phrase_weight, reranker.symbol_weight, reranker.agreement_weight) == (
+        0.0,
+        0.5,
+        0.0,
+    )
 
 
 @pytest.mark.parametrize(
@@ -88,7 +108,8 @@ def test_recipe_changes_the_tool_set(demo_overrides: list[str]) -> None:
         pytest.param(["planner=oracle"], "planner", id="unknown-option"),
         pytest.param(["tools=[bm25,teleport]"], "teleport", id="unknown-tool"),
         pytest.param(["router.max_calls=13"], "max_calls", id="budget-raised"),
-        pytest.param(["fusion.rank_constant=-5"], "rank_constant", id="bad-value"),
+        pytest.param(["fusion=rrf", "fusion.rank_constant=-5"], "rank_constant", id="bad-value"),
+        pytest.param(["fusion.norm=softmax"], "norm must be one of", id="bad-norm"),
         pytest.param(["nonsense_key=1"], "nonsense_key", id="unknown-key"),
         pytest.param(["tools=[]"], "no tools", id="no-tools"),
         pytest.param(["planner=llm"], "SILICONFLOW_API_KEY", id="llm-without-key"),

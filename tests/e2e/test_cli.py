@@ -71,7 +71,7 @@ def test_overrides_reach_the_router(indexed: list[str]) -> None:
         "scope=vision-main",
         "output=json",
         "tools=[bm25]",
-        "fusion.rank_constant=30",
+        "fusion.norm=zmuv",
         *indexed,
     )
     result = json.loads(done.stdout)

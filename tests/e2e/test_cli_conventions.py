@@ -92,7 +92,7 @@ def test_closed_pipe_ends_quietly(demo_overrides: list[str]) -> None:
     "flags, expected",
     [
         (["--cfg", "job"], "tools:"),
-        (["--cfg", "job", "--resolve"], "rank_constant"),
+        (["--cfg", "job", "--resolve"], "norm: min-max"),
         (["--info"], "Hydra"),
         (["--info", "defaults"], "Defaults List"),
         (["--hydra-help"], "Hydra"),

@@ -141,7 +141,7 @@ def test_standout_weighting_follows_the_channel_whose_head_stands_out() -> None:
         assert [c.id for c in fused[:2]] == ["g1", "g2"]
     both = {
         "bm25": ranking("bm25", clear),
-        "vector": ranking("vector", [("h1", 0.9)] + [(f"m{i}", 0.3 - i * 0.001) for i in range(40)]),
+        "vector": ranking("vector", [("h1", 0.9)] + [(f"m{i}", 0.3 - i / 1000) for i in range(40)]),
     }
     fused = WSumFusion(norm="zmuv", weighting="standout", top_k=10).fuse(both)
     assert {c.id for c in fused[:2]} == {"g1", "h1"}
@@ -157,3 +157,18 @@ def test_standout_flat_lists_weigh_equally() -> None:
     assert standout_weights(flat) == {"bm25": 1.0, "vector": 1.0}
     with pytest.raises(ValueError, match="weighting"):
         WSumFusion(weighting="qpp")
+
+
+def test_rrf_matches_ranx() -> None:
+    ranx = pytest.importorskip("ranx")
+    from arr.fusion.rrf import RRFFusion
+
+    runs = _random_runs(5)
+    reference = ranx.fuse(
+        runs=[ranx.Run({q: dict(r) for q, r in runs[c].items()}) for c in ("bm25", "vector")],
+        method="rrf",
+        params={"k": 60},
+    ).to_dict()
+    for qid in runs["bm25"]:
+        fused = RRFFusion(top_k=100).fuse({c: ranking(c, runs[c][qid]) for c in ("bm25", "vector")})
+        assert {c.id: c.score for c in fused} == pytest.approx(reference[qid], abs=1e-9)
