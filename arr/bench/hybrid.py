@@ -26,7 +26,7 @@ from arr.bench.table import record, render
 
 def main() -> None:
     from arr.embedder.onnx import OnnxEmbedder
-    from arr.fusion.rrf import RRFFusion
+    from arr.fusion.wsum import WSumFusion
     from arr.planner.rule import RuleQueryPlanner
     from arr.reranker.rule import RuleReranker
     from arr.router.router import RetrievalRouter
@@ -67,7 +67,7 @@ def main() -> None:
         router = RetrievalRouter(
             tools=tools,
             planner=RuleQueryPlanner(semantic_tools=("vector", "bm25")),
-            fusion=RRFFusion(),
+            fusion=WSumFusion(),
             reranker=RuleReranker(),
         )
         router.warm_up()

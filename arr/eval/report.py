@@ -124,6 +124,10 @@ def markdown(report: dict[str, Any]) -> str:
         "",
         f"Rejections by code: {report['admission'] or 'none'}; degradations by code: "
         f"{report['degradations'] or 'none'}.",
+        "",
+        "Queries per planned channel set: "
+        + (", ".join(f"{k} {v}" for k, v in (report.get("routes") or {}).items()) or "none")
+        + ".",
     ]
     worst = sorted(report["per_case"], key=lambda c: c["metrics"].get("ndcg@10", 0))[:5]
     lines += ["", "Hardest queries (nDCG@10):", ""]

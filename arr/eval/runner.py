@@ -159,7 +159,7 @@ def evaluate(
 ) -> dict[str, Any]:
     from tqdm import tqdm
 
-    per_case, admission, degradations = [], Counter(), Counter()
+    per_case, admission, degradations, routes = [], Counter(), Counter(), Counter()
     latency: dict[str, list[float]] = {"search": []}
     runs: list[tuple[str, list[str]]] = []
     for case in tqdm(cases, desc="evaluating", unit="query", file=sys.stderr, disable=not progress):
@@ -172,6 +172,9 @@ def evaluate(
         leaks = sum(e.scope != case.scope for e in result.evidence)
         admission.update(r.code for r in result.rejections)
         degradations.update(d.code for d in result.degradations)
+        rounds = result.plan.tool_rounds if result.plan else ()
+        channels = "+".join(sorted({c.tool for r in rounds for c in r.calls})) or "none"
+        routes[channels] += 1
         latency["search"].append(result.elapsed_ms)
         for trace in result.traces:
             if trace.status != "rejected":
@@ -184,6 +187,7 @@ def evaluate(
                 "metrics": query_metrics(ranking, case.relevant, k_values),
                 "scope_leak_count": leaks,
                 "partial": result.partial,
+                "channels": channels,
                 "elapsed_ms": result.elapsed_ms,
                 "returned": len(ranking),
                 "ranking": ranking[: max(k_values)],
@@ -199,6 +203,8 @@ def evaluate(
         "per_case": per_case,
         "admission": dict(sorted(admission.items())),
         "degradations": dict(sorted(degradations.items())),
+        # queries per planned channel set: how often the planner routed lexical-only
+        "routes": dict(sorted(routes.items())),
         "latency_ms": {k: percentiles(v) for k, v in latency.items()},
         "_runs": runs,
     }

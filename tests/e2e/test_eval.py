@@ -42,6 +42,10 @@ def test_eval_on_the_demo_gold_set(demo_overrides: list[str], tmp_path: Path) ->
     assert len(read_back.keys()) == report["cases"] - agg["failed_queries"]
     assert "<svg" in (run / "report.html").read_text()
     assert "scope leaks: **0**" in (run / "report.md").read_text()
+    # routing share: every judged query counted once under the channel set it was planned to
+    assert sum(report["routes"].values()) == report["cases"] - agg["failed_queries"]
+    assert {c["channels"] for c in report["per_case"]} == set(report["routes"])
+    assert "Queries per planned channel set" in (run / "report.md").read_text()
 
 
 def test_failed_eval_still_writes_a_report(demo_overrides: list[str], tmp_path: Path) -> None:
