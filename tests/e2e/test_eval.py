@@ -70,9 +70,7 @@ def test_unknown_relevant_ids_are_reported(demo_overrides: list[str], tmp_path: 
 
 
 def test_sweep_and_comparison_report(demo_overrides: list[str], tmp_path: Path) -> None:
-    done = arr(
-        "eval", "-m", *demo_overrides, "fusion.top_k=10,60", "pipeline=bm25_only,hybrid_rrf"
-    )
+    done = arr("eval", "-m", *demo_overrides, "fusion.top_k=10,60", "pipeline=bm25_only,hybrid_rrf")
     assert done.returncode == 0, done.stderr
     sweeps = list((tmp_path / "outputs" / "eval" / "multiruns").iterdir())
     assert len(sweeps) == 1
