@@ -45,12 +45,15 @@ def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
     right type (an index's own rows, a copy with one field changed): no validation, and none of
     ``model_construct``'s per-field default handling, which costs more than the search it serves
     on the hot path. Never for anything that comes from outside (plans, files, requests)."""
-    obj = cls.__new__(cls)
+    obj = _new(cls)
     _set(obj, "__dict__", values)
     _set(obj, "__pydantic_fields_set__", set(values))
     _set(obj, "__pydantic_extra__", None)
     _set(obj, "__pydantic_private__", None)
     return obj
+
+
+_new = object.__new__
 
 
 def replaced(model: _M, **changes: Any) -> _M:

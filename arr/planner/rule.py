@@ -40,12 +40,26 @@ _GUARDED_CODE: tuple[tuple[tuple[str | re.Pattern[str], ...], str], ...] = (
 _CAMEL = r"\b[a-z]{2,}[A-Z][a-z]+\w*\b"  # camelCase (not gene names such as miRNA)
 _CODE = re.compile("|".join([*(p for _, p in _GUARDED_CODE), _CAMEL]))
 _GUARDS = tuple((guards, re.compile(p)) for guards, p in _GUARDED_CODE)
-_CAMEL_RE = re.compile(_CAMEL)
 _LOWER_UPPER = re.compile(r"[a-z][A-Z]")  # a camelCase name cannot exist without this
+_CAMEL_RE = re.compile(_CAMEL)
+
+
+# The guards above as plain substrings (plus the two regex guards): most prose holds none, and
+# is answered by a few substring tests (a regex alternation of them costs more than the tests).
+_GUARD_STRINGS = tuple(g for guards, _ in _GUARDED_CODE for g in guards if isinstance(g, str))
+
+
+def _any_guard(query: str) -> bool:
+    for guard in _GUARD_STRINGS:
+        if guard in query:
+            return True
+    return bool(("." in query and _DOT_NAME.search(query)) or _LOWER_UPPER.search(query))
 
 
 def code_shaped(query: str) -> bool:
     """True when the query holds a code-shaped token (same answer as ``_CODE.search``)."""
+    if not _any_guard(query):
+        return False
     for guards, pattern in _GUARDS:
         if any(g in query if isinstance(g, str) else g.search(query) for g in guards) and (
             pattern.search(query)

@@ -16,7 +16,9 @@ only the symbol bonus helped (demo +0.006 nDCG@10); the phrase bonus changed not
 gold sets and the agreement bonus cost up to 0.027 (demo) and 0.016 (CoSQA), so both are 0 by
 default and stay available as options.
 
-Same input, same output: there is no randomness and no dependence on time.
+When no bonus can apply to a query (phrase bonus off, no symbol in a look-up, agreement bonus
+off), the fused list is returned as it is and ``rerank_score`` stays unset (null): nothing was
+scored. Same input, same output: there is no randomness and no dependence on time.
 """
 
 from __future__ import annotations
@@ -63,20 +65,26 @@ class RuleReranker:
         self.agreement_weight = agreement_weight
 
     def rerank(self, query: str, evidence: Sequence[EvidenceChunk]) -> list[EvidenceChunk]:
-        phrase = query.strip().lower()
-        symbols = [] if is_prose(query.split()) else [s.lower() for s in symbol_tokens(query)]
-        reads_text = len(phrase) >= 3 or bool(symbols)  # else only agreement can score
+        phrase = query.strip().lower() if self.phrase_weight else ""
+        symbols = [s.lower() for s in symbol_tokens(query)] if self.symbol_weight else []
+        if symbols and is_prose(query.split()):  # an identifier inside a sentence is context
+            symbols = []
+        use_phrase = len(phrase) >= 3
+        use_agreement = bool(self.agreement_weight)
+        if not (use_phrase or symbols or use_agreement):
+            # No bonus can apply to this query: the fused list as it is (rerank_score unset).
+            return list(evidence)
         bonuses = []
         for chunk in evidence:  # rule_bonus, inlined: this runs for every search
             bonus = 0.0
-            if reads_text:
+            if use_phrase or symbols:
                 snippet = chunk.snippet.lower()
-                if len(phrase) >= 3 and phrase in snippet:
+                if use_phrase and phrase in snippet:
                     bonus += self.phrase_weight
                 if symbols:
                     hits = sum(s in snippet for s in symbols)
                     bonus += self.symbol_weight * hits / len(symbols)
-            if len(chunk.ranks) > 1:
+            if use_agreement and len(chunk.ranks) > 1:
                 bonus += self.agreement_weight * (len(chunk.ranks) - 1)
             bonuses.append(round(bonus, 9) if bonus else 0.0)
         # stable sort on the bonus alone keeps the fused order among equal bonuses

@@ -593,15 +593,20 @@ class RetrievalRouter:
                     detail="the scan hit its deadline; results cut",
                 )
             )
+        # Every value was produced here (admitted tool name, fixed codes, int counters).
         run.traces.append(
-            ToolTrace(
-                round=number,
-                tool=call.tool,
-                status=status,
-                code=code,
-                candidates=len(found),
-                elapsed_ms=outcome.elapsed_ms,
-                counters=counters,
+            trusted(
+                ToolTrace,
+                {
+                    "round": number,
+                    "tool": call.tool,
+                    "status": status,
+                    "code": code,
+                    "candidates": len(found),
+                    "elapsed_ms": outcome.elapsed_ms,
+                    "counters": counters,
+                    "note": "",
+                },
             )
         )
         fresh = [c for c in found if c.id not in run.seen]

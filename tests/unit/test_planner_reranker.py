@@ -95,7 +95,7 @@ def test_reranker_symbol_bonus_only_for_look_ups() -> None:
     look_up = RuleReranker().rerank("ebunch_to_add", evidence)
     assert [c.id for c in look_up] == ["b", "a"]
     prose = RuleReranker().rerank("Add all the edges in ebunch_to_add.", evidence)
-    assert [c.id for c in prose] == ["a", "b"] and {c.rerank_score for c in prose} == {0.0}
+    assert [c.id for c in prose] == ["a", "b"] and {c.rerank_score for c in prose} == {None}
 
 
 def test_phrase_bonus_is_an_option() -> None:
