@@ -114,6 +114,7 @@ def load_router(
     workspace: str | os.PathLike[str] | None = None,
 ) -> RetrievalRouter:
     router = build_router(config_container(compose(config_name, overrides, workspace)))
-    if warm:
+    if warm:  # a router kept for many searches: its trees are watched, not walked each time
         router.warm_up()
+        router.watch_changes()
     return router

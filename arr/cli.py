@@ -403,6 +403,7 @@ def _run_serve(args: list[str], workspace: str | None) -> int:
             if hasattr(tool, "eager_warm_up"):
                 tool.eager_warm_up = True
     router.warm_up()
+    router.watch_changes()  # a server lives: trees are watched, not walked before each search
     serve(router, pinned or None, transport, host, port)
     return 0
 

@@ -13,6 +13,7 @@ import hashlib
 import json
 import os
 import stat
+import threading
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -23,6 +24,7 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from arr.errors import WorkspaceError
 from arr.models import ScopeKey
 from arr.safety import credential_kind, is_sensitive_filename, unsafe_root_reason
+from arr.watch import VERIFY_S, TreeWatch, open_watch
 
 TEXT_SUFFIXES = (
     ".md",
@@ -169,6 +171,15 @@ def _beir_documents(path: Path) -> Iterator[Document]:
             yield Document(id=doc_id, text=text, document_id=doc_id)
 
 
+class _Watched:
+    """A scope's watch and the walk it vouches for (None: walk again)."""
+
+    def __init__(self, watch: TreeWatch | None) -> None:
+        self.watch = watch
+        self.files: list[SourceFile] | None = None
+        self.skipped: Counter[str] = Counter()
+
+
 class Workspace(BaseModel):
     """Plain description of a workspace; no I/O happens until a method is called."""
 
@@ -185,6 +196,10 @@ class Workspace(BaseModel):
     # Said when the root is missing (e.g. where a benchmark collection is looked for).
     missing_hint: str | None = None
     _by_key: dict[ScopeKey, ScopeSpec] | None = PrivateAttr(default=None)
+    # Long-lived processes watch their trees (see watch_changes); None: walk on every check.
+    _verify_s: float | None = PrivateAttr(default=None)
+    _watched: dict[ScopeKey, _Watched] = PrivateAttr(default_factory=dict)
+    _watch_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
 
     @classmethod
     def from_config(cls, **values: object) -> Workspace:
@@ -251,13 +266,70 @@ class Workspace(BaseModel):
             raise WorkspaceError(f"BEIR corpus {str(path)!r} is not a readable file")
         return path
 
+    def watch_changes(self, verify_s: float = VERIFY_S) -> None:
+        """From now on, know that a scope's tree did not change without walking it: its folders
+        are watched (inotify, see :mod:`arr.watch`) from the next walk on, and a walk happens
+        only after a change or every ``verify_s`` seconds. For processes that live (``arr
+        serve``, library mode, ``arr eval``); a one-shot command walks once and never asks."""
+        if verify_s < 0:
+            raise WorkspaceError(f"verify_s must be >= 0, got {verify_s}")
+        self._verify_s = verify_s
+
+    def close_watches(self) -> None:
+        """Stop watching (inotify descriptors closed); every check walks again."""
+        self._verify_s = None
+        with self._watch_lock:
+            watched, self._watched = self._watched, {}
+        for entry in watched.values():
+            if entry.watch is not None:
+                entry.watch.close()
+
     def source_files(
         self, scope: ScopeKey, skipped: Counter[str] | None = None
     ) -> list[SourceFile]:
-        """Every file source of the scope with its size and mtime (one walk, one lstat each)."""
+        """Every file source of the scope with its size and mtime (one walk, one lstat each).
+        When watching (``watch_changes``), the last walk while nothing changed since."""
         spec = self.spec_for(scope)
         if spec is None:
             return []
+        if self._verify_s is None:
+            return self._walk_sources(spec, skipped)
+        entry = self._watch_entry(scope, spec)
+        watch = entry.watch
+        if watch is not None:
+            with self._watch_lock:
+                files, counts = entry.files, entry.skipped
+            if files is not None and not watch.changed():
+                if skipped is not None:
+                    skipped.update(counts)
+                return files
+            watch.settle()  # before the walk: a change during it is seen by the next check
+            with self._watch_lock:
+                entry.files = None  # no other thread may serve the previous walk from now
+        counted: Counter[str] = Counter()
+        files = self._walk_sources(spec, counted)
+        if skipped is not None:
+            skipped.update(counted)
+        if watch is not None:
+            files = WatchedFiles(files)
+            with self._watch_lock:
+                entry.files, entry.skipped = files, counted
+        return files
+
+    def _watch_entry(self, scope: ScopeKey, spec: ScopeSpec) -> _Watched:
+        with self._watch_lock:
+            entry = self._watched.get(scope)
+        if entry is not None:
+            return entry
+        roots = [str(r) for r in self.root_paths(spec)]
+        created = _Watched(open_watch(roots, self._verify_s or 0.0) if roots else None)
+        with self._watch_lock:
+            entry = self._watched.setdefault(scope, created)
+        if entry is not created and created.watch is not None:
+            created.watch.close()  # another thread was first
+        return entry
+
+    def _walk_sources(self, spec: ScopeSpec, skipped: Counter[str] | None) -> list[SourceFile]:
         roots = self.root_paths(spec)
         files = []
         for root in roots:
@@ -376,7 +448,30 @@ def _resolved(path: str) -> str:
     return os.path.realpath(path)  # per search otherwise: a few system calls each time
 
 
+class WatchedFiles(list):  # type: ignore[type-arg]
+    """A watched scope's walk: the same object is handed out while the tree is unchanged, so
+    what is derived from it (its digest) is kept on it and dies with it."""
+
+    def __init__(self, files: list[SourceFile]) -> None:
+        super().__init__(files)
+        self.digests: dict[tuple[int, object], tuple[str, int]] = {}
+
+
 def state_digest(
+    chunk_lines: int, files: list[SourceFile], beir: tuple[str, int, int] | None
+) -> tuple[str, int]:
+    """Digest and newest mtime of a scope's sources; remembered on a watched walk (hashing
+    thousands of entries before each search is what watching is meant to save)."""
+    if not isinstance(files, WatchedFiles):
+        return _state_digest(chunk_lines, files, beir)
+    key = (chunk_lines, beir)
+    found = files.digests.get(key)
+    if found is None:
+        found = files.digests[key] = _state_digest(chunk_lines, files, beir)
+    return found
+
+
+def _state_digest(
     chunk_lines: int, files: list[SourceFile], beir: tuple[str, int, int] | None
 ) -> tuple[str, int]:
     digest = hashlib.sha256(str(chunk_lines).encode())

@@ -246,6 +246,7 @@ def run_eval(container: dict[str, Any], run_dir: Path, overrides: list[str]) -> 
             raise EvalError(f"eval.k_values must be positive integers, got {k_values}")
         router = build_router(container)
         router.warm_up()
+        router.watch_changes()  # many searches over trees nothing changes meanwhile
         workspace = build_workspace(container)
         if settings.get("build_indexes", True):
             report["indexes_built"] = ensure_indexes(

@@ -191,6 +191,14 @@ class RetrievalRouter:
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
 
+    def watch_changes(self) -> None:
+        """For a router that lives: its channels' workspaces watch their trees instead of
+        walking them before every search (:meth:`arr.workspace.Workspace.watch_changes`)."""
+        for tool in self.tools.values():
+            workspace = getattr(tool, "workspace", None)
+            if workspace is not None and hasattr(workspace, "watch_changes"):
+                workspace.watch_changes()
+
     def warm_up(self) -> None:
         """Load every channel; a channel that cannot load (a damaged store) is recorded, not
         raised: its calls degrade with the cause and the repair command, the others answer."""
@@ -398,11 +406,16 @@ class RetrievalRouter:
             return self._pool
 
     def close(self) -> None:
-        """Stop the worker threads (a closed router starts new ones if used again)."""
+        """Stop the worker threads and tree watches (a closed router starts new threads if used
+        again; its workspaces walk their trees from then on)."""
         with self._pool_lock:
             pool, self._pool = self._pool, None
         if pool is not None:
             pool.shutdown(wait=True, cancel_futures=True)
+        for tool in self.tools.values():
+            close_watches = getattr(getattr(tool, "workspace", None), "close_watches", None)
+            if close_watches is not None:
+                close_watches()
 
     def _dispatch(
         self, calls: list[ToolCall], scope: ScopeKey, deadline: float | None
