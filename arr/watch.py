@@ -143,12 +143,12 @@ class TreeWatch:
                 offset += _EVENT.size + length
                 self.events += 1
                 self._changed = True
-                if mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO) and wd in self._folders:
-                    if not name.startswith(b"."):
-                        try:
-                            self._watch_tree(os.path.join(self._folders[wd], os.fsdecode(name)))
-                        except WatchUnavailable:
-                            self._verify_s = 0.0  # cannot watch all of it any more: always walk
+                new_folder = mask & IN_ISDIR and mask & (IN_CREATE | IN_MOVED_TO)
+                if new_folder and wd in self._folders and not name.startswith(b"."):
+                    try:
+                        self._watch_tree(os.path.join(self._folders[wd], os.fsdecode(name)))
+                    except WatchUnavailable:
+                        self._verify_s = 0.0  # cannot watch all of it any more: always walk
                 if mask & IN_IGNORED:
                     self._folders.pop(wd, None)
 
