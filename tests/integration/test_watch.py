@@ -135,9 +135,7 @@ def test_verification_walk_bounds_what_inotify_cannot_see(
     workspace.close_watches()
 
 
-def test_router_sees_deep_edits_through_the_watch(
-    tmp_path: Path, counted_walks: list[int]
-) -> None:
+def test_router_sees_deep_edits_through_the_watch(tmp_path: Path, counted_walks: list[int]) -> None:
     files = big_tree(tmp_path / "tree", folders=30, files=20)
     workspace = make_workspace(tmp_path)
     tool = BM25Tool("bm25", workspace)
