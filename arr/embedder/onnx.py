@@ -116,6 +116,7 @@ class OnnxEmbedder:
         self.threads = threads
         self._session: Any = None
         self._tokenizer: Any = None
+        self._counter: Any = None  # the same tokenizer without truncation: counts word pieces
         self._resolved: tuple[str, Path] | None = None
         self._dimension: int | None = None
         self._lock = threading.Lock()
@@ -182,7 +183,22 @@ class OnnxEmbedder:
             limit = self.max_seq_length or _max_seq_length(path)
             tokenizer.enable_truncation(max_length=limit)
             tokenizer.no_padding()
-            self._session, self._tokenizer = session, tokenizer
+            counter = Tokenizer.from_file(str(path / "tokenizer.json"))
+            counter.no_truncation()
+            counter.no_padding()
+            self._session, self._tokenizer, self._counter = session, tokenizer, counter
+
+    @property
+    def max_tokens(self) -> int:
+        """Word pieces of text the model reads (its sequence length less [CLS] and [SEP])."""
+        return (self.max_seq_length or _max_seq_length(self._model_path()[1])) - 2
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        """Word pieces of each text, without special tokens and without truncation."""
+        self.warm_up()
+        if not texts:
+            return []
+        return [len(e.ids) for e in self._counter.encode_batch(texts, add_special_tokens=False)]
 
     # ---- embedding -------------------------------------------------------------------------
     def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:

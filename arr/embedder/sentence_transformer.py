@@ -119,6 +119,21 @@ class SentenceTransformerEmbedder:
             else f"{resolve_model_path(self.model)[0]}:{self.dimension()}"
         )
 
+    @property
+    def max_tokens(self) -> int:
+        """Word pieces of text the model reads (its sequence length less [CLS] and [SEP])."""
+        from arr.embedder.onnx import _max_seq_length
+
+        return (self.max_seq_length or _max_seq_length(resolve_model_path(self.model)[1])) - 2
+
+    def token_counts(self, texts: list[str]) -> list[int]:
+        """Word pieces of each text, without special tokens and without truncation."""
+        self.warm_up()
+        if not texts:
+            return []
+        encoded = self._model.tokenizer(texts, add_special_tokens=False, truncation=False)
+        return [len(ids) for ids in encoded["input_ids"]]
+
     def embed(self, texts: list[str], show_progress: bool = False) -> np.ndarray:
         self.warm_up()
         if not texts:

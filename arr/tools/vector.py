@@ -8,6 +8,11 @@ is written last, in the collection's metadata; ``freshness`` compares it with th
 it is now and with the configured embedder (``index_stale``, ``index_embedder_mismatch``).
 Evidence carries the scope read back from each item's metadata, so the Router's final scope
 check sees what the store really holds.
+
+Token-aware passages (``passages: true``, the default): a chunk or document longer than the
+embedder reads (``max_seq_length`` word pieces, less two special tokens) is stored as passages
+that each fit whole (:mod:`arr.tools.passages`); a search returns each chunk once, scored by its
+best passage (max-pooling), under the chunk's own id.
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from arr import __version__, codes
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.partition import exclusive_lock
+from arr.tools.passages import split_all, unit_of
 from arr.workspace import Document, Workspace, state_digest
 
 EMBEDDER_MISMATCH = codes.INDEX_EMBEDDER_MISMATCH
@@ -50,6 +56,9 @@ def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]
         value = getattr(doc, key)
         if value is not None:  # Chroma metadata cannot hold None
             meta[key] = value
+    unit = unit_of(doc.id)
+    if unit != doc.id:  # a passage: the chunk or document it belongs to
+        meta["unit"] = unit
     return meta
 
 
@@ -76,6 +85,8 @@ class VectorTool:
         show_progress: bool = False,
         eager_warm_up: bool = False,
         refresh_max_chunks: int = 64,
+        passages: bool = True,
+        passage_overlap: int = 32,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
@@ -94,6 +105,10 @@ class VectorTool:
         self.show_progress = show_progress
         self.eager_warm_up = eager_warm_up
         self.refresh_max_chunks = refresh_max_chunks
+        if passage_overlap < 0:
+            raise ValueError(f"passage_overlap must be >= 0, got {passage_overlap}")
+        self.passages = passages
+        self.passage_overlap = passage_overlap
         self._manifests: dict[str, tuple[float, dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
 
@@ -125,8 +140,17 @@ class VectorTool:
         """Embed what changed when it is at most ``refresh_max_chunks`` chunks."""
         return bool(self.build(scope, max_changed=self.refresh_max_chunks))
 
+    def _budget(self) -> int | None:
+        """Word pieces a passage may hold, or None when chunks are embedded as they are (the
+        option is off, or the embedder cannot count its tokens)."""
+        if not self.passages or not hasattr(self.embedder, "token_counts"):
+            return None
+        return int(self.embedder.max_tokens)
+
     def _chunking(self) -> str:
-        return f"{self.chunk_lines or self.workspace.chunk_lines}/{self.overlap_lines}"
+        lines = f"{self.chunk_lines or self.workspace.chunk_lines}/{self.overlap_lines}"
+        budget = self._budget()
+        return lines if budget is None else f"{lines}/passages-{budget}-{self.passage_overlap}"
 
     # ---- building -------------------------------------------------------------------------
     def build(self, scope: ScopeKey, max_changed: int | None = None) -> dict[str, Any]:
@@ -150,6 +174,19 @@ class VectorTool:
         beir = self.workspace.beir_state(scope)
         fingerprint, newest_ns = state_digest(self.workspace.chunk_lines, files, beir)
         size = self.chunk_lines or self.workspace.chunk_lines
+        budget = self._budget()
+        units_split = 0
+
+        def fit(docs: list[Document]) -> list[Document]:
+            nonlocal units_split
+            if budget is None:
+                return docs
+            passages, split = split_all(
+                docs, self.embedder.token_counts, budget, self.passage_overlap
+            )
+            units_split += split
+            return passages
+
         old = self.store.manifest(scope)
         if old is not None and old.get("embedder") != embedder_id:
             self.store.drop(scope)  # another model: other dimensions, nothing is reusable
@@ -165,11 +202,11 @@ class VectorTool:
                 listing[source.label] = entry
                 unchanged_ids += entry[1]
                 continue
-            docs = self.workspace.file_documents(source, size, self.overlap_lines, skipped)
+            docs = fit(self.workspace.file_documents(source, size, self.overlap_lines, skipped))
             listing[source.label] = [[source.size, source.mtime_ns], [d.id for d in docs]]
             documents += docs
         if beir is not None:
-            documents += list(self.workspace.beir_documents(scope))
+            documents += fit(list(self.workspace.beir_documents(scope)))
         if sidecar is None:
             existing = self.store.existing(scope)
         else:  # only the chunks of changed or vanished files can differ from the store
@@ -192,6 +229,8 @@ class VectorTool:
             "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "arr_version": __version__,
             "documents": len(documents) + len(unchanged_ids),
+            # chunks (or documents) longer than the model reads, stored as passages (this build)
+            "units_split": units_split,
             "skipped": json.dumps(dict(sorted(skipped.items()))),
             "build_token": token,
         }
@@ -278,12 +317,21 @@ class VectorTool:
         embedding = self.embedder.embed_query(call.query)
         manifest = self._manifest(scope) or {}
         version = manifest.get("build_token") or manifest.get("built_at")
-        hits = self.store.query(
-            scope, embedding, call.top_k or self.top_k, None if version is None else str(version)
-        )
-        evidence = []
-        for rank, (item_id, distance, document, meta) in enumerate(hits, 1):
+        wanted = call.top_k or self.top_k
+        # passages of one chunk may fill the head: ask for more, keep each chunk's best
+        fetch = wanted if self._budget() is None else wanted * 3
+        hits = self.store.query(scope, embedding, fetch, None if version is None else str(version))
+        evidence: list[EvidenceChunk] = []
+        seen: set[str] = set()
+        for item_id, distance, document, meta in hits:
+            if len(evidence) == wanted:
+                break
             meta = meta or {}
+            unit = meta.get("unit") or item_id
+            if unit in seen:
+                continue  # a lower-scored passage of a chunk already returned
+            seen.add(unit)
+            rank = len(evidence) + 1
             try:
                 owner = _owner(tuple(meta[f] for f in SCOPE_META))
             except (KeyError, ValueError, TypeError) as exc:
@@ -299,7 +347,7 @@ class VectorTool:
             evidence.append(
                 # the store's own item (its scope validated above): built without re-validation
                 EvidenceChunk.model_construct(
-                    id=item_id,
+                    id=unit,
                     scope=owner,
                     channel=self.name,
                     location=location,
