@@ -19,6 +19,8 @@ from collections import Counter, OrderedDict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
+from arr.secret_rules import RULES, VALIDATORS
+
 SENSITIVE_DIRS = frozenset(
     {".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".gcloud", ".git", ".password-store"}
 )
@@ -90,32 +92,10 @@ ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
 assert not any(c in g for g in ENGINE_EXCLUDE_GLOBS for c in ",{}[]\\")
 ENGINE_EXCLUDE_GLOB = "!{" + ",".join(g.removeprefix("!") for g in ENGINE_EXCLUDE_GLOBS) + "}"
 
-# (kind, literal anchors that must occur first, pattern). The anchor test runs at C speed, so
-# the regex only runs on the rare files that could match.
-_SECRET_PATTERNS = (
-    (
-        "private_key",
-        (b"PRIVATE KEY",),
-        re.compile(rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"),
-    ),
-    (
-        "cloud_access_key",
-        (b"AKIA", b"ASIA", b"AGPA", b"AIDA", b"AROA", b"ANPA"),
-        re.compile(rb"\b(?:AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}\b"),
-    ),
-    ("google_api_key", (b"AIza",), re.compile(rb"\bAIza[0-9A-Za-z_\-]{35}\b")),
-    (
-        "github_token",
-        (b"gh", b"github_pat_"),
-        re.compile(rb"\b(?:gh[pousr]_[A-Za-z0-9]{36,255}|github_pat_[A-Za-z0-9_]{22,255})\b"),
-    ),
-    ("slack_token", (b"xox",), re.compile(rb"\bxox[abposr]-[A-Za-z0-9-]{10,250}")),
-    (
-        "jwt",
-        (b"eyJ",),
-        re.compile(rb"\beyJ[A-Za-z0-9_-]{8,}\.eyJ[A-Za-z0-9_-]{8,}\.[A-Za-z0-9_-]{8,}"),
-    ),
-)
+# (kind, literal anchors of which one must occur, pattern): a maintained rule set, vendored
+# (arr/secret_rules.py). The anchor test runs at C speed, so a regex only runs on the files
+# that could match.
+_SECRET_PATTERNS = RULES
 # ``<...key|secret|token|password|passwd> = "<value>"``: keywords found in the lower-cased
 # content, then this tail is matched at the keyword's end in the original bytes.
 _ASSIGNMENT_KEYWORDS = (b"key", b"secret", b"token", b"password", b"passwd")
@@ -153,14 +133,22 @@ def shannon_entropy(value: bytes) -> float:
 
 
 _IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 
 
 def _is_code(content: bytes, match: re.Match[bytes]) -> bool:
-    """``key = apply_rotary_pos_emb_2d(...)``: the value is code (a call, an attribute, or a
-    lower-case identifier), not a secret."""
+    """The value is code, not a secret: ``key = apply_rotary_pos_emb_2d(...)`` (a call, an
+    attribute, a lower-case identifier), ``min_key = self.order.__getitem__`` (an unquoted
+    attribute chain) or ``key: PositionalIndexer2D,`` (a bare name inside a signature)."""
     value = match.group(1)
     after = content[match.end(1) : match.end(1) + 1]
-    if _IDENTIFIER.fullmatch(value) and (after in (b"(", b".", b"[") or value.islower()):
+    quoted = match.group(0)[-len(value) - 1 : -len(value)] in (b'"', b"'")
+    if _IDENTIFIER.fullmatch(value):
+        if after in (b"(", b".", b"[") or value.islower():
+            return True
+        if not quoted and after in (b",", b")", b"]", b"|"):
+            return True
+    if not quoted and _DOTTED.fullmatch(value):
         return True
     return b"." in value and after == b"("
 
@@ -180,9 +168,11 @@ def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
     """(kind, start, end) of every credential-like value, lazily (so a yes/no check stops at
     the first): known token formats, then high-entropy ``key = "..."`` assignments."""
     for kind, anchors, pattern in _SECRET_PATTERNS:
-        if any(anchor in content for anchor in anchors):
+        if not anchors or any(anchor in content for anchor in anchors):
+            valid = VALIDATORS.get(kind)
             for match in pattern.finditer(content):
-                yield kind, match.start(), match.end()
+                if valid is None or valid(match):
+                    yield kind, match.start(), match.end()
     for match in _assignment_matches(content):
         value = match.group(1)
         # Secrets mix letters and digits; identifiers such as ``num_hidden_layers`` do not.
@@ -200,6 +190,7 @@ def credential_kind(content: bytes) -> str | None:
     Verdicts on larger contents are remembered by a digest of the bytes (same bytes, same
     verdict; no file name or time involved, so no race): grep re-checks the same source files
     on every search, and a 100 kB module full of ``key``/``token`` words costs ~5 ms to scan."""
+    content = visible_bytes(content)
     if len(content) < _CACHE_FROM_BYTES:
         return next((kind for kind, _, _ in _credential_spans(content)), None)
     key = hashlib.blake2b(content, digest_size=16).digest()
@@ -226,6 +217,18 @@ INVISIBLE = dict.fromkeys(
     map(ord, "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff")
 )
 REDACTED = "[REDACTED]"
+_INVISIBLE_BYTES = tuple(chr(c).encode() for c in INVISIBLE)
+_INVISIBLE_LEADS = (b"\xc2\xad", b"\xe1\xa0", b"\xe2\x80", b"\xe2\x81", b"\xef\xbb")
+
+
+def visible_bytes(content: bytes) -> bytes:
+    """UTF-8 content without the characters that render as nothing (a token split by a zero
+    width space is still the token); unchanged, at the cost of a few scans, when it has none."""
+    if not any(lead in content for lead in _INVISIBLE_LEADS):
+        return content
+    for invisible in _INVISIBLE_BYTES:
+        content = content.replace(invisible, b"")
+    return content
 
 
 @functools.lru_cache(maxsize=8192)  # indexed snippets recur across searches: check each once
