@@ -28,6 +28,9 @@ class HashingEmbedder:
     def id(self) -> str:
         return f"hashing:{self.dim}"
 
+    def dimension(self) -> int:
+        return self.dim
+
     def warm_up(self) -> None:
         """Nothing to load."""
 

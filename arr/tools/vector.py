@@ -87,6 +87,7 @@ class VectorTool:
         refresh_max_chunks: int = 64,
         passages: bool = True,
         passage_overlap: int = 32,
+        commit_every: int = 512,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")
@@ -109,6 +110,9 @@ class VectorTool:
             raise ValueError(f"passage_overlap must be >= 0, got {passage_overlap}")
         self.passages = passages
         self.passage_overlap = passage_overlap
+        if commit_every < 1:
+            raise ValueError(f"commit_every must be >= 1, got {commit_every}")
+        self.commit_every = commit_every
         self._manifests: dict[str, tuple[float, dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
 
@@ -188,7 +192,14 @@ class VectorTool:
             return passages
 
         old = self.store.manifest(scope)
-        if old is not None and old.get("embedder") != embedder_id:
+        if old is not None and "embedder" not in old:
+            # a build that never finished: its stored batches are reused (each item carries the
+            # content hash of its text and embedder), unless their vectors cannot be ours
+            stored = getattr(self.store, "dimension", lambda _: None)(scope)
+            if stored is not None and stored != self.embedder.dimension():
+                self.store.drop(scope)
+                old = None
+        elif old is not None and old.get("embedder") != embedder_id:
             self.store.drop(scope)  # another model: other dimensions, nothing is reusable
             old = None
         sidecar = self._sidecar(scope, old)
@@ -218,7 +229,32 @@ class VectorTool:
         vanished = sorted(i for i in existing if i not in keep)
         if max_changed is not None and len(changed) + len(vanished) > max_changed:
             return {}
-        embeddings = self.embedder.embed([d.text for d in changed], self.show_progress)
+        # Embedded and stored in batches: an interrupted build keeps what it embedded (each
+        # item with its content hash), and the next build embeds only what is still missing.
+        # The manifest is written last, so until then the index reads stale, never half-new.
+        progress = None
+        if self.show_progress and len(changed) > self.commit_every:
+            from tqdm import tqdm
+
+            progress = tqdm(total=len(changed), desc="embedding", unit="chunk")
+        for start in range(0, len(changed), self.commit_every):
+            batch = changed[start : start + self.commit_every]
+            vectors = self.embedder.embed(
+                [d.text for d in batch], self.show_progress and progress is None
+            )
+            self.store.write(
+                scope,
+                [d.id for d in batch],
+                vectors,
+                [d.text for d in batch],
+                [item_metadata(d, scope, digests[d.id]) for d in batch],
+                [],
+                None,
+            )
+            if progress is not None:
+                progress.update(len(batch))
+        if progress is not None:
+            progress.close()
         token = f"{time.time_ns()}-{os.getpid()}"
         manifest = {
             "embedder": embedder_id,
@@ -234,15 +270,7 @@ class VectorTool:
             "skipped": json.dumps(dict(sorted(skipped.items()))),
             "build_token": token,
         }
-        self.store.write(
-            scope,
-            [d.id for d in changed],
-            embeddings,
-            [d.text for d in changed],
-            [item_metadata(d, scope, digests[d.id]) for d in changed],
-            vanished,
-            manifest,
-        )
+        self.store.write(scope, [], [], [], [], vanished, manifest)
         self._write_sidecar(scope, {"build_token": token, "files": listing})
         with self._lock:
             self._manifests[scope.fingerprint()] = (time.monotonic(), manifest)

@@ -146,6 +146,18 @@ class ChromaStore:
             fresh = self._client.get_collection(collection_name(scope), embedding_function=None)
             return _to_manifest(fresh.metadata)
 
+    def dimension(self, scope: ScopeKey) -> int | None:
+        """Length of the stored vectors (one item read), or None when the collection is empty."""
+        collection = self._collection(scope)
+        if collection is None:
+            return None
+        with _chroma_errors("read items"):
+            got = collection.get(limit=1, include=["embeddings"])
+        embeddings = got.get("embeddings")
+        if embeddings is None or len(embeddings) == 0:
+            return None
+        return len(embeddings[0])
+
     def existing(self, scope: ScopeKey) -> dict[str, str]:
         """Stored item id -> content hash."""
         collection = self._collection(scope)
@@ -216,10 +228,11 @@ class ChromaStore:
         documents: Sequence[str],
         metadatas: Sequence[dict[str, Any]],
         delete_ids: Sequence[str],
-        manifest: dict[str, Any],
+        manifest: dict[str, Any] | None,
     ) -> None:
         """Upsert new/changed items, delete vanished ones, then record the manifest (last, so a
-        crash mid-write leaves a manifest that no longer matches and the index reads stale)."""
+        crash mid-write leaves a manifest that no longer matches and the index reads stale).
+        ``manifest=None``: a batch of a build in progress (durable, not yet the index)."""
         collection = self._collection(scope, create=True)
         with _chroma_errors("write"):
             for start in range(0, len(ids), WRITE_BATCH):
@@ -232,7 +245,8 @@ class ChromaStore:
                 )
             for start in range(0, len(delete_ids), WRITE_BATCH):
                 collection.delete(ids=list(delete_ids[start : start + WRITE_BATCH]))
-            collection.modify(metadata={MANIFEST_PREFIX + k: v for k, v in manifest.items()})
+            if manifest is not None:
+                collection.modify(metadata={MANIFEST_PREFIX + k: v for k, v in manifest.items()})
 
     def query(
         self, scope: ScopeKey, embedding: Any, top_k: int, version: str | None = None

@@ -120,3 +120,77 @@ def test_killed_memory_writer_leaves_a_consistent_store(
     published = {m for m, a in audit if a == "publish"}
     assert added == set(memories)  # no memory without its audit row, no audit row without it
     assert published == {m for m, s in memories.items() if s == "published"} == fts
+
+
+VECTOR_BUILD = textwrap.dedent("""
+    import sys, time
+    from arr.embedder.hashing import HashingEmbedder
+    from arr.tools.vector import VectorTool
+    from arr.vector_store.chroma import ChromaStore
+    from arr.workspace import Workspace
+    from arr.models import ScopeKey
+
+    class SlowEmbedder(HashingEmbedder):
+        def embed(self, texts, show_progress=False):
+            time.sleep(0.15)  # a model's pace: the kill lands between committed batches
+            return super().embed(texts, show_progress)
+
+    ws = Workspace.model_validate_json(sys.argv[1])
+    tool = VectorTool("vector", ws, SlowEmbedder(), ChromaStore(sys.argv[3]), commit_every=20)
+    print("ready", flush=True)
+    tool.build(ScopeKey.model_validate_json(sys.argv[2]))
+    print("done", flush=True)
+""")
+
+
+def test_killed_vector_build_resumes_with_only_what_is_missing(tmp_path: Path) -> None:
+    """SIGKILL mid-build: the batches already embedded stay stored; the next build embeds only
+    the rest, and the finished index is complete and fresh."""
+    from arr.embedder.hashing import HashingEmbedder
+    from arr.tools.vector import VectorTool
+    from arr.vector_store.chroma import ChromaStore
+
+    root = tmp_path / "ws" / "a"
+    root.mkdir(parents=True)
+    for i in range(200):
+        (root / f"note{i}.md").write_text(f"note {i} about topic{i % 13}\n")
+    ws = Workspace(
+        name="t",
+        root=tmp_path / "ws",
+        index_dir=tmp_path / "idx",
+        memory_db=tmp_path / "m.sqlite3",
+        scopes={"a": {"key": SCOPE_A, "roots": ["a"]}},
+    )
+    chroma = tmp_path / "chroma"
+    child = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            VECTOR_BUILD,
+            ws.model_dump_json(),
+            SCOPE_A.model_dump_json(),
+            str(chroma),
+        ],
+        stdout=subprocess.PIPE,
+        cwd=REPO,
+    )
+    assert child.stdout is not None and child.stdout.readline().strip() == b"ready"
+    store = ChromaStore(chroma)
+    deadline = time.monotonic() + 60
+    stored = 0
+    while time.monotonic() < deadline and stored < 60:  # let some batches land
+        time.sleep(0.1)
+        try:
+            stored = len(ChromaStore(chroma).existing(SCOPE_A))
+        except Exception:
+            stored = 0
+    child.send_signal(signal.SIGKILL)
+    child.wait()
+    kept = len(store.existing(SCOPE_A))
+    assert 0 < kept < 200, kept
+    embedder = HashingEmbedder()
+    tool = VectorTool("vector", ws, embedder, ChromaStore(chroma), commit_every=20)
+    assert not tool.freshness(SCOPE_A).fresh  # never a half-built index served as fresh
+    report = tool.build(SCOPE_A)
+    assert embedder.texts_embedded == report["embedded"] == 200 - kept
+    assert tool.freshness(SCOPE_A).fresh and len(store.existing(SCOPE_A)) == 200
