@@ -11,6 +11,8 @@ PROVIDER_NOT_LOCAL = "provider_not_local"
 INDEX_STALE = "index_stale"
 INDEX_MISSING = "index_missing"
 INDEX_EMBEDDER_MISMATCH = "index_embedder_mismatch"
+# stale, and an index build of the scope is running: answered without the channel meanwhile
+INDEX_BUILDING = "index_building"
 FRESHNESS_UNKNOWN = "freshness_unknown"
 BUDGET_ROUNDS = "budget_rounds_exhausted"
 BUDGET_CALLS = "budget_calls_exhausted"
@@ -43,6 +45,7 @@ ADMISSION_CODES: tuple[str, ...] = (
     PROVIDER_NOT_LOCAL,
     INDEX_STALE,
     INDEX_MISSING,
+    INDEX_BUILDING,
     FRESHNESS_UNKNOWN,
     BUDGET_ROUNDS,
     BUDGET_CALLS,

@@ -41,6 +41,7 @@ from arr.models import (
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 from arr.safety import redact_credentials
 from arr.tools.base import REQUEST_DEADLINE, ChannelAnswer, ChannelError, Tool
+from arr.tools.partition import IndexBusy, without_waiting
 
 FORBIDDEN_IDENTIFIERS: tuple[str, ...] = (
     "remote",
@@ -53,7 +54,9 @@ FORBIDDEN_IDENTIFIERS: tuple[str, ...] = (
 _CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MAX_ROUNDS = 6
 # Refusals that mean "this channel's index does not reflect the sources": a degradation too.
-STALE_CODES = frozenset({codes.INDEX_STALE, codes.INDEX_MISSING, codes.INDEX_EMBEDDER_MISMATCH})
+STALE_CODES = frozenset(
+    {codes.INDEX_STALE, codes.INDEX_MISSING, codes.INDEX_EMBEDDER_MISMATCH, codes.INDEX_BUILDING}
+)
 MAX_CALLS = 12
 
 
@@ -469,7 +472,15 @@ class RetrievalRouter:
             return None
         started = time.perf_counter()
         try:
-            done = refresh(scope, self.refresh_max_files)
+            with without_waiting():  # a search never waits for a build: it answers without
+                done = refresh(scope, self.refresh_max_files)
+        except IndexBusy:
+            return Freshness(
+                fresh=False,
+                code=codes.INDEX_BUILDING,
+                detail=f"an index build of the {name} channel for this scope is running; "
+                "answering from the other channels until it finishes",
+            )
         except Exception as exc:  # a failed refresh leaves the index as it was: still stale
             return Freshness(
                 fresh=False,
@@ -543,7 +554,11 @@ class RetrievalRouter:
                     Degradation(
                         stage=call.tool,
                         code=refusal[0],
-                        detail=f"{refusal[1]}; fix: {self.fix_command(call.tool, scope)}"[:600],
+                        detail=(
+                            refusal[1]  # the running build is the fix
+                            if refusal[0] == codes.INDEX_BUILDING
+                            else f"{refusal[1]}; fix: {self.fix_command(call.tool, scope)}"
+                        )[:600],
                     )
                 )
             return False

@@ -18,6 +18,7 @@ import shutil
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
+from contextvars import ContextVar
 from pathlib import Path
 from typing import Any
 
@@ -77,12 +78,34 @@ def build_generation(
         return _build_locked(base, manifest, write)
 
 
+class IndexBusy(Exception):
+    """Another process (or thread) holds the scope's build lock and this caller may not wait."""
+
+
+# Set while a search refreshes an index: a search never waits for a build to finish.
+_NO_WAIT: ContextVar[bool] = ContextVar("arr_lock_no_wait", default=False)
+
+
+@contextmanager
+def without_waiting() -> Iterator[None]:
+    """Inside: every ``exclusive_lock`` that is held elsewhere raises IndexBusy at once."""
+    token = _NO_WAIT.set(True)
+    try:
+        yield
+    finally:
+        _NO_WAIT.reset(token)
+
+
 @contextmanager
 def exclusive_lock(path: Path) -> Iterator[None]:
-    """An inter-process exclusive lock on ``path`` (created if needed), released on exit."""
+    """An inter-process exclusive lock on ``path`` (created if needed), released on exit; under
+    ``without_waiting`` a lock held elsewhere raises IndexBusy instead of blocking."""
     path.parent.mkdir(parents=True, exist_ok=True)
     with open(path, "a+b") as handle:
-        fcntl.flock(handle, fcntl.LOCK_EX)
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | (fcntl.LOCK_NB if _NO_WAIT.get() else 0))
+        except BlockingIOError:
+            raise IndexBusy(f"an index build holds {path.name}; not waiting for it") from None
         try:
             yield
         finally:

@@ -163,3 +163,40 @@ def test_router_sees_deep_edits_through_the_watch(tmp_path: Path, counted_walks:
     assert counted_walks[0] > walks
     router.close()
     assert workspace._verify_s is None  # closed: back to walking
+
+
+def test_a_search_during_a_build_answers_without_waiting(tmp_path: Path) -> None:
+    """A stale channel whose build lock is held elsewhere is answered around at once, with a
+    degradation naming the running build (never a search blocked for the build's duration)."""
+    import fcntl
+    import time
+
+    from arr import codes
+    from arr.tools.grep import GrepTool
+    from arr.tools.partition import partition_dir
+
+    files = big_tree(tmp_path / "tree", folders=2, files=3)
+    workspace = make_workspace(tmp_path)
+    bm25 = BM25Tool("bm25", workspace)
+    bm25.build(SCOPE)
+    router = RetrievalRouter(
+        tools={"bm25": bm25, "grep": GrepTool("grep", workspace)},
+        planner=RuleQueryPlanner(),
+        fusion=WSumFusion(),
+        reranker=RuleReranker(),
+        scopes={"big": SCOPE},
+    )
+    files[0].write_text("def function_0_0():\n    return 'changed'\n")  # now stale
+    lock = partition_dir(workspace.index_dir / "bm25", SCOPE) / "build.lock"
+    lock.parent.mkdir(parents=True, exist_ok=True)
+    with open(lock, "a+b") as handle:
+        fcntl.flock(handle, fcntl.LOCK_EX)  # "another process is building"
+        started = time.monotonic()
+        result = router.search("function_0_0", SCOPE)
+        assert time.monotonic() - started < 5
+    assert [r.code for r in result.rejections] == [codes.INDEX_BUILDING]
+    assert any(d.code == codes.INDEX_BUILDING for d in result.degradations) and result.partial
+    assert any(e.channel == "grep" for e in result.evidence)  # the other channel answered
+    after = router.search("function_0_0", SCOPE)  # lock released: refreshed and answered
+    assert not after.rejections and any(e.channel == "bm25" for e in after.evidence)
+    router.close()
