@@ -15,9 +15,9 @@ import os
 import stat
 import threading
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple
+from typing import NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
@@ -171,6 +171,10 @@ def _beir_documents(path: Path) -> Iterator[Document]:
             yield Document(id=doc_id, text=text, document_id=doc_id)
 
 
+_T = TypeVar("_T")
+_MISSING = object()
+
+
 class _Watched:
     """A scope's watch and the walk it vouches for (None: walk again)."""
 
@@ -178,6 +182,8 @@ class _Watched:
         self.watch = watch
         self.files: list[SourceFile] | None = None
         self.skipped: Counter[str] = Counter()
+        # what else was derived from the tree as the walk saw it (cleared with the walk)
+        self.derived: dict[object, object] = {}
 
 
 class Workspace(BaseModel):
@@ -306,6 +312,7 @@ class Workspace(BaseModel):
             watch.settle()  # before the walk: a change during it is seen by the next check
             with self._watch_lock:
                 entry.files = None  # no other thread may serve the previous walk from now
+                entry.derived = {}
         counted: Counter[str] = Counter()
         files = self._walk_sources(spec, counted)
         if skipped is not None:
@@ -315,6 +322,29 @@ class Workspace(BaseModel):
             with self._watch_lock:
                 entry.files, entry.skipped = files, counted
         return files
+
+    def derived_from_tree(self, scope: ScopeKey, key: object, compute: Callable[[], _T]) -> _T:
+        """``compute()``, remembered while the scope's watched tree has not changed since its
+        last walk (an unwatched workspace computes every time)."""
+        spec = self.spec_for(scope)
+        if self._verify_s is None or spec is None:
+            return compute()
+        entry = self._watch_entry(scope, spec)
+        watch = entry.watch
+        if watch is None:
+            return compute()
+        with self._watch_lock:
+            settled = entry.files is not None
+            derived = entry.derived
+            found = derived[key] if settled and key in derived else _MISSING
+        if found is not _MISSING and not watch.changed():
+            return found  # type: ignore[return-value]
+        value = compute()
+        if settled and not watch.changed():
+            with self._watch_lock:
+                if entry.derived is derived:
+                    derived[key] = value
+        return value
 
     def _watch_entry(self, scope: ScopeKey, spec: ScopeSpec) -> _Watched:
         with self._watch_lock:

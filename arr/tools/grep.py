@@ -30,13 +30,19 @@ import subprocess
 import sys
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
-from arr.safety import ENGINE_EXCLUDE_GLOB, credential_kind, is_sensitive_name
+from arr.safety import (
+    ENGINE_EXCLUDE_GLOB,
+    SENSITIVE_DIRS,
+    credential_kind,
+    is_sensitive_filename,
+    is_sensitive_name,
+)
 from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
 from arr.workspace import Workspace
 
@@ -143,7 +149,43 @@ def open_verified(root_fd: int, relative: str, max_file_bytes: int) -> tuple[byt
 
 
 _FILE_ERROR = re.compile(r"^rg: .+: .*\(os error (\d+)\)$")
+
+
 # errno -> trace counter: a file that vanished mid-scan, or one the process may not read.
+def engine_withheld(roots: Sequence[Path], max_file_bytes: int) -> dict[str, int]:
+    """What ripgrep, run as this channel runs it, skips without a word, counted by reason:
+    sensitive folders and names (its exclusion glob, case-insensitive), links (not followed),
+    sockets, FIFOs and devices, files over the size cap."""
+    counts: Counter[str] = Counter()
+    stack = [str(r) for r in roots]
+    while stack:
+        folder = stack.pop()
+        try:
+            with os.scandir(folder) as listing:
+                entries = list(listing)
+        except OSError:
+            continue  # the engine reports unreadable folders itself (skipped_unreadable)
+        for entry in entries:
+            name = entry.name
+            try:
+                if entry.is_symlink():
+                    counts["skipped_link"] += 1
+                elif entry.is_dir(follow_symlinks=False):
+                    if name.lower() in SENSITIVE_DIRS or is_sensitive_filename(name):
+                        counts["skipped_sensitive_name"] += 1
+                    else:
+                        stack.append(entry.path)
+                elif is_sensitive_filename(name):
+                    counts["skipped_sensitive_name"] += 1
+                elif not entry.is_file(follow_symlinks=False):
+                    counts["skipped_special_file"] += 1
+                elif entry.stat(follow_symlinks=False).st_size > max_file_bytes:
+                    counts["skipped_oversize"] += 1
+            except OSError:
+                continue  # vanished meanwhile: nothing to withhold
+    return dict(counts)
+
+
 _ERRNO_REASON = {2: "skipped_vanished", 13: "skipped_unreadable", 1: "skipped_unreadable"}
 
 
@@ -405,11 +447,15 @@ class GrepTool:
         return content.split(b"\n")
 
     def _verified(
-        self, candidates: Iterable[_Candidate], counters: Counter[str], deadline: float
+        self,
+        candidates: Iterable[_Candidate],
+        counters: Counter[str],
+        deadline: float,
+        files: dict[tuple[Path, str], list[bytes] | None] | None = None,
     ) -> Iterator[tuple[_Candidate, list[bytes]]]:
         """Candidates (in the given order) whose file passes the safety rules and whose line
         is exactly what ripgrep reported; each file is opened and checked once."""
-        files: dict[tuple[Path, str], list[bytes] | None] = {}
+        files = {} if files is None else files
         root_fds: dict[Path, int] = {}
         try:
             for candidate in candidates:
@@ -565,6 +611,20 @@ class GrepTool:
             raise ChannelError("path_escape", f"sub-path {sub_path!r} leaves the root")
         return "./" + PurePosixPath(*parts).as_posix()
 
+    def skip_counters(self, scope: ScopeKey) -> dict[str, int]:
+        """Files the engine never opens, by reason (for the trace): a withheld match must not
+        look like "nothing there". One scandir walk of the roots, remembered while a watched
+        tree is unchanged; binary files are recognised only when read and are not counted."""
+        spec = self.workspace.spec_for(scope)
+        if spec is None:
+            return {}
+        roots = self.workspace.root_paths(spec)
+        return self.workspace.derived_from_tree(
+            scope,
+            ("grep-withheld", self.max_file_bytes),
+            lambda: engine_withheld(roots, self.max_file_bytes),
+        )
+
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> ChannelAnswer:
         """The exact query first (phrase, or the regex); when that yields fewer lines than
         asked for, a literal query's words are searched too (OR-ed) and ranked after. Ranking
@@ -582,6 +642,7 @@ class GrepTool:
         kept: list[tuple[_Candidate, str]] = []
         seen: set[tuple[str, int]] = set()
         taken: Counter[str] = Counter()
+        checked: dict[tuple[Path, str], list[bytes] | None] = {}  # files verified this call
         cut = ""
         for patterns in stages:
             if len(kept) >= limit or cut == "deadline":
@@ -590,7 +651,7 @@ class GrepTool:
             counters["matches"] += len(candidates)
             if seen:  # lines the exact stage already returned are not returned twice
                 candidates = [c for c in candidates if (c.file, c.hit.line) not in seen]
-            cut = self._take(candidates, counters, deadline, limit, kept, taken) or cut
+            cut = self._take(candidates, counters, deadline, limit, kept, taken, checked) or cut
             seen.update((c.file, c.hit.line) for c, _ in kept)
         evidence = [
             EvidenceChunk(
@@ -616,8 +677,10 @@ class GrepTool:
         limit: int,
         kept: list[tuple[_Candidate, str]],
         taken: Counter[str],
+        checked: dict[tuple[Path, str], list[bytes] | None] | None = None,
     ) -> str:
-        """Rank, then verify in rank order into ``kept``; returns a cut reason or ""."""
+        """Rank, then verify in rank order into ``kept``; returns a cut reason or "".
+        ``checked``: files already verified in this call (each withheld file counted once)."""
         files = [c.file for c in candidates]
         per_file = Counter(files)
         keys = [
@@ -626,7 +689,7 @@ class GrepTool:
         order = sorted(range(len(candidates)), key=keys.__getitem__)
         candidates[:] = [candidates[i] for i in order]
         cut = ""
-        for candidate, lines in self._verified(candidates, counters, deadline):
+        for candidate, lines in self._verified(candidates, counters, deadline, checked):
             key = candidate.file
             if taken[key] >= self.max_matches_per_file:
                 counters["lines_over_file_cap"] += 1  # withheld by the per-file cap: said
