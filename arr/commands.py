@@ -374,10 +374,12 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
         from arr.eval.compare import compare
 
         positional, options = _key_values(args, ("baseline",))
-        if len(positional) != 1:
-            raise ConfigError("usage: arr report <multirun folder> [baseline=<job>]")
-        compare(Path(positional[0]), options.get("baseline"))
-        print((Path(positional[0]) / "comparison.md").read_text())
+        if not positional:
+            raise ConfigError(
+                "usage: arr report RUN [RUN ...] [baseline=<job>]  (run or multirun folders)"
+            )
+        result = compare([Path(p) for p in positional], options.get("baseline"))
+        print((Path(result["folder"]) / "comparison.md").read_text())
         return 0
     from arr.approval import verify_chain
 

@@ -43,3 +43,15 @@ def paired_t_test(a: Sequence[float], b: Sequence[float]) -> float:
         return 1.0 if mean == 0 else 0.0
     t = mean / math.sqrt(var / n)
     return math.erfc(abs(t) / math.sqrt(2))
+
+
+def holm(p_values: Sequence[float]) -> list[float]:
+    """Holm-Bonferroni adjusted p-values (step-down; monotone; capped at 1), in input order:
+    the family-wise error over all the comparisons of one table stays at the chosen level."""
+    order = sorted(range(len(p_values)), key=lambda i: p_values[i])
+    adjusted = [1.0] * len(p_values)
+    running = 0.0
+    for rank, index in enumerate(order):
+        running = max(running, min(1.0, (len(p_values) - rank) * p_values[index]))
+        adjusted[index] = running
+    return adjusted

@@ -117,3 +117,32 @@ def test_sweep_exit_code_follows_its_jobs(
     bad = arr("eval", "-m", *demo_overrides, *extra, "eval.k_values=[10],[0]")
     assert bad.returncode == 1, bad.stdout + bad.stderr
     assert "jobs 1 failed" in bad.stderr
+
+
+def test_report_compares_separate_runs_and_refuses_other_gold_sets(
+    demo_overrides: list[str], tmp_path: Path
+) -> None:
+    for pipeline in ("bm25_only", "memory_only"):
+        done = arr("eval", *demo_overrides, f"pipeline={pipeline}")
+        assert done.returncode == 0, done.stderr
+    runs = sorted((tmp_path / "outputs" / "eval" / "runs").iterdir())
+    compared = arr("report", *map(str, runs))
+    assert compared.returncode == 0, compared.stderr
+    (out,) = (tmp_path / "outputs" / "eval" / "runs" / "comparisons").iterdir()
+    result = json.loads((out / "comparison.json").read_text())
+    assert [j["label"] for j in result["jobs"]] == ["pipeline=bm25_only", "pipeline=memory_only"]
+    assert "Holm" in result["test"] and result["comparisons"] == len(result["metrics"])
+    page = (out / "comparison.html").read_text()
+    assert "<table id='comparison'>" in page and "class='best'" in page and "Holm" in page
+    # a run over another gold set (the mini BEIR collection) is refused, naming why
+    done = arr(
+        "eval",
+        *demo_overrides,
+        "eval=scifact",
+        f"workspace.root={MINI}",
+        f"paths.output_dir={tmp_path / 'beir'}",
+    )
+    assert done.returncode == 0, done.stderr
+    (beir_run,) = (tmp_path / "beir" / "eval" / "runs").iterdir()
+    refused = arr("report", str(runs[0]), str(beir_run))
+    assert refused.returncode == 2 and "different gold sets" in refused.stderr
