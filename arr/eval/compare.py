@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arr.eval.gold import EvalError
-from arr.eval.report import HEADLINE, svg_bars, write_json
+from arr.eval.report import headline_metrics, svg_bars, write_json
 from arr.eval.stats import holm, randomization_test
 
 TEST = "paired randomisation (sign-flip), two-sided, 10,000 trials, seed 0; Holm-adjusted"
@@ -95,7 +95,7 @@ def compare(folders: Path | list[Path], baseline: str | None = None) -> dict[str
         raise EvalError(f"baseline job {base_name!r} not found; jobs: {names}")
     base = jobs[names.index(base_name)][1]
     base_cases = {c["id"]: c["metrics"] for c in base["per_case"]}
-    metrics = [m for m in HEADLINE if m in base["aggregate"]]
+    metrics = headline_metrics(base["aggregate"])
     rows = []
     for name, label, (_, report) in zip(names, labels(jobs), jobs, strict=True):
         cases = {c["id"]: c["metrics"] for c in report["per_case"]}
@@ -241,9 +241,10 @@ def write_outputs(folder: Path, result: dict[str, Any]) -> None:
     (folder / "comparison.md").write_text(markdown(result), encoding="utf-8")
     metric = "ndcg@10" if "ndcg@10" in result["metrics"] else result["metrics"][0]
     bars = svg_bars(
-        [(r["job"][:40], r["mean"][metric]) for r in result["jobs"]],
-        f"{metric} per job (x: {metric}, y: job)",
+        [(r["label"][:24], r["mean"][metric]) for r in result["jobs"]],
+        f"{metric} per job",
         width=760,
+        axis=metric,
     )
     failed = (
         "<p>Failed jobs (not compared): " + html.escape("; ".join(result["failed_jobs"])) + "</p>"

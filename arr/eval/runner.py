@@ -191,6 +191,12 @@ def evaluate(
                 "elapsed_ms": result.elapsed_ms,
                 "returned": len(ranking),
                 "ranking": ranking[: max(k_values)],
+                # judged relevant, not returned within the largest k
+                "missed": sorted(
+                    d
+                    for d, g in case.relevant.items()
+                    if g > 0 and d not in ranking[: max(k_values)]
+                )[:20],
             }
         )
         runs.append((case.id, ranking))
