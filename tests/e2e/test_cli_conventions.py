@@ -34,7 +34,7 @@ def test_command_help_lists_usage_and_config_groups(command: str) -> None:
     done = run(command, "--help")
     assert done.returncode == 0, done.stderr
     assert f"usage: arr {command}" in done.stdout
-    assert "fusion: rrf" in done.stdout and "planner: llm, rule" in done.stdout
+    assert "fusion: dbsf, rrf, wsum" in done.stdout and "planner: llm, rule" in done.stdout
 
 
 def test_json_errors_are_json_on_stdout(demo_overrides: list[str]) -> None:
