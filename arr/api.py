@@ -10,6 +10,7 @@ source checkout) is used.
 from __future__ import annotations
 
 import os
+import re
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +74,43 @@ def hydra_message(exc: BaseException) -> str:
     return " ".join([lines[0], *helpful])[:2000]
 
 
+_UNKNOWN_KEY = re.compile(r"Could not override '([^']+)'|Key '([^']+)' (?:is not in struct|not in)")
+
+
+def _flat_keys(node: Any, prefix: str = "", depth: int = 3) -> list[str]:
+    from omegaconf import DictConfig
+
+    keys = []
+    if isinstance(node, DictConfig) and depth:
+        for key in node:
+            name = f"{prefix}{key}"
+            keys.append(name)
+            try:
+                child = node._get_node(key)
+            except Exception:  # interpolations that cannot resolve here: the key still counts
+                continue
+            keys += _flat_keys(child, f"{name}.", depth - 1)
+    return keys
+
+
+def did_you_mean(message: str, config_name: str, overrides: list[str]) -> str:
+    """`` Did you mean 'fusion.norm'?`` for a mistyped key in Hydra's message, else ""."""
+    import difflib
+
+    found = _UNKNOWN_KEY.search(message)
+    key = next((g for g in found.groups() if g), None) if found else None
+    if not key:
+        return ""
+    try:
+        kept = [o for o in overrides if not o.lstrip("+~").startswith(key)]
+        base = compose(config_name, kept, resolved=True)
+    except ConfigError:
+        return ""
+    groups = [p.name for p in CONF_DIR.iterdir() if p.is_dir()]
+    close = difflib.get_close_matches(key, [*_flat_keys(base), *groups], n=1, cutoff=0.75)
+    return f" Did you mean '{close[0]}'?" if close and close[0] != key else ""
+
+
 def full_overrides(
     overrides: list[str] | None, workspace: str | os.PathLike[str] | None
 ) -> list[str]:
@@ -104,7 +142,8 @@ def compose(
                 config_name=config_name, overrides=[*everything, searchpath_override()]
             )
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
-        raise ConfigError(hydra_message(exc)) from None
+        message = hydra_message(exc)
+        raise ConfigError(message + did_you_mean(message, config_name, everything)) from None
 
 
 def load_router(

@@ -130,6 +130,10 @@ def hydra_flags(args: list[str]) -> tuple[list[str], list[str]]:
             takes = following is not None and (
                 arg not in _OPTIONAL_VALUE
                 or ("=" not in following and not following.startswith("-"))
+                or (
+                    arg in ("--shell-completion", "-sc")
+                    and following.startswith(("install=", "uninstall=", "query="))
+                )
             )
             if takes:
                 flags.append(str(following))
@@ -242,6 +246,8 @@ def _main(argv: list[str] | None = None) -> int:
     if args[0] in ("--version", "-V", "version"):
         print(version_text())
         return 0
+    if args[0] in ("--shell-completion", "-sc") and args[1:2] == ["query=bash"]:
+        return _complete_query()
     command, rest = args[0], args[1:]
     if command not in COMMANDS:
         return fail(f"unknown command {command[:80]!r}; valid commands: {', '.join(COMMANDS)}")
@@ -283,7 +289,21 @@ def _main(argv: list[str] | None = None) -> int:
         if not multirun:
             # one-line error for a bad override, before any run
             compose(command, overrides, resolved=True)
-        if any(f in ("--cfg", "-c", "--info", "-i", "--shell-completion", "-sc") for f in flags):
+        completion = next(
+            (i for i, f in enumerate(flags) if f in ("--shell-completion", "-sc")), None
+        )
+        if completion is not None and not any(
+            f.startswith(("install=", "uninstall=", "query=")) for f in flags[completion + 1 :]
+        ):
+            raise ConfigError(
+                f"--shell-completion needs what to do: arr {command} --shell-completion "
+                "install=bash (or zsh, fish) prints the completion script; eval it in your shell"
+            )
+        if completion is not None:  # Hydra reads the subcommand among the overrides
+            return _run_hydra(
+                command, lambda cfg: 0, ["--shell-completion", *flags[completion + 1 :]], True
+            )
+        if any(f in ("--cfg", "-c", "--info", "-i") for f in flags):
             # Hydra prints (config, info, completion script) and runs no job
             return _run_hydra(command, lambda cfg: 0, [*overrides, *flags], quiet_exit=True)
         return _run_hydra(
@@ -427,6 +447,26 @@ def _handler(command: str) -> Callable[..., int]:
     return getattr(commands, f"run_{command}")  # type: ignore[no-any-return]
 
 
+def _complete_query() -> int:
+    """Bash asks the installed completion (``arr <command> --shell-completion install=bash``)
+    for candidates as ``arr -sc query=bash`` with the line typed so far in COMP_LINE: the
+    command is taken off the line and Hydra completes that command's overrides."""
+    line = os.environ.get("COMP_LINE", "")
+    words = line.split()
+    if len(words) < 2 or words[1] not in COMMANDS or words[1] in PLAIN_COMMANDS:
+        print(" ".join(c for c in COMMANDS if not words[1:] or c.startswith(words[-1])))
+        return 0
+    command = words[1]
+    start = line.find(command, len(words[0]))
+    os.environ["COMP_LINE"] = words[0] + line[start + len(command) :]
+    point = int(os.environ.get("COMP_POINT", len(line)) or len(line))
+    os.environ["COMP_POINT"] = str(max(len(words[0]), point - len(command) - 1))
+    try:
+        return _run_hydra(command, lambda cfg: 0, ["--shell-completion", "query=bash"], True)
+    except ArrError:
+        return 0  # no candidates, never an error inside the user's shell
+
+
 def _run_hydra(
     command: str, task: Callable[[Any], int], overrides: list[str], quiet_exit: bool = False
 ) -> int:
@@ -449,6 +489,9 @@ def _run_hydra(
     saved = sys.argv
     # Flags last (an optional-value flag such as --info must not swallow an override).
     sys.argv = [f"arr-{command}", searchpath_override(), *overrides]
+    if overrides[:1] == ["--shell-completion"]:  # its subcommand must follow it directly;
+        # the script completes `arr`, and asks `arr -sc query=bash` (see _complete_query)
+        sys.argv = ["arr", *overrides, searchpath_override()]
     started = time.time()
     # Hydra's own failures (saving the run's config on a full disk) come back to us as
     # exceptions, named in one line by _main, instead of a traceback printed by Hydra; a log

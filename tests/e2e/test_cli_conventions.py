@@ -126,3 +126,31 @@ def test_audit_verify_says_what_to_run_and_counts_rows(tmp_path: Path) -> None:
     done = run("audit", "verify", f"db={ledger}")
     assert done.returncode == 0, done.stderr
     assert "ledger rows (1 requests)" in done.stdout
+
+
+def test_mistyped_keys_get_a_did_you_mean(demo_overrides: list[str]) -> None:
+    for typo, meant in (
+        ("fusion.nrom=zmuv", "fusion.norm"),
+        ("routr.max_calls=3", "router.max_calls"),
+        ("fuson=rrf", "fusion"),
+    ):
+        done = run("search", "query=x", "scope=vision-main", typo, *demo_overrides)
+        assert done.returncode == 2 and f"Did you mean '{meant}'?" in done.stderr, done.stderr
+        assert len(done.stderr.strip().splitlines()) == 1
+
+
+def test_shell_completion_installs_and_answers(demo_overrides: list[str]) -> None:
+    bare = run("search", "--shell-completion", *demo_overrides)
+    assert bare.returncode == 2 and "install=bash" in bare.stderr and "Traceback" not in bare.stderr
+    script = run("search", "--shell-completion", "install=bash", *demo_overrides)
+    assert script.returncode == 0 and "complete -o nospace -o default" in script.stdout
+    assert script.stdout.rstrip().endswith(" arr")  # completes the `arr` command itself
+    env = {**ENV, "COMP_LINE": "arr search fusion.n", "COMP_POINT": "19"}
+    done = subprocess.run(
+        [sys.executable, "-m", "arr.cli", "-sc", "query=bash"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        env=env,
+    )
+    assert done.returncode == 0 and "fusion.norm=" in done.stdout, done.stdout + done.stderr
