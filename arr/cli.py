@@ -271,6 +271,14 @@ def _main(argv: list[str] | None = None) -> int:
         if not rest or rest[0] not in MEMORY_ACTIONS:
             return fail(f"memory needs an action: {', '.join(MEMORY_ACTIONS)}")
         action, rest = rest[0], rest[1:]
+        # `arr memory show ID` (also publish/retract): a first bare word is the id
+        if (
+            action in ("show", "publish", "retract")
+            and rest
+            and "=" not in rest[0]
+            and not rest[0].startswith("-")
+        ):
+            rest = [f"id={rest[0]}", *rest[1:]]
     texts, overrides = split_arguments(rest)
     multirun = any(o in ("-m", "--multirun") for o in overrides)
     try:

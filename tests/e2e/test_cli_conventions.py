@@ -58,6 +58,8 @@ def test_json_output_of_index_memory_and_eval(demo_overrides: list[str]) -> None
         run("memory", "show", f"id={listed[0]['id']}", "--json", *demo_overrides).stdout
     )
     assert shown["id"] == listed[0]["id"]
+    positional = run("memory", "show", listed[0]["id"], "--json", *demo_overrides)  # show ID
+    assert json.loads(positional.stdout) == shown
     added = run(
         "memory", "add", "id=json-1", "scope=vision-main", "title=T", "body=B", "--json",
         *demo_overrides,
