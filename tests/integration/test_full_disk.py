@@ -94,3 +94,39 @@ def test_cli_with_its_output_folder_on_a_full_disk_says_so_in_one_line(
     assert "Traceback" not in done.stderr and "Logging error" not in done.stderr
     assert "No space left on device" in done.stderr
     assert len([line for line in done.stderr.splitlines() if line.startswith("arr: error")]) >= 1
+
+
+def test_index_builds_on_a_full_disk_say_so_and_keep_the_previous_index(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """An index folder on a full disk: the build fails naming the cause (ENOSPC), the previous
+    generation keeps answering, and after space is freed the next build succeeds."""
+    import errno
+
+    from arr.models import ToolCall
+    from arr.tools.bm25 import BM25Tool
+    from arr.workspace import Workspace
+
+    root = tmp_path / "ws" / "a"
+    root.mkdir(parents=True)
+    (root / "anchor.md").write_text("warmup anchor document\n")
+    workspace = Workspace(
+        name="t",
+        root=tmp_path / "ws",
+        index_dir=small_disk / "idx",
+        memory_db=tmp_path / "m.sqlite3",
+        scopes={"a": {"key": SCOPE_A, "roots": ["a"]}},
+    )
+    BM25Tool("bm25", workspace).build(SCOPE_A)
+    for i in range(100):  # more than a full disk holds, well under what a free one does
+        (root / f"big{i}.md").write_text(f"document {i} topic{i % 17} " * 40 + "\n")
+    filler = fill(small_disk)
+    with pytest.raises(OSError) as caught:
+        BM25Tool("bm25", workspace).build(SCOPE_A)
+    assert caught.value.errno == errno.ENOSPC
+    reader = BM25Tool("bm25", workspace)
+    hits = reader.retrieve(ToolCall(tool="bm25", query="warmup anchor"), SCOPE_A)
+    assert hits[0].id == "doc:anchor.md#L1"  # the previous generation still answers
+    filler.unlink()
+    BM25Tool("bm25", workspace).build(SCOPE_A)
+    assert BM25Tool("bm25", workspace).freshness(SCOPE_A).fresh
