@@ -88,7 +88,10 @@ SHORT_QUERY_WORDS = 6
 # (not CamelCase: "KeyError:" is a name, not a word of prose)
 _PROSE_WORD = re.compile(r"[A-Za-z][a-z]*(?:['-][A-Za-z][a-z]*)*[.,;:!?)]*")
 # Error text is strong evidence of a look-up however long the message is.
-_ERROR_TEXT = re.compile(r"\b\w+(?:Error|Exception|Warning)\b|\bTraceback\b|\berrno\b|\bsegfault\b")
+_ERROR_TEXT = re.compile(
+    r"\b\w+(?:Error|Exception|Warning)\b|\bTraceback\b|\berrno\b|\bsegfault\b"
+    r"|\bout of memory\b|\bOOM\b"
+)
 PROSE_WORDS = 5
 PROSE_SHARE = 0.6
 

@@ -41,6 +41,7 @@ TOOLS = {"grep": "", "bm25": "", "vector": "", "memory": ""}
         ),
         pytest.param("How is config.model.hidden_size used in training?", "mixed", id="key-in-q"),
         pytest.param("model.fit(x, y) raises KeyError: 'lr' on resume", "lexical", id="code-line"),
+        pytest.param("batch_size=256 CUDA out of memory", "lexical", id="oom-with-key"),
         pytest.param(
             "ValueError: could not broadcast input array from shape (3,) into (4,)",
             "lexical",
