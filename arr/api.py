@@ -152,6 +152,18 @@ def load_router(
     warm: bool = True,
     workspace: str | os.PathLike[str] | None = None,
 ) -> RetrievalRouter:
+    # Library mode is quiet unless asked (progress=true): no progress bars (embedding, model
+    # loading) and no third-party chatter on the caller's stderr.
+    overrides = list(overrides or [])
+    if not any(o.lstrip("+~").split("=", 1)[0] == "progress" for o in overrides):
+        overrides.append("progress=false")
+    for name, value in (
+        ("HF_HUB_OFFLINE", "1"),
+        ("TRANSFORMERS_OFFLINE", "1"),
+        ("TRANSFORMERS_VERBOSITY", "error"),
+        ("HF_HUB_DISABLE_PROGRESS_BARS", "1"),
+    ):
+        os.environ.setdefault(name, value)
     router = build_router(config_container(compose(config_name, overrides, workspace)))
     if warm:  # a router kept for many searches: its trees are watched, not walked each time
         router.warm_up()
