@@ -218,7 +218,7 @@ INVISIBLE = dict.fromkeys(
 )
 REDACTED = "[REDACTED]"
 _INVISIBLE_BYTES = tuple(chr(c).encode() for c in INVISIBLE)
-_INVISIBLE_LEADS = (b"\xc2\xad", b"\xe1\xa0", b"\xe2\x80", b"\xe2\x81", b"\xef\xbb")
+_INVISIBLE_LEADS = tuple(sorted({b[:2] for b in _INVISIBLE_BYTES}))  # first two UTF-8 bytes
 
 
 def visible_bytes(content: bytes) -> bytes:

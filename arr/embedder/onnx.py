@@ -16,7 +16,6 @@ for the other.
 from __future__ import annotations
 
 import hashlib
-import json
 import os
 import threading
 from pathlib import Path
@@ -24,7 +23,11 @@ from typing import Any
 
 import numpy as np
 
-from arr.embedder.sentence_transformer import dimension_from_files, resolve_model_path
+from arr.embedder.sentence_transformer import (
+    dimension_from_files,
+    max_seq_length_from_files,
+    resolve_model_path,
+)
 from arr.errors import ConfigError
 
 EXPORT_RECIPE = "arr-onnx-1"  # bump when the export below changes
@@ -180,7 +183,7 @@ class OnnxEmbedder:
             options.log_severity_level = 3
             session = ort.InferenceSession(str(target), options, providers=["CPUExecutionProvider"])
             tokenizer = Tokenizer.from_file(str(path / "tokenizer.json"))
-            limit = self.max_seq_length or _max_seq_length(path)
+            limit = self.max_seq_length or max_seq_length_from_files(path)
             tokenizer.enable_truncation(max_length=limit)
             tokenizer.no_padding()
             counter = Tokenizer.from_file(str(path / "tokenizer.json"))
@@ -191,7 +194,7 @@ class OnnxEmbedder:
     @property
     def max_tokens(self) -> int:
         """Word pieces of text the model reads (its sequence length less [CLS] and [SEP])."""
-        return (self.max_seq_length or _max_seq_length(self._model_path()[1])) - 2
+        return (self.max_seq_length or max_seq_length_from_files(self._model_path()[1])) - 2
 
     def token_counts(self, texts: list[str]) -> list[int]:
         """Word pieces of each text, without special tokens and without truncation."""
@@ -239,11 +242,3 @@ class OnnxEmbedder:
 
     def embed_query(self, text: str) -> np.ndarray:
         return self.embed([text])[0]
-
-
-def _max_seq_length(path: Path) -> int:
-    try:
-        config = json.loads((path / "sentence_bert_config.json").read_text(encoding="utf-8"))
-        return int(config["max_seq_length"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return 256

@@ -10,6 +10,7 @@ as it costs seconds).
 
 from __future__ import annotations
 
+import functools
 import importlib
 import os
 import threading
@@ -41,6 +42,19 @@ def resolve_model_path(model: str) -> tuple[str, Path]:
             "models are never downloaded"
         )
     return path.name, path
+
+
+@functools.lru_cache(maxsize=16)
+def max_seq_length_from_files(path: Path) -> int:
+    """The model's sequence length (sentence-transformers config; 256 when unreadable), read
+    once per model folder: every freshness check of the vector channel asks for it."""
+    import json
+
+    try:
+        config = json.loads((path / "sentence_bert_config.json").read_text(encoding="utf-8"))
+        return int(config["max_seq_length"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 256
 
 
 def dimension_from_files(path: Path) -> int | None:
@@ -122,9 +136,9 @@ class SentenceTransformerEmbedder:
     @property
     def max_tokens(self) -> int:
         """Word pieces of text the model reads (its sequence length less [CLS] and [SEP])."""
-        from arr.embedder.onnx import _max_seq_length
-
-        return (self.max_seq_length or _max_seq_length(resolve_model_path(self.model)[1])) - 2
+        if self.max_seq_length:
+            return self.max_seq_length - 2
+        return max_seq_length_from_files(resolve_model_path(self.model)[1]) - 2
 
     def token_counts(self, texts: list[str]) -> list[int]:
         """Word pieces of each text, without special tokens and without truncation."""

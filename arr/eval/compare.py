@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from arr.eval.gold import EvalError
-from arr.eval.report import headline_metrics, svg_bars, write_json
+from arr.eval.report import SORT_SCRIPT, headline_metrics, svg_bars, write_json
 from arr.eval.stats import holm, randomization_test
 
 TEST = "paired randomisation (sign-flip), two-sided, 10,000 trials, seed 0; Holm-adjusted"
@@ -161,10 +161,7 @@ def markdown(result: dict[str, Any]) -> str:
         cells = []
         for m in metrics:
             p = row["p_value"].get(m)
-            shown = (
-                "<0.001" if p is not None and p < 0.001 else f"={p:.3f}" if p is not None else ""
-            )
-            mark = "" if p is None else f" (p{shown}{'*' if p < 0.05 else ''})"
+            mark = "" if p is None else f" ({_p_text(p)}{'*' if p < 0.05 else ''})"
             win = " **best**" if result["winners"][m] == row["job"] else ""
             cells.append(f"{row['mean'][m]:.4f}{mark}{win}")
         lines.append(
@@ -211,30 +208,9 @@ def html_table(result: dict[str, Any]) -> str:
         )
         body.append("<tr>" + "".join(cells) + "</tr>")
     return (
-        f"<table id='comparison'><thead><tr>{head}</tr></thead><tbody>{''.join(body)}</tbody>"
-        "</table>"
+        f"<table id='comparison' class='sortable'><thead><tr>{head}</tr></thead>"
+        f"<tbody>{''.join(body)}</tbody></table>"
     )
-
-
-SORT_SCRIPT = """
-document.querySelectorAll('#comparison th').forEach(function (th, column) {
-  th.addEventListener('click', function () {
-    var body = th.closest('table').tBodies[0];
-    var rows = Array.from(body.rows);
-    var numeric = th.dataset.type === 'num';
-    var descending = th.dataset.order !== 'desc';
-    rows.sort(function (a, b) {
-      var x = a.cells[column], y = b.cells[column];
-      var u = numeric ? parseFloat(x.dataset.value) : x.textContent;
-      var v = numeric ? parseFloat(y.dataset.value) : y.textContent;
-      var order = numeric ? u - v : u.localeCompare(v);
-      return descending ? -order : order;
-    });
-    rows.forEach(function (r) { body.appendChild(r); });
-    th.dataset.order = descending ? 'desc' : 'asc';
-  });
-});
-"""
 
 
 def write_outputs(folder: Path, result: dict[str, Any]) -> None:

@@ -36,6 +36,14 @@ def non_empty_channels(rankings: Mapping[str, Ranking]) -> dict[str, list[Eviden
     return {c: dedupe(r) for c, r in sorted(rankings.items()) if r}
 
 
+def unfused(channels: Mapping[str, list[EvidenceChunk]], top_k: int) -> list[EvidenceChunk] | None:
+    """The answer when there is nothing to fuse (no channel, or one: its own order and
+    scores), else None."""
+    if len(channels) > 1:
+        return None
+    return next(iter(channels.values()))[:top_k] if channels else []
+
+
 def check_top_k(top_k: int) -> int:
     if isinstance(top_k, bool) or not isinstance(top_k, int) or top_k < 1:
         raise ValueError(f"top_k must be an integer >= 1, got {top_k!r}")

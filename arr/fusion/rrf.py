@@ -17,6 +17,7 @@ from arr.fusion.common import (
     check_weights,
     dedupe,
     non_empty_channels,
+    unfused,
 )
 from arr.models import EvidenceChunk
 
@@ -99,10 +100,9 @@ class RRFFusion:
 
     def fuse(self, rankings: Mapping[str, Ranking]) -> list[EvidenceChunk]:
         non_empty = non_empty_channels(rankings)
-        if not non_empty:
-            return []
-        if len(non_empty) == 1:
-            return next(iter(non_empty.values()))[: self.top_k]
+        alone = unfused(non_empty, self.top_k)
+        if alone is not None:
+            return alone
         weights = dict(self.weights or {})
         if self.weighting == "agreement":
             confidence = agreement_weights(non_empty)

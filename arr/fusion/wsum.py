@@ -25,6 +25,7 @@ from arr.fusion.common import (
     check_top_k,
     check_weights,
     non_empty_channels,
+    unfused,
 )
 from arr.fusion.norms import norm_named, zmuv
 from arr.models import EvidenceChunk
@@ -84,10 +85,9 @@ class WSumFusion:
 
     def fuse(self, rankings: Mapping[str, Ranking]) -> list[EvidenceChunk]:
         channels = non_empty_channels(rankings)
-        if not channels:
-            return []
-        if len(channels) == 1:
-            return next(iter(channels.values()))[: self.top_k]
+        alone = unfused(channels, self.top_k)
+        if alone is not None:
+            return alone
         weights = self.weights
         if self.weighting == "standout":
             per_query = standout_weights(channels)

@@ -87,11 +87,9 @@ SHORT_QUERY_WORDS = 6
 # A plain word of prose: letters (hyphens and apostrophes inside), maybe closing punctuation.
 # (not CamelCase: "KeyError:" is a name, not a word of prose)
 _PROSE_WORD = re.compile(r"[A-Za-z][a-z]*(?:['-][A-Za-z][a-z]*)*[.,;:!?)]*")
-# Error text is strong evidence of a look-up however long the message is.
-_ERROR_TEXT = re.compile(
-    r"\b\w+(?:Error|Exception|Warning)\b|\bTraceback\b|\berrno\b|\bsegfault\b"
-    r"|\bout of memory\b|\bOOM\b"
-)
+# Error text (the first two guarded patterns: ``...Error``, Traceback, out of memory ...) is
+# strong evidence of a look-up however long the message is.
+_ERROR_TEXT = re.compile(f"{_GUARDED_CODE[0][1]}|{_GUARDED_CODE[1][1]}")
 PROSE_WORDS = 5
 PROSE_SHARE = 0.6
 

@@ -618,11 +618,10 @@ class GrepTool:
         spec = self.workspace.spec_for(scope)
         if spec is None:
             return {}
-        roots = self.workspace.root_paths(spec)
         return self.workspace.derived_from_tree(
             scope,
             ("grep-withheld", self.max_file_bytes),
-            lambda: engine_withheld(roots, self.max_file_bytes),
+            lambda: engine_withheld(self.workspace.root_paths(spec), self.max_file_bytes),
         )
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> ChannelAnswer:

@@ -133,7 +133,11 @@ def test_report_compares_separate_runs_and_refuses_other_gold_sets(
     assert [j["label"] for j in result["jobs"]] == ["pipeline=bm25_only", "pipeline=memory_only"]
     assert "Holm" in result["test"] and result["comparisons"] == len(result["metrics"])
     page = (out / "comparison.html").read_text()
-    assert "<table id='comparison'>" in page and "class='best'" in page and "Holm" in page
+    assert (
+        "<table id='comparison' class='sortable'>" in page
+        and "class='best'" in page
+        and "Holm" in page
+    )
     # a run over another gold set (the mini BEIR collection) is refused, naming why
     done = arr(
         "eval",
