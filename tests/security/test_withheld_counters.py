@@ -40,7 +40,8 @@ def test_one_count_per_withheld_kind(tmp_path: Path) -> None:
         scopes={"a": SCOPE_A},
     )
     result = router.search("marker line here", SCOPE_A)
-    assert [e.location.path for e in result.evidence] == ["plain.md"]
+    why = (result.traces, result.degradations, result.rejections)
+    assert [e.location.path for e in result.evidence] == ["plain.md"], why
     (trace,) = [t for t in result.traces if t.tool == "grep"]
     counted = {k: v for k, v in trace.counters.items() if k.startswith("skipped_")}
     assert counted == {
