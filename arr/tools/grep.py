@@ -23,7 +23,7 @@ from __future__ import annotations
 import errno
 import os
 import re
-import select
+import selectors
 import shutil
 import stat
 import subprocess
@@ -356,21 +356,27 @@ class GrepTool:
         )
         assert process.stdout is not None and process.stderr is not None
         errors = _ErrorReader()
+        # A selector, not select.select(): a long-lived process (a server, a test session)
+        # may hold over 1,024 descriptors, and select() refuses any numbered above that.
+        selector = selectors.DefaultSelector()
         try:
             out_fd, err_fd = process.stdout.fileno(), process.stderr.fileno()
-            open_fds = [out_fd, err_fd]
-            while out_fd in open_fds:
+            selector.register(out_fd, selectors.EVENT_READ)
+            selector.register(err_fd, selectors.EVENT_READ)
+            err_open = True
+            while True:
                 remaining = deadline - time.monotonic()
                 if remaining <= 0:
                     cut = "deadline"
                     break
-                ready, _, _ = select.select(open_fds, [], [], remaining)
-                if err_fd in ready:  # drained as it comes: a full stderr pipe would block rg
+                ready = {key.fd for key, _ in selector.select(remaining)}
+                if err_open and err_fd in ready:  # drained as it comes: a full pipe blocks rg
                     data = os.read(err_fd, 1 << 16)
                     if data:
                         errors.feed(data)
                     else:
-                        open_fds.remove(err_fd)
+                        selector.unregister(err_fd)
+                        err_open = False
                 if out_fd not in ready:
                     continue
                 chunk = os.read(out_fd, 1 << 18)
@@ -383,6 +389,7 @@ class GrepTool:
             cut = "error"  # never wait on an engine blocked on a pipe nobody reads
             raise
         finally:
+            selector.close()
             if cut:
                 process.kill()
             returncode = process.wait()

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import os
+import resource
 from pathlib import Path
 
 import pytest
@@ -48,6 +50,26 @@ def test_sub_path_and_regex(tool: GrepTool) -> None:
     regex = run(tool, query=r"^def \w+\(\):$", regex=True)
     assert [e.id for e in regex.evidence] == ["grep:src/train.py#L3"]
     assert run(tool, path="missing").evidence == []
+
+
+def test_answers_in_a_process_holding_over_1024_descriptors(tool: GrepTool) -> None:
+    """A long-lived server or test session may hold more than FD_SETSIZE descriptors; the
+    engine's pipes then get numbers select() refuses ('filedescriptor out of range')."""
+    soft, hard = resource.getrlimit(resource.RLIMIT_NOFILE)
+    wanted = 1200
+    if hard != resource.RLIM_INFINITY and hard < wanted:
+        pytest.skip(f"descriptor limit {hard} < {wanted}")
+    resource.setrlimit(resource.RLIMIT_NOFILE, (max(soft, wanted), hard))
+    held: list[int] = []
+    try:
+        while not held or held[-1] < 1100:
+            held.append(os.open(os.devnull, os.O_RDONLY))
+        answer = run(tool)
+    finally:
+        for fd in held:
+            os.close(fd)
+        resource.setrlimit(resource.RLIMIT_NOFILE, (soft, hard))
+    assert [e.id for e in answer.evidence][:1] == ["grep:notes.md#L1"]
 
 
 def test_caps_are_reported(tool: GrepTool) -> None:
