@@ -13,6 +13,8 @@ ChannelError with code ``vector_store_unavailable``.
 from __future__ import annotations
 
 import contextlib
+import fcntl
+import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -77,14 +79,27 @@ class ChromaStore:
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
 
+    @contextmanager
+    def _between_processes(self) -> Iterator[None]:
+        """Held while the store's schema or a collection may be created. Chroma migrates a new
+        store's SQLite file on first open, unguarded: two processes opening one fresh store at
+        once (a search and an index build) failed with 'table collections already exists'."""
+        self.path.mkdir(parents=True, exist_ok=True)
+        fd = os.open(self.path / ".arr-open.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX)
+            yield
+        finally:
+            os.close(fd)  # closing releases the lock
+
     def _make_client(self) -> Any:
         import chromadb
         from chromadb.config import Settings
 
-        self.path.mkdir(parents=True, exist_ok=True)
-        return chromadb.PersistentClient(
-            path=str(self.path), settings=Settings(anonymized_telemetry=False)
-        )
+        with self._between_processes():
+            return chromadb.PersistentClient(
+                path=str(self.path), settings=Settings(anonymized_telemetry=False)
+            )
 
     def reset(self) -> None:
         """Remove the whole on-disk store (derived data) so the next build starts clean."""
@@ -119,9 +134,10 @@ class ChromaStore:
             return cached
         with _chroma_errors("open collection"):
             if create:
-                found = self._client.get_or_create_collection(
-                    name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
-                )
+                with self._between_processes():
+                    found = self._client.get_or_create_collection(
+                        name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
+                    )
             else:
                 names = {
                     c.name if hasattr(c, "name") else c for c in self._client.list_collections()

@@ -8,6 +8,7 @@ as the embedded store (arr.vector_store.chroma); a server that is down or goes a
 
 from __future__ import annotations
 
+import contextlib
 from typing import Any
 
 from arr.vector_store.chroma import ChromaStore
@@ -24,6 +25,9 @@ class ChromaHttpStore(ChromaStore):
 
     def describe(self) -> str:
         return f"chroma server {'https' if self.ssl else 'http'}://{self.host}:{self.port}"
+
+    def _between_processes(self) -> contextlib.AbstractContextManager[None]:
+        return contextlib.nullcontext()  # the server serialises its own schema changes
 
     def _make_client(self) -> Any:
         import chromadb

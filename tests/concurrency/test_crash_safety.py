@@ -194,3 +194,44 @@ def test_killed_vector_build_resumes_with_only_what_is_missing(tmp_path: Path) -
     report = tool.build(SCOPE_A)
     assert embedder.texts_embedded == report["embedded"] == 200 - kept
     assert tool.freshness(SCOPE_A).fresh and len(store.existing(SCOPE_A)) == 200
+
+
+OPEN_STORE = textwrap.dedent("""
+    import sys, time
+    from arr.models import ScopeKey
+    from arr.vector_store.chroma import ChromaStore
+    start = float(sys.argv[3])
+    while time.time() < start:  # every child opens the store at the same instant
+        pass
+    try:
+        ChromaStore(sys.argv[1])._collection(ScopeKey.model_validate_json(sys.argv[2]), create=True)
+        print("ok")
+    except Exception as exc:
+        print(f"failed: {exc}")
+""")
+
+
+def test_processes_opening_one_new_store_at_once_all_succeed(tmp_path: Path) -> None:
+    """A search and an index build may open a store that does not exist yet at the same time;
+    Chroma's first-open migration is not guarded between processes, so ARR guards it."""
+    outcomes: list[str] = []
+    for trial in range(5):
+        start = time.time() + 3  # past the children's imports
+        children = [
+            subprocess.Popen(
+                [
+                    sys.executable,
+                    "-c",
+                    OPEN_STORE,
+                    str(tmp_path / f"chroma{trial}"),
+                    SCOPE_A.model_dump_json(),
+                    str(start),
+                ],
+                stdout=subprocess.PIPE,
+                text=True,
+                cwd=REPO,
+            )
+            for _ in range(4)
+        ]
+        outcomes += [child.communicate(timeout=120)[0].strip() for child in children]
+    assert outcomes == ["ok"] * 20, [o for o in outcomes if o != "ok"]
