@@ -21,18 +21,45 @@ from pathlib import PurePosixPath
 
 from arr.secret_rules import RULES, VALIDATORS
 
+# Sensitive names. Source: whispers 2.4.0's ``rules/files.yml`` ("known files with potentially
+# sensitive information"; BSD-3-Clause, arr/licenses/whispers-2.4.0-LICENSE; the list descends from
+# gitrob's signatures), taken entry by entry where the file is a credential store: keys and
+# keystores, password databases, credential and token files of named tools, shell histories.
+# Left out, on purpose: generic configuration and source names (cfg, conf, ini, config,
+# settings.py, config.php, *rc, profile), data and logs (log, sql, dump, pcap, sqlite, mdf,
+# backup), public certificates (crt, cer, p7b), and personal files that hold no credential
+# (journal.txt, Favorites.plist): withholding those would hide ordinary research material, and
+# a credential inside them is caught by the content rules instead. Its folder-qualified
+# entries live in hidden folders here (.irssi); the home folder cannot be a root.
+# Added beyond it: infrastructure-as-code state and variables, key-type families, .gnupg etc.
 SENSITIVE_DIRS = frozenset(
-    {".ssh", ".aws", ".gnupg", ".docker", ".kube", ".azure", ".gcloud", ".git", ".password-store"}
+    {
+        ".ssh",
+        ".aws",
+        ".gnupg",
+        ".docker",
+        ".kube",
+        ".azure",
+        ".gcloud",
+        ".git",
+        ".password-store",
+        ".irssi",
+    }
 )
 SENSITIVE_EXACT = frozenset(
     {
         ".netrc",
         "_netrc",
         ".pgpass",
+        "pgpass",
         ".git-credentials",
         ".npmrc",
         ".pypirc",
+        "pip.conf",
+        ".s3cfg",
         ".htpasswd",
+        "proftpdpasswd",
+        ".gitrobrc",
         "credentials",
         "credentials.json",
         "credentials.csv",
@@ -42,7 +69,51 @@ SENSITIVE_EXACT = frozenset(
         "secrets.yml",
         "secrets.json",
         "secrets.toml",
+        "secrets.csv",
+        "secret.json",
+        "secret.yaml",
+        "secret.yml",
+        "login.json",
+        "logins.json",
+        "login.yaml",
+        "login.yml",
+        "password",
+        "passwords",
+        "password.txt",
+        "passwords.txt",
         "service-account.json",
+        "sftp-config.json",
+        "sftp.json",
+        "webservers.xml",
+        "localsettings.php",
+        "config.inc.php",
+        "secret_token.rb",
+        "secret-token.rb",
+        "omniauth.rb",
+        "carrierwave.rb",
+        "knife.rb",
+        "accounts.xml",
+        "dbeaver-data-sources.xml",
+        "bapsshpublisherplugin.xml",
+        "filezilla.xml",
+        "recentservers.xml",
+        "servlist.conf",
+        "servlist_.conf",
+        "keys.db",
+        "robomongo.json",
+        "heroku.json",
+        "remote-sync.json",
+        "deployment-config.json",
+        "mongoid.yml",
+        "mongoid.yaml",
+        "salesforce.js",
+        "ventrilo_srv.ini",
+        "muttrc",
+        ".muttrc",
+        ".tugboat",
+        ".esmtprc",
+        ".ftpconfig",
+        "prod.secret.exs",
     }
 )
 # SSH keys by family, not by single name: id_<type>[_sk], ssh_host_<type>_key, deploy keys.
@@ -61,9 +132,17 @@ SENSITIVE_SUFFIXES = (
     ".key",
     ".p12",
     ".pfx",
+    ".pkcs12",
     ".jks",
-    ".keystore",
+    "keystore",  # .keystore, private-keystore
+    "keyring",
+    "keychain",
+    "keychain-db",
+    "keypair",
+    ".kdb",
     ".kdbx",
+    ".psafe3",
+    ".kwallet",
     ".asc",
     ".gpg",
     "_history",
@@ -71,6 +150,17 @@ SENSITIVE_SUFFIXES = (
     ".env",
     ".ppk",
     ".ovpn",
+    ".tblk",
+    ".rdp",
+    ".bek",  # BitLocker recovery and key protector files
+    ".tpm",
+    ".fve",
+    ".pubxml",
+    ".pubxml.user",
+    # Private keys named by type (backup_ed25519). Not _rsa/_dsa: folder names end so too
+    # (transformers' glm_moe_dsa), and a folder's name withholds all of it.
+    "_ecdsa",
+    "_ed25519",
     ".tfstate",
     ".tfstate.backup",
     ".tfvars",  # infrastructure-as-code variable files hold provider secrets
@@ -139,14 +229,15 @@ _DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
 def _is_code(content: bytes, match: re.Match[bytes]) -> bool:
     """The value is code, not a secret: ``key = apply_rotary_pos_emb_2d(...)`` (a call, an
     attribute, a lower-case identifier), ``min_key = self.order.__getitem__`` (an unquoted
-    attribute chain) or ``key: PositionalIndexer2D,`` (a bare name inside a signature)."""
+    attribute chain), ``key: PositionalIndexer2D,`` (a bare name inside a signature) or
+    ``auto *local_key = PYBIND11_MODULE_LOCAL_ID;`` (a bare name ending a statement)."""
     value = match.group(1)
     after = content[match.end(1) : match.end(1) + 1]
     quoted = match.group(0)[-len(value) - 1 : -len(value)] in (b'"', b"'")
     if _IDENTIFIER.fullmatch(value):
         if after in (b"(", b".", b"[") or value.islower():
             return True
-        if not quoted and after in (b",", b")", b"]", b"|"):
+        if not quoted and after in (b",", b")", b"]", b"|", b";"):
             return True
     if not quoted and _DOTTED.fullmatch(value):
         return True

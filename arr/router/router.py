@@ -596,7 +596,8 @@ class RetrievalRouter:
         if skip_counters is not None:
             # counters are informative; never fail a call over them
             with contextlib.suppress(Exception):
-                counters.update(skip_counters(scope))
+                for reason, count in skip_counters(scope).items():  # added: both count binary
+                    counters[reason] = counters.get(reason, 0) + count
         if call.tool in run.refresh_ms:
             counters["refresh_us"] = int(run.refresh_ms[call.tool] * 1000)
         if call.tool in run.admission_us:

@@ -44,7 +44,7 @@ from arr.safety import (
     is_sensitive_name,
 )
 from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
-from arr.workspace import Workspace
+from arr.workspace import TEXT_SUFFIXES, Workspace
 
 _STOP_WORDS = (
     "the a an and or of to in on for with at by is are was were be this that it from as why how "
@@ -155,7 +155,7 @@ _FILE_ERROR = re.compile(r"^rg: .+: .*\(os error (\d+)\)$")
 def engine_withheld(roots: Sequence[Path], max_file_bytes: int) -> dict[str, int]:
     """What ripgrep, run as this channel runs it, skips without a word, counted by reason:
     sensitive folders and names (its exclusion glob, case-insensitive), links (not followed),
-    sockets, FIFOs and devices, files over the size cap."""
+    sockets, FIFOs and devices, files over the size cap, binary files."""
     counts: Counter[str] = Counter()
     stack = [str(r) for r in roots]
     while stack:
@@ -181,9 +181,27 @@ def engine_withheld(roots: Sequence[Path], max_file_bytes: int) -> dict[str, int
                     counts["skipped_special_file"] += 1
                 elif entry.stat(follow_symlinks=False).st_size > max_file_bytes:
                     counts["skipped_oversize"] += 1
+                elif not name.lower().endswith(TEXT_SUFFIXES) and _looks_binary(entry.path):
+                    counts["skipped_binary"] += 1
             except OSError:
                 continue  # vanished meanwhile: nothing to withhold
     return dict(counts)
+
+
+BINARY_PROBE_BYTES = 8192
+
+
+def _looks_binary(path: str) -> bool:
+    """A NUL byte in the file's head: ripgrep's own test, which makes it skip the file without
+    a word. Files with the text suffixes the indexes read are not opened: probing them too
+    doubled the walk (116 -> 225 ms on 10,596 files) for files that are text. ripgrep reports
+    a NUL it meets after a match, and the channel counts that file itself; a text-named file
+    with a NUL in its first 64 KiB (UTF-16 without a byte-order mark) is the one not counted."""
+    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
+    try:
+        return b"\x00" in os.read(fd, BINARY_PROBE_BYTES)
+    finally:
+        os.close(fd)
 
 
 _ERRNO_REASON = {2: "skipped_vanished", 13: "skipped_unreadable", 1: "skipped_unreadable"}
@@ -621,7 +639,7 @@ class GrepTool:
     def skip_counters(self, scope: ScopeKey) -> dict[str, int]:
         """Files the engine never opens, by reason (for the trace): a withheld match must not
         look like "nothing there". One scandir walk of the roots, remembered while a watched
-        tree is unchanged; binary files are recognised only when read and are not counted."""
+        tree is unchanged."""
         spec = self.workspace.spec_for(scope)
         if spec is None:
             return {}

@@ -69,6 +69,33 @@ def test_placeholders_are_not_credentials(value: str) -> None:
 
 
 @pytest.mark.parametrize(
+    "line",
+    [
+        "query, key = apply_rotary_pos_emb_2d(q, k)",
+        "min_key = self.order.__getitem__",
+        "def take(self, key: PositionalIndexer2D, axis: int = 0):",
+        "constexpr auto *local_key = PYBIND11_MODULE_LOCAL_ID;",
+        "const token = TOKEN_KIND_IDENTIFIER_V2;",
+    ],
+)
+def test_code_found_in_installed_packages_is_not_a_credential(line: str) -> None:
+    """Lines that withheld whole files of torch, transformers and pandas (bench-secrets)."""
+    assert credential_kind(line.encode()) is None
+
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "API_KEY=Zq8vR2nK7wP4xT9mB3cY",
+        'api_key = "Zq8vR2nK7wP4xT9mB3cY"',
+        "export SECRET_TOKEN='Zq8vR2nK7wP4xT9mB3cY';",
+    ],
+)
+def test_assigned_random_values_still_are(line: str) -> None:
+    assert credential_kind(line.encode()) == "secret_assignment"
+
+
+@pytest.mark.parametrize(
     "name",
     [
         ".env",

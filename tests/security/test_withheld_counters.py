@@ -24,6 +24,8 @@ def test_one_count_per_withheld_kind(tmp_path: Path) -> None:
     os.symlink(root / "plain.md", root / "alias.md")  # link
     os.mkfifo(root / "pipe.md")  # special file
     (root / "huge.log").write_text("marker line here\n" * 200_000)  # over the size cap
+    (root / "blob.dat").write_bytes(b"\x00\x01marker line here\n")  # binary: rg skips it
+    (root / "late.md").write_bytes(b"marker line here\n" + b"x\n" * 70_000 + b"\x00\n")  # NUL late
     (root / "leak.md").write_text("marker line here\ntoken ghp_" + "a1B2c3D4e5" * 4 + "\n")
     workspace = Workspace(
         name="t",
@@ -50,5 +52,6 @@ def test_one_count_per_withheld_kind(tmp_path: Path) -> None:
         "skipped_special_file": 1,
         "skipped_oversize": 1,
         "skipped_credential_content": 1,
+        "skipped_binary": 2,
     }
     router.close()
