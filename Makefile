@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-grep bench-vector bench-concurrency bench-freshness clean
+.PHONY: help setup demo test test-fast lint bench bench-grep bench-vector bench-concurrency bench-freshness bench-secrets clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ bench-vector: setup ## benchmark: vector indexing throughput and query latency o
 
 bench-concurrency: setup ## benchmark: parallel vs sequential rounds, shared-router throughput
 	$(BIN)/python -m arr.bench.concurrency
+
+bench-secrets: setup ## benchmark: secret rules on nine installed packages, every withheld file listed
+	$(BIN)/python -m arr.bench.secrets
 
 bench-freshness: setup ## benchmark: full index and edit-to-fresh-answer on a >= 10,000-file tree
 	$(BIN)/python -m arr.bench.freshness
