@@ -103,6 +103,24 @@ def literal_terms(query: str, max_terms: int = 8) -> list[str]:
     return terms[:max_terms]
 
 
+def co_occurrence_pattern(words: list[str]) -> str:
+    """A case-insensitive regex for lines holding at least two of ``words`` (every ordered
+    pair, so the engine does the ranking's first cut instead of Python reading every line that
+    holds one common word)."""
+    escaped = [re.escape(w) for w in words]
+    pairs = [f"{a}.*{b}" for a in escaped for b in escaped if a != b]
+    return "(?i)" + "|".join(pairs)
+
+
+@dataclass(frozen=True)
+class _Stage:
+    """One engine run of a search: its patterns, regex or fixed strings, a row bound (0: none)."""
+
+    patterns: list[str]
+    regex: bool
+    max_rows: int = 0
+
+
 def find_rg(configured: str | None) -> str | None:
     if configured:
         return configured if os.access(configured, os.X_OK) else None
@@ -282,6 +300,7 @@ class GrepTool:
         deadline_ms: int = 5000,
         threads: int = 0,
         rg_path: str | None = None,
+        max_any_word_rows: int = 20_000,
     ) -> None:
         for label, value in (
             ("top_k", top_k),
@@ -291,6 +310,7 @@ class GrepTool:
             ("max_pattern_chars", max_pattern_chars),
             ("deadline_ms", deadline_ms),
             ("max_engine_matches_per_file", max_engine_matches_per_file),
+            ("max_any_word_rows", max_any_word_rows),
         ):
             if value < 1:
                 raise ValueError(f"{label} must be >= 1, got {value}")
@@ -301,6 +321,7 @@ class GrepTool:
         self.top_k = top_k
         self.max_matches_per_file = max_matches_per_file
         self.max_engine_matches_per_file = max_engine_matches_per_file
+        self.max_any_word_rows = max_any_word_rows
         self.max_file_bytes = max_file_bytes
         self.max_line_chars = max_line_chars
         self.context_lines = context_lines
@@ -353,12 +374,19 @@ class GrepTool:
         return [*command, "--", target]
 
     def _run_engine(
-        self, root: Path, patterns: list[str], regex: bool, target: str, deadline: float
+        self,
+        root: Path,
+        patterns: list[str],
+        regex: bool,
+        target: str,
+        deadline: float,
+        max_rows: int = 0,
     ) -> tuple[list[_Hit], dict[str, int], str]:
         """Raw candidate hits from ripgrep (unverified), its counters and a cut reason.
 
         Output is parsed while ripgrep still runs (the two overlap on two cores); at the
-        deadline ripgrep is killed and what arrived so far is kept.
+        deadline, or once ``max_rows`` rows arrived (cut "rows"), ripgrep is killed and what
+        arrived so far is kept.
         """
         hits: list[_Hit] = []
         counters: Counter[str] = Counter()
@@ -403,6 +431,10 @@ class GrepTool:
                 rows = buffer.feed(chunk)
                 if rows:
                     self._parse(rows, hits, counters, names)
+                if max_rows and len(hits) >= max_rows:
+                    del hits[max_rows:]  # the bound is exact, whatever the read size
+                    cut = "rows"
+                    break
         except BaseException:
             cut = "error"  # never wait on an engine blocked on a pipe nobody reads
             raise
@@ -415,7 +447,8 @@ class GrepTool:
                 errors.feed(process.stderr.read(1 << 20))
             process.stdout.close()
             process.stderr.close()
-        self._parse(buffer.rest(), hits, counters, names)
+        if cut != "rows":
+            self._parse(buffer.rest(), hits, counters, names)
         errors.feed(b"\n")
         counters.update(errors.file_errors)  # files that could not be read: counted by reason
         if not cut and returncode not in (0, 1) and (errors.other or not errors.file_errors):
@@ -538,12 +571,13 @@ class GrepTool:
         self,
         call: ToolCall,
         roots: list[Path],
-        patterns: list[str],
+        stage: _Stage,
         terms: list[str],
         deadline: float,
         counters: Counter[str],
     ) -> tuple[list[_Candidate], str]:
-        """Unverified hits of ``patterns`` in every root, scored by the ``terms`` they hold."""
+        """Unverified hits of the stage's patterns in every root, scored by the ``terms`` they
+        hold."""
         byte_terms = [t.encode("utf-8") for t in terms]
         # When every word is part of the whole phrase, a line holding the phrase holds them
         # all: its score is known from one test (most lines of the exact-phrase stage).
@@ -551,15 +585,18 @@ class GrepTool:
             float(len(byte_terms) + 1) if all(t in byte_terms[0] for t in byte_terms) else 0.0
         )
         candidates: list[_Candidate] = []
-        cut = ""
+        cut = capped = ""
         for root in roots:
             label = f"{root.name}/" if len(roots) > 1 else ""
             target = self._target(root, call.path, counters)
             if target is None:
                 continue
             hits, engine_counters, cut = self._run_engine(
-                root, patterns, call.regex, target, deadline
+                root, stage.patterns, stage.regex, target, deadline, stage.max_rows
             )
+            if cut == "rows":  # the bounded any-word stage: more lines existed than were read
+                counters["engine_rows_cut"] += 1
+                cut = "cap"
             for key, value in engine_counters.items():
                 counters[key] = max(counters[key], value)
             # ripgrep stops reading a file at --max-count: such a file may hold more lines
@@ -580,9 +617,11 @@ class GrepTool:
                     _Candidate(label, root, hit, self._score(hit.text, byte_terms, whole_holds))
                     for hit in hits
                 ]
+            if cut == "cap":  # this root was read up to the bound; the others still are
+                capped, cut = "cap", ""
             if cut:
                 break
-        return candidates, cut
+        return candidates, cut or capped
 
     @staticmethod
     def _score(text: bytes, byte_terms: list[bytes], whole_holds: float) -> float:
@@ -599,7 +638,9 @@ class GrepTool:
         counters: Counter[str] = Counter()
         deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
         terms = [call.query.lower()]
-        candidates, cut = self._candidates(call, roots, [call.query], terms, deadline, counters)
+        candidates, cut = self._candidates(
+            call, roots, _Stage([call.query], call.regex), terms, deadline, counters
+        )
         candidates.sort(key=lambda c: (c.file, c.hit.line))
         verified = [c for c, _ in self._verified(candidates, counters, deadline)]
         if counters.pop("_deadline_in_verify", 0):
@@ -660,18 +701,21 @@ class GrepTool:
         terms = (
             [call.query.lower()] if call.regex else [t.lower() for t in literal_terms(call.query)]
         )
-        stages = [[call.query]]
-        if not call.regex and len(terms) > 1:
-            stages.append(literal_terms(call.query)[1:])
+        stages = [_Stage([call.query], call.regex)]
+        words = [] if call.regex else literal_terms(call.query)[1:]
+        if len(words) > 1:  # lines holding two or more of the words, found by the engine
+            stages.append(_Stage([co_occurrence_pattern(words)], True))
+        if words:  # then any word, read up to a bound: a common word matches most lines
+            stages.append(_Stage(words, False, self.max_any_word_rows))
         kept: list[tuple[_Candidate, str]] = []
         seen: set[tuple[str, int]] = set()
         taken: Counter[str] = Counter()
         checked: dict[tuple[Path, str], list[bytes] | None] = {}  # files verified this call
         cut = ""
-        for patterns in stages:
+        for stage in stages:
             if len(kept) >= limit or cut == "deadline":
                 break
-            candidates, cut = self._candidates(call, roots, patterns, terms, deadline, counters)
+            candidates, cut = self._candidates(call, roots, stage, terms, deadline, counters)
             counters["matches"] += len(candidates)
             if seen:  # lines the exact stage already returned are not returned twice
                 candidates = [c for c in candidates if (c.file, c.hit.line) not in seen]

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import os
+import re
 import resource
 from pathlib import Path
 
 import pytest
 
-from arr.tools.grep import GrepTool, check_sub_path, literal_terms
+from arr.tools.grep import GrepTool, check_sub_path, co_occurrence_pattern, literal_terms
 from tests.conftest import SCOPE_A, make_router
 from tests.grep_fixtures import MARK, grep_workspace, run
 
@@ -162,3 +163,31 @@ def test_a_huge_line_does_not_starve_the_other_files(tmp_path: Path) -> None:
     answer = run(GrepTool("grep", ws, max_file_bytes=64 << 20, deadline_ms=30_000))
     assert answer.cut == ""
     assert {e.location.path for e in answer.evidence} == {"minified.js", "notes.md"}
+
+
+def test_lines_holding_two_words_are_found_by_the_engine_before_any_word(
+    tmp_path: Path,
+) -> None:
+    """A phrase that does not occur: lines holding two or more of its words come from the
+    engine's co-occurrence stage; a common word alone is read only up to the bound."""
+    ws = grep_workspace(tmp_path)
+    root = ws.root / "root"
+    for i in range(40):
+        (root / f"common{i:02d}.py").write_text("value = 1\n" * 30)  # 1,200 one-word lines
+    (root / "pair.py").write_text("x = 0\n# the gradient of the loss value\n")
+    (root / "dotted.py").write_text("see torch.nn and adam-w together\nsee torchXnn, adam-w\n")
+    tool = GrepTool("grep", ws, max_any_word_rows=100, max_matches_per_file=1)
+    answer = run(tool, query="value of gradient descent", top_k=5)
+    assert answer.evidence[0].id == "grep:pair.py#L2"
+    assert answer.cut == "cap" and answer.counters["engine_rows_cut"] == 1
+    assert answer.counters["matches"] < 1 + 200 + 100  # never every one-word line
+    dotted = run(tool, query="torch.nn with adam-w", top_k=1)
+    assert [e.id for e in dotted.evidence] == ["grep:dotted.py#L1"]
+
+
+def test_co_occurrence_pattern_escapes_the_words() -> None:
+    pattern = re.compile(co_occurrence_pattern(["a.b", "c-d", "zzz"]))
+    assert pattern.search("x A.B then c-d")
+    assert pattern.search("c-d before a.b")
+    assert not pattern.search("aXb then c-d")
+    assert not pattern.search("only a.b here")
