@@ -26,6 +26,8 @@ from arr.models import ScopeKey
 from arr.safety import credential_kind, is_sensitive_filename, unsafe_root_reason
 from arr.watch import VERIFY_S, TreeWatch, open_watch
 
+# Text by convention: the grep channel's withheld-files walk does not open these to look for a
+# NUL byte (indexing decides text by content, see _walk_files).
 TEXT_SUFFIXES = (
     ".md",
     ".txt",
@@ -42,6 +44,18 @@ TEXT_SUFFIXES = (
     ".rst",
     ".sh",
 )
+
+
+# Formats that are binary by definition: skipped by name (counted "binary") so that a build
+# does not read every compiled module, image or array of a tree just to find its NUL byte.
+BINARY_SUFFIXES = (
+    ".pyc", ".pyo", ".so", ".o", ".a", ".dylib", ".dll", ".exe", ".class", ".jar", ".whl",
+    ".zip", ".gz", ".bz2", ".xz", ".zst", ".tar", ".7z", ".png", ".jpg", ".jpeg", ".gif",
+    ".bmp", ".ico", ".tif", ".tiff", ".webp", ".pdf", ".npy", ".npz", ".pt", ".pth", ".ckpt",
+    ".safetensors", ".onnx", ".h5", ".hdf5", ".pkl", ".pickle", ".parquet", ".feather",
+    ".arrow", ".sqlite", ".sqlite3", ".db", ".mp3", ".mp4", ".wav", ".ttf", ".otf", ".woff",
+    ".woff2",
+)  # fmt: skip
 
 
 class Document(BaseModel):
@@ -82,7 +96,10 @@ def _count(skipped: Counter[str] | None, reason: str) -> None:
 def _walk_files(
     root: Path, max_file_bytes: int, skipped: Counter[str] | None = None
 ) -> Iterator[tuple[str, Path, os.stat_result]]:
-    """Regular text files under root, in sorted order, with their lstat.
+    """Regular files under root that may be text, in sorted order, with their lstat. Text is
+    decided by content when the file is read (no NUL byte, as ripgrep decides), so C headers,
+    ``.pyi``, Fortran or a ``Makefile`` are indexed as grep searches them; only names that are
+    binary by convention (``BINARY_SUFFIXES``) are skipped without reading.
 
     Real trees are hostile: a directory or file that cannot be read, a file that vanishes
     between listing and stat, a socket or FIFO, a link: each is skipped and counted by reason
@@ -115,7 +132,8 @@ def _walk_files(
                 if not name.startswith("."):
                     subfolders.append((f"{prefix}{name}/", entry.path))
                 continue
-            if not name.endswith(TEXT_SUFFIXES):
+            if name.lower().endswith(BINARY_SUFFIXES):
+                _count(skipped, "binary")  # known by name; any other file is tested by content
                 continue
             if is_sensitive_filename(name):
                 _count(skipped, "sensitive_name")
@@ -198,7 +216,7 @@ class Workspace(BaseModel):
     memory_seed: Path | None = None
     scopes: dict[str, ScopeSpec]
     chunk_lines: int = Field(default=40, ge=1, le=10_000)
-    max_file_bytes: int = Field(default=1_000_000, ge=1)
+    max_file_bytes: int = Field(default=2_000_000, ge=1)
     # Said when the root is missing (e.g. where a benchmark collection is looked for).
     missing_hint: str | None = None
     _by_key: dict[ScopeKey, ScopeSpec] | None = PrivateAttr(default=None)

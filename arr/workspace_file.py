@@ -72,7 +72,7 @@ class WorkspaceFile(BaseModel):
     name: str = Field(min_length=1, max_length=100)
     defaults: ScopeDefaults = ScopeDefaults()
     chunk_lines: int = Field(default=40, ge=1, le=10_000)
-    max_file_bytes: int = Field(default=1_000_000, ge=1)
+    max_file_bytes: int = Field(default=2_000_000, ge=1)
     scopes: dict[str, ScopeEntry] = {}
 
 

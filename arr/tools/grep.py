@@ -293,7 +293,7 @@ class GrepTool:
         top_k: int = 20,
         max_matches_per_file: int = 5,
         max_engine_matches_per_file: int = 200,
-        max_file_bytes: int = 2_000_000,
+        max_file_bytes: int | None = None,
         max_line_chars: int = 300,
         context_lines: int = 1,
         max_pattern_chars: int = 256,
@@ -305,7 +305,7 @@ class GrepTool:
         for label, value in (
             ("top_k", top_k),
             ("max_matches_per_file", max_matches_per_file),
-            ("max_file_bytes", max_file_bytes),
+            ("max_file_bytes", max_file_bytes or 1),
             ("max_line_chars", max_line_chars),
             ("max_pattern_chars", max_pattern_chars),
             ("deadline_ms", deadline_ms),
@@ -322,7 +322,8 @@ class GrepTool:
         self.max_matches_per_file = max_matches_per_file
         self.max_engine_matches_per_file = max_engine_matches_per_file
         self.max_any_word_rows = max_any_word_rows
-        self.max_file_bytes = max_file_bytes
+        # One cap for every channel: the workspace's, unless this tool names its own.
+        self.max_file_bytes = workspace.max_file_bytes if max_file_bytes is None else max_file_bytes
         self.max_line_chars = max_line_chars
         self.context_lines = context_lines
         self.max_pattern_chars = max_pattern_chars
