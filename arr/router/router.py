@@ -409,8 +409,9 @@ class RetrievalRouter:
             return self._pool
 
     def close(self) -> None:
-        """Stop the worker threads and tree watches (a closed router starts new threads if used
-        again; its workspaces walk their trees from then on)."""
+        """Stop the worker threads and tree watches and release what the tools hold open (a
+        vector store's client); a closed router reopens what it needs if used again, and its
+        workspaces walk their trees from then on."""
         with self._pool_lock:
             pool, self._pool = self._pool, None
         if pool is not None:
@@ -419,6 +420,10 @@ class RetrievalRouter:
             close_watches = getattr(getattr(tool, "workspace", None), "close_watches", None)
             if close_watches is not None:
                 close_watches()
+            close = getattr(tool, "close", None)
+            if close is not None:
+                with contextlib.suppress(Exception):  # closing must never fail the caller
+                    close()
 
     def _dispatch(
         self, calls: list[ToolCall], scope: ScopeKey, deadline: float | None

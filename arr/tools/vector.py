@@ -127,6 +127,12 @@ class VectorTool:
         self.store.warm_up()
         self.embedder.warm_up()
 
+    def close(self) -> None:
+        """Release the store's client (and its descriptors); the next use reopens it."""
+        close = getattr(self.store, "close", None)
+        if close is not None:
+            close()
+
     def reset(self, scope: ScopeKey) -> None:
         """Drop the scope's collection; a store that cannot even open is removed whole (it is
         derived data: every scope rebuilds from its sources)."""

@@ -101,6 +101,18 @@ class ChromaStore:
                 path=str(self.path), settings=Settings(anonymized_telemetry=False)
             )
 
+    def close(self) -> None:
+        """Release the client: Chroma keeps one system per store path for the life of the
+        process (SQLite files, index segments, its runtime's sockets and event loops, ~20
+        descriptors) until the last client of that path closes. A closed store reopens on use."""
+        with self._lock:
+            client, self._client = self._client, None
+            self._collections, self._exact_cache = {}, {}
+        close = getattr(client, "close", None)
+        if close is not None:
+            with contextlib.suppress(Exception):  # a store that never opened has nothing held
+                close()
+
     def reset(self) -> None:
         """Remove the whole on-disk store (derived data) so the next build starts clean."""
         import shutil

@@ -128,3 +128,36 @@ def test_same_query_same_vector_ranking_in_fresh_processes(tmp_path: Path) -> No
     ]
     first, second = (json.loads(r) for r in runs)
     assert len(first) == 25 and first == second
+
+
+@pytest.mark.skipif(not Path("/proc/self/fd").exists(), reason="needs /proc")
+def test_closed_routers_give_their_descriptors_back(tmp_path: Path) -> None:
+    """A process that opens and closes routers over many workspaces (a server reloading its
+    config, a notebook, a test session) keeps a bounded number of descriptors: Chroma held ~20
+    per store path until the process ended, and select() fails above 1,024."""
+
+    def descriptors() -> int:
+        return len(list(Path("/proc/self/fd").iterdir()))
+
+    def one_router(number: int) -> None:
+        ws = workspace(tmp_path / f"w{number}", files=5)
+        vector = VectorTool("vector", ws, HashingEmbedder(), ChromaStore(tmp_path / f"c{number}"))
+        vector.build(SCOPE_A)
+        router = RetrievalRouter(
+            tools={"vector": vector},
+            planner=RuleQueryPlanner(),
+            fusion=WSumFusion(),
+            reranker=RuleReranker(),
+            scopes={"a": SCOPE_A},
+        )
+        assert router.search("what is the note about topic3", SCOPE_A).evidence
+        router.close()
+
+    one_router(0)  # the first store also starts Chroma's runtime (threads, a socket pair)
+    gc.collect()
+    before = descriptors()
+    for number in range(1, 16):
+        one_router(number)
+    gc.collect()
+    grown = descriptors() - before
+    assert grown <= 5, f"{grown} descriptors more after 15 routers were opened and closed"

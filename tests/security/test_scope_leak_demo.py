@@ -20,7 +20,9 @@ def demo_router(demo_overrides: list[str]):
     index_workspace(
         workspace, build_tools(container, workspace), workspace.named_scopes(), progress=False
     )
-    return load_router(demo_overrides)
+    router = load_router(demo_overrides)
+    yield router
+    router.close()
 
 
 def test_no_result_ever_leaves_its_scope(demo_router, demo_copy: Path) -> None:
