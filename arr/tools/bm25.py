@@ -30,11 +30,10 @@ from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall, t
 from arr.tools import bm25_overlay as overlay
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.bm25_documents import (
-    DOCS_FILE,
     LazyDocuments,
     load_documents,
-    write_documents,
 )
+from arr.tools.bm25_rows import OFFSETS_FILE, TOKENS_FILE, OldRows, RowSink
 from arr.tools.partition import (
     LOCK,
     build_generation,
@@ -50,8 +49,6 @@ from arr.workspace import Document, SourceFile, Workspace, state_digest
 _TOKEN = re.compile(r"[A-Za-z0-9_]+|[^\W\d_]+", re.UNICODE)
 _CAMEL = re.compile(r"[A-Z]+(?=[A-Z][a-z])|[A-Z]?[a-z]+|[A-Z]+|\d+")
 MAX_CACHED_GENERATIONS = 16  # per-generation caches (manifests, file lists) keep the newest
-TOKENS_FILE = "tokens.jsonl"  # per-document tokens: the cache of incremental builds
-OFFSETS_FILE = "tokens.offsets.npy"  # byte offset of each row in TOKENS_FILE (random access)
 FILES_FILE = "files.json"  # label -> [[size, mtime_ns], first row, chunk count]
 
 
@@ -267,69 +264,61 @@ class BM25Tool:
         if max_changed_files is not None and len(changed) + beir_changed * 1000 > max_changed_files:
             return {}
         unchanged = len(files) + (beir is not None) - len(changed) - beir_changed
-        cache = self._token_cache(generation, previous) if generation and unchanged else {}
-        if not cache:  # nothing reusable after all (damaged cache): every file is re-read
+        old = OldRows.open(generation) if generation and unchanged else None
+        if old is None:  # nothing reusable (or a cache without offsets): every file is re-read
             changed, beir_changed = list(files), beir is not None
-        documents: list[Document] = []
-        tokens: list[list[str]] = []
-        entries: dict[str, list[Any]] = {}
-
-        def add(label: str, state: list[int], docs: list[Document], toks: list[list[str]]) -> None:
-            entries[label] = [state, len(documents), len(docs)]
-            documents.extend(docs)
-            tokens.extend(toks)
-
-        for source in files:
-            state = [source.size, source.mtime_ns]
-            cached = cache.get(source.label)
-            if cached is not None and cached[0] == state:
-                add(source.label, state, cached[1], cached[2])
-            else:
-                docs = self.workspace.file_documents(source, skipped=skipped)
-                add(source.label, state, docs, [self._tokenize(d.text) for d in docs])
-        if beir is not None:
-            cached = cache.get(beir[0])
-            if cached is not None and not beir_changed:
-                add(beir[0], [beir[1], beir[2]], cached[1], cached[2])
-            else:
-                docs = list(self.workspace.beir_documents(scope))
-                add(beir[0], [beir[1], beir[2]], docs, [self._tokenize(d.text) for d in docs])
-        manifest = {
+        manifest: dict[str, Any] = {
             "scope": scope.model_dump(),
             "source_fingerprint": fingerprint,
             "source_newest_mtime_ns": newest_ns,
             "built_at": time.time(),
             "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "arr_version": __version__,
-            "documents": len(documents),
             "files": len(files),
             "files_reread": len(changed) + int(beir_changed),
-            "skipped": dict(sorted(skipped.items())),
-            # what overlay scoring needs to score like bm25s (which pads empty docs to 1 token)
-            "avg_doc_len": (sum(max(1, len(t)) for t in tokens) / len(tokens)) if tokens else 0.0,
             "k1": self.k1,
             "b": self.b,
             "stemmer": self.stemmer_language,
             "tokenizer": self._tokenizer_id(),
         }
+        reread = {f.label for f in changed}
 
         def write(folder: Path) -> None:
-            if documents:
+            """Streams: each file's chunks and tokens are written as they are made, and only
+            the token ids bm25s needs stay in memory (4 bytes a token, one vocabulary), so a
+            tree is never held whole (peak RSS: see the scale benchmark)."""
+            sink = RowSink(folder)
+            try:
+                for source in files:
+                    state = [source.size, source.mtime_ns]
+                    if old is not None and source.label not in reread:
+                        try:
+                            sink.copy(source.label, state, old, previous[source.label])
+                            continue
+                        except ValueError:
+                            pass  # a damaged row range: this file is read again
+                    docs = self.workspace.file_documents(source, skipped=skipped)
+                    sink.add(source.label, state, docs, self._tokenize)
+                if beir is not None:
+                    state = [beir[1], beir[2]]
+                    if old is not None and not beir_changed:
+                        sink.copy(beir[0], state, old, previous[beir[0]])
+                    else:
+                        docs = self.workspace.beir_documents(scope)
+                        sink.add(beir[0], state, docs, self._tokenize)
+            finally:
+                sink.close()
+                if old is not None:
+                    old.close()
+            manifest["skipped"] = dict(sorted(skipped.items()))
+            manifest["documents"] = sink.rows
+            # what overlay scoring needs to score like bm25s (which pads empty docs to 1 token)
+            manifest["avg_doc_len"] = sink.length_sum / sink.rows if sink.rows else 0.0
+            if sink.rows:
                 retriever = bm25s.BM25(k1=self.k1, b=self.b)
-                retriever.index(
-                    [t or ["\u2400empty"] for t in tokens], show_progress=self.show_progress
-                )
+                retriever.index((sink.ids, sink.vocab), show_progress=self.show_progress)
                 retriever.save(str(folder))
-            write_documents(folder, documents)
-            import numpy as np
-
-            offsets = np.zeros(len(tokens) + 1, dtype=np.int64)
-            with (folder / TOKENS_FILE).open("wb") as handle:
-                for row, toks in enumerate(tokens):
-                    handle.write(json.dumps(toks, ensure_ascii=False).encode() + b"\n")
-                    offsets[row + 1] = handle.tell()
-            np.save(folder / OFFSETS_FILE, offsets)
-            (folder / FILES_FILE).write_text(json.dumps(entries), encoding="utf-8")
+            (folder / FILES_FILE).write_text(json.dumps(sink.entries), encoding="utf-8")
 
         build_generation(self.index_dir, scope, manifest, write)
         overlay.remove(partition_dir(self.index_dir, scope))  # folded into the new generation
@@ -466,26 +455,6 @@ class BM25Tool:
         with self._lock:
             self._overlays[key] = ((generation, state), found)
         return found
-
-    @staticmethod
-    def _token_cache(
-        generation: Path, entries: dict[str, list[Any]]
-    ) -> dict[str, tuple[list[int], list[Document], list[list[str]]]]:
-        """label -> ([size, mtime_ns], chunks, tokens) of a generation whose file ``entries``
-        (and tokenizer) build() has already checked; {} when its cache is unreadable."""
-        try:
-            with (generation / DOCS_FILE).open(encoding="utf-8") as handle:
-                docs = [Document.model_construct(**json.loads(line)) for line in handle]
-            with (generation / TOKENS_FILE).open(encoding="utf-8") as handle:
-                toks = [json.loads(line) for line in handle]
-        except (OSError, ValueError):
-            return {}  # no usable cache: everything is re-read (an older or damaged index)
-        if len(docs) != len(toks):
-            return {}
-        return {
-            label: (state, docs[first : first + count], toks[first : first + count])
-            for label, (state, first, count) in entries.items()
-        }
 
     # ---- serving --------------------------------------------------------------------------
     def _generation(self, scope: ScopeKey) -> Path | None:

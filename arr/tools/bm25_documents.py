@@ -83,15 +83,3 @@ def load_documents(folder: Path) -> LazyDocuments | list[Document]:
         raise ValueError(f"{DOCS_OFFSETS_FILE} does not match {DOCS_FILE}")
     with (folder / DOCS_FILE).open(encoding="utf-8") as handle:
         return [Document.model_validate_json(line) for line in handle]
-
-
-def write_documents(folder: Path, documents: list[Document]) -> None:
-    """``documents.jsonl`` and the byte offset of each of its rows."""
-    import numpy as np
-
-    offsets = np.zeros(len(documents) + 1, dtype=np.int64)
-    with (folder / DOCS_FILE).open("wb") as handle:
-        for row, doc in enumerate(documents):
-            handle.write(doc.model_dump_json().encode("utf-8") + b"\n")
-            offsets[row + 1] = handle.tell()
-    np.save(folder / DOCS_OFFSETS_FILE, offsets)

@@ -331,3 +331,29 @@ def test_chunks_are_read_by_row_not_loaded_whole(tmp_path: Path) -> None:
     whole = BM25Tool("bm25", ws)
     assert isinstance(whole.loaded(SCOPE_A).documents, list)
     assert [e.location.path for e in whole.retrieve(call("topic7"), SCOPE_A)] == ["notes/n7.md"]
+
+
+def test_incremental_build_equals_a_full_build(tmp_path: Path) -> None:
+    """Unchanged files' rows are copied from the previous generation as bytes (streamed, never
+    parsed whole); the result must be the index a full build of the same tree makes."""
+    files = {f"notes/n{i}.md": f"topic{i % 5} warmup note {i}\n" * (i % 7 + 1) for i in range(30)}
+    files["notes/empty.md"] = "\n\n"  # no tokens: bm25s' padding token
+    ws = file_workspace(tmp_path, {"a": SCOPE_A}, files, chunk_lines=3)
+    incremental = BM25Tool("bm25", ws)
+    incremental.build(SCOPE_A)
+    root = ws.root / "a" / "notes"
+    (root / "n3.md").write_text("changed text about zanzibar warmup\n")
+    (root / "n4.md").unlink()
+    (root / "new.md").write_text("a new note on topic2 and zanzibar\n")
+    manifest = incremental.build(SCOPE_A)
+    assert manifest["files_reread"] == 2  # the changed and the added file only
+    full_ws = ws.model_copy(update={"index_dir": tmp_path / "full-idx"})
+    full = BM25Tool("bm25", full_ws)
+    full_manifest = full.build(SCOPE_A)
+    assert full_manifest["files_reread"] == full_manifest["files"]
+    for key in ("documents", "avg_doc_len", "source_fingerprint"):
+        assert manifest[key] == full_manifest[key]
+    for query in ("zanzibar warmup", "topic2", "warmup note 17", "topic4 topic1"):
+        got = [(e.id, e.score) for e in incremental.retrieve(call(query), SCOPE_A)]
+        want = [(e.id, e.score) for e in full.retrieve(call(query), SCOPE_A)]
+        assert got == want and got
