@@ -34,6 +34,7 @@ from arr.tools.bm25_documents import (
     load_documents,
 )
 from arr.tools.bm25_rows import OFFSETS_FILE, TOKENS_FILE, OldRows, RowSink
+from arr.tools.bm25_vocab import SortedVocabulary, write_vocabulary
 from arr.tools.partition import (
     LOCK,
     build_generation,
@@ -318,6 +319,7 @@ class BM25Tool:
                 retriever = bm25s.BM25(k1=self.k1, b=self.b)
                 retriever.index((sink.ids, sink.vocab), show_progress=self.show_progress)
                 retriever.save(str(folder))
+                write_vocabulary(folder, retriever.vocab_dict)
             (folder / FILES_FILE).write_text(json.dumps(sink.entries), encoding="utf-8")
 
         build_generation(self.index_dir, scope, manifest, write)
@@ -533,11 +535,15 @@ class BM25Tool:
         try:
             owner = ScopeKey.model_validate(self._manifest(generation)["scope"])
             documents = load_documents(generation)  # rows read on demand (offsets)
-            retriever = (
-                bm25s.BM25.load(str(generation), mmap=True, show_progress=False)
-                if documents
-                else None
-            )
+            retriever = None
+            if documents and SortedVocabulary.present(generation):
+                # the vocabulary as memory-mapped sorted keys: nothing parsed at load
+                retriever = bm25s.BM25.load(
+                    str(generation), mmap=True, show_progress=False, load_vocab=False
+                )
+                retriever.vocab_dict = SortedVocabulary(generation)
+            elif documents:  # a generation built before the sorted vocabulary existed
+                retriever = bm25s.BM25.load(str(generation), mmap=True, show_progress=False)
         except (OSError, ValueError, KeyError) as exc:
             raise ChannelError(
                 codes.INDEX_CORRUPT, f"{self.name} index unreadable: {exc}"

@@ -357,3 +357,26 @@ def test_incremental_build_equals_a_full_build(tmp_path: Path) -> None:
         got = [(e.id, e.score) for e in incremental.retrieve(call(query), SCOPE_A)]
         want = [(e.id, e.score) for e in full.retrieve(call(query), SCOPE_A)]
         assert got == want and got
+
+
+def test_sorted_vocabulary_answers_like_the_dict(tmp_path: Path) -> None:
+    """The memory-mapped vocabulary (no JSON parse at load) maps every token as bm25s' dict
+    does, UTF-8 byte order included, and knows nothing else."""
+    import random
+
+    from arr.tools.bm25_vocab import SortedVocabulary, write_vocabulary
+
+    rng = random.Random(7)
+    alphabet = "abcxyz_09éßΩ中"
+    vocab = {"": 0}
+    while len(vocab) < 3000:
+        token = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 9)))
+        vocab.setdefault(token, len(vocab))
+    write_vocabulary(tmp_path, vocab)
+    looked_up = SortedVocabulary(tmp_path)
+    assert len(looked_up) == len(vocab)
+    assert all(looked_up[token] == number for token, number in vocab.items())
+    for _ in range(2000):
+        probe = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 10)))
+        assert looked_up.get(probe) == vocab.get(probe)
+        assert (probe in looked_up) == (probe in vocab)
