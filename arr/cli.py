@@ -82,6 +82,15 @@ log = logging.getLogger("arr.cli")
 JOB_STATUS = "job_status.json"
 
 
+_OVERRIDE_SHAPE = re.compile(r"^[+~]{0,2}[A-Za-z_][\w.@/-]*(\[[^\]]*\])?=")
+
+
+def _is_bare_query(arg: str) -> bool:
+    """A first argument of ``arr search`` that is neither a flag nor ``key=value`` is the query
+    (``query=...`` still works, and is needed for a query that starts like ``lr=3e-4``)."""
+    return not arg.startswith("-") and _OVERRIDE_SHAPE.match(arg) is None
+
+
 def split_arguments(args: list[str]) -> tuple[dict[str, str], list[str]]:
     texts: dict[str, str] = {}
     overrides = []
@@ -279,6 +288,8 @@ def _main(argv: list[str] | None = None) -> int:
             and not rest[0].startswith("-")
         ):
             rest = [f"id={rest[0]}", *rest[1:]]
+    if command == "search" and rest and _is_bare_query(rest[0]):
+        rest = [f"query={rest[0]}", *rest[1:]]  # `arr search "why did the loss spike"`
     texts, overrides = split_arguments(rest)
     multirun = any(o in ("-m", "--multirun") for o in overrides)
     try:

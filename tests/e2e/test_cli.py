@@ -64,6 +64,18 @@ def test_search_json_is_the_full_router_result(indexed: list[str]) -> None:
     assert "mem:visdev-warmup-001" in ids and "mem:vis-warmup-001" not in ids
 
 
+def test_a_bare_first_argument_is_the_query(indexed: list[str]) -> None:
+    """`arr search "question" scope=...` as a grep user types it; key=value stays an override."""
+    question = "Why did the warmup schedule fix the loss spikes?"
+    bare = arr("search", question, "scope=vision-dev", "--json", *indexed)
+    named = arr("search", f"query={question}", "scope=vision-dev", "--json", *indexed)
+    assert bare.returncode == 0, bare.stderr
+    ids = [e["id"] for e in json.loads(bare.stdout)["evidence"]]
+    assert ids == [e["id"] for e in json.loads(named.stdout)["evidence"]] and ids
+    shaped = arr("search", "lr=3e-4 warmup", "scope=vision-dev", *indexed)
+    assert shaped.returncode == 2 and "+lr=" in shaped.stderr  # an override: Hydra's hint
+
+
 def test_overrides_reach_the_router(indexed: list[str]) -> None:
     done = arr(
         "search",

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 import shutil
 import signal
@@ -124,3 +125,54 @@ def test_server_stopping_mid_session_is_a_degradation(tmp_path: Path, server: Ch
         ("vector", "vector_store_unavailable")
     ]
     assert result.partial
+
+
+def test_two_indexing_processes_and_a_searcher_share_one_server(
+    tmp_path: Path, server: ChromaServer
+) -> None:
+    """Scale-out path: each indexing process embeds its part of the tree (a scope) into one
+    Chroma server at the same time; a third process searches both, each only in its scope."""
+    from tests.e2e.test_workspace_cli import arr
+
+    project = tmp_path / "project"
+    for part in ("part-a", "part-b"):
+        for i in range(40):
+            folder = project / part
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"n{i}.md").write_text(f"{part} note {i} about topic{i % 5} warmup\n")
+    assert arr("init", "team_id=lab", cwd=project).returncode == 0
+    for name in ("a", "b"):
+        done = arr("scope", "add", name, f"part-{name}", f"branch={name}", cwd=project)
+        assert done.returncode == 0, done.stderr
+    shared = [
+        "embedder=hashing",
+        "progress=false",
+        "vector_store=chroma_http",
+        "vector_store.host=127.0.0.1",
+        f"vector_store.port={server.port}",
+    ]
+    environment = {**os.environ, "HF_HUB_OFFLINE": "1"}
+    environment.pop("ARR_WORKSPACE", None)
+    indexers = [
+        subprocess.Popen(
+            [sys.executable, "-m", "arr.cli", "index", f"scope={name}", "tools=[vector]", *shared],
+            cwd=project,
+            env=environment,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        for name in ("a", "b")
+    ]
+    for indexer in indexers:
+        out, err = indexer.communicate(timeout=300)
+        assert indexer.returncode == 0, err
+    for name in ("a", "b"):
+        query = ["search", "query=topic3 warmup note", f"scope={name}", "tools=[vector]"]
+        done = arr(*query, "--json", *shared, cwd=project)
+        assert done.returncode == 0, done.stderr
+        result = json.loads(done.stdout)
+        paths = [e["location"]["path"] for e in result["evidence"]]
+        assert paths and all(p.startswith(f"part-{name}/") or "/" not in p for p in paths)
+        assert not result["degradations"]
+        assert {e["scope"]["branch"] for e in result["evidence"]} == {name}
