@@ -341,6 +341,11 @@ class Workspace(BaseModel):
                 entry.files, entry.skipped = files, counted
         return files
 
+    @property
+    def watching(self) -> bool:
+        """True while long-lived watches replace walks (``watch_changes``)."""
+        return self._verify_s is not None
+
     def derived_from_tree(self, scope: ScopeKey, key: object, compute: Callable[[], _T]) -> _T:
         """``compute()``, remembered while the scope's watched tree has not changed since its
         last walk (an unwatched workspace computes every time)."""

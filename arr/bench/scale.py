@@ -6,7 +6,8 @@ Trees are copied once from installed packages into ``outputs/bench/scale/<size>`
 matplotlib, XL = L + torch (``ARR_SCALE_SIZES=S,M`` to run some). Per tree, each in a fresh
 process so its peak RSS is its own:
 
-- ``arr index tools=[bm25]``: wall time and peak RSS (the lexical index; grep needs none);
+- ``arr index tools=[bm25,grep]``: wall time and peak RSS (the lexical index and grep's word
+  index);
 - a session: ``arr.load_router(tools=[memory,bm25,grep])`` (warm: trees watched), the first
   search, then 90 searches (identifiers, error text, natural-language questions) with p50/p95
   wall time, the freshness check's share (``refresh_us`` in the traces) and the session's
@@ -144,7 +145,7 @@ def main() -> int:
         tree = base / size
         build_tree(tree, SIZES[size])
         shutil.rmtree(tree / ".arr" / "index", ignore_errors=True)
-        index_s, index_rss = arr(tree, "index", "tools=[bm25]")
+        index_s, index_rss = arr(tree, "index", "tools=[bm25,grep]")
         figures = session(tree)
         rows.append((size, count_files(tree), index_s, index_rss, figures))
         print(

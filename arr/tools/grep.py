@@ -28,29 +28,34 @@ import shutil
 import stat
 import subprocess
 import sys
+import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Sequence
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
+from typing import Any
 
 from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.safety import (
     ENGINE_EXCLUDE_GLOB,
-    SENSITIVE_DIRS,
     credential_kind,
-    is_sensitive_filename,
     is_sensitive_name,
 )
+from arr.tools import grep_prefilter as prefilter
 from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
-from arr.workspace import TEXT_SUFFIXES, Workspace
+from arr.tools.partition import build_generation, current_generation, pointer_state
+from arr.workspace import Workspace
 
 _STOP_WORDS = (
     "the a an and or of to in on for with at by is are was were be this that it from as why how "
     "what when which does did do not no"
 )
 _STOP = frozenset(_STOP_WORDS.split())  # noqa: SIM905
+# Above this many files a narrowed scan is no cheaper than ripgrep's own walk (and the list
+# must fit on a command line).
+MAX_NARROWED_FILES = 4000
 _STATS_SEARCHED = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
 # A match row of ``rg --null --line-number``: path NUL number ":" text (CR kept: see _verified)
 _ROW = re.compile(rb"^([^\x00\n]*)\x00(\d+):([^\n]*)$", re.MULTILINE)
@@ -119,6 +124,7 @@ class _Stage:
     patterns: list[str]
     regex: bool
     max_rows: int = 0
+    words: tuple[str, ...] = ()  # the query words a co-occurrence pattern was made of
 
 
 def find_rg(configured: str | None) -> str | None:
@@ -170,58 +176,6 @@ _FILE_ERROR = re.compile(r"^rg: .+: .*\(os error (\d+)\)$")
 
 
 # errno -> trace counter: a file that vanished mid-scan, or one the process may not read.
-def engine_withheld(roots: Sequence[Path], max_file_bytes: int) -> dict[str, int]:
-    """What ripgrep, run as this channel runs it, skips without a word, counted by reason:
-    sensitive folders and names (its exclusion glob, case-insensitive), links (not followed),
-    sockets, FIFOs and devices, files over the size cap, binary files."""
-    counts: Counter[str] = Counter()
-    stack = [str(r) for r in roots]
-    while stack:
-        folder = stack.pop()
-        try:
-            with os.scandir(folder) as listing:
-                entries = list(listing)
-        except OSError:
-            continue  # the engine reports unreadable folders itself (skipped_unreadable)
-        for entry in entries:
-            name = entry.name
-            try:
-                if entry.is_symlink():
-                    counts["skipped_link"] += 1
-                elif entry.is_dir(follow_symlinks=False):
-                    if name.lower() in SENSITIVE_DIRS or is_sensitive_filename(name):
-                        counts["skipped_sensitive_name"] += 1
-                    else:
-                        stack.append(entry.path)
-                elif is_sensitive_filename(name):
-                    counts["skipped_sensitive_name"] += 1
-                elif not entry.is_file(follow_symlinks=False):
-                    counts["skipped_special_file"] += 1
-                elif entry.stat(follow_symlinks=False).st_size > max_file_bytes:
-                    counts["skipped_oversize"] += 1
-                elif not name.lower().endswith(TEXT_SUFFIXES) and _looks_binary(entry.path):
-                    counts["skipped_binary"] += 1
-            except OSError:
-                continue  # vanished meanwhile: nothing to withhold
-    return dict(counts)
-
-
-BINARY_PROBE_BYTES = 8192
-
-
-def _looks_binary(path: str) -> bool:
-    """A NUL byte in the file's head: ripgrep's own test, which makes it skip the file without
-    a word. Files with the text suffixes the indexes read are not opened: probing them too
-    doubled the walk (116 -> 225 ms on 10,596 files) for files that are text. ripgrep reports
-    a NUL it meets after a match, and the channel counts that file itself; a text-named file
-    with a NUL in its first 64 KiB (UTF-16 without a byte-order mark) is the one not counted."""
-    fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-    try:
-        return b"\x00" in os.read(fd, BINARY_PROBE_BYTES)
-    finally:
-        os.close(fd)
-
-
 _ERRNO_REASON = {2: "skipped_vanished", 13: "skipped_unreadable", 1: "skipped_unreadable"}
 
 
@@ -322,6 +276,9 @@ class GrepTool:
         self.max_matches_per_file = max_matches_per_file
         self.max_engine_matches_per_file = max_engine_matches_per_file
         self.max_any_word_rows = max_any_word_rows
+        self.index_dir = workspace.index_dir / name
+        self._indexes: dict[str, tuple[Any, prefilter.WordIndex | None]] = {}
+        self._index_lock = threading.Lock()
         # One cap for every channel: the workspace's, unless this tool names its own.
         self.max_file_bytes = workspace.max_file_bytes if max_file_bytes is None else max_file_bytes
         self.max_line_chars = max_line_chars
@@ -345,7 +302,7 @@ class GrepTool:
         return FRESH  # grep reads the live tree; there is no index to go stale
 
     # ---- the engine ---------------------------------------------------------------------------
-    def _command(self, patterns: list[str], regex: bool, target: str) -> list[str]:
+    def _command(self, patterns: list[str], regex: bool, targets: list[str]) -> list[str]:
         assert self._rg is not None
         command = [
             self._rg,
@@ -372,14 +329,14 @@ class GrepTool:
         command.append(f"--iglob={ENGINE_EXCLUDE_GLOB}")
         for pattern in patterns:
             command.append(f"--regexp={pattern}")
-        return [*command, "--", target]
+        return [*command, "--", *targets]
 
     def _run_engine(
         self,
         root: Path,
         patterns: list[str],
         regex: bool,
-        target: str,
+        targets: list[str],
         deadline: float,
         max_rows: int = 0,
     ) -> tuple[list[_Hit], dict[str, int], str]:
@@ -394,7 +351,7 @@ class GrepTool:
         cut, buffer = "", _LineBuffer()
         names: dict[bytes, str | None] = {}
         process = subprocess.Popen(
-            self._command(patterns, regex, target),
+            self._command(patterns, regex, targets),
             cwd=root,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -576,9 +533,10 @@ class GrepTool:
         terms: list[str],
         deadline: float,
         counters: Counter[str],
+        files: list[list[str]] | None = None,
     ) -> tuple[list[_Candidate], str]:
-        """Unverified hits of the stage's patterns in every root, scored by the ``terms`` they
-        hold."""
+        """Unverified hits of the stage's patterns in every root (or only in ``files``, per
+        root, when the word index narrowed the scan), scored by the ``terms`` they hold."""
         byte_terms = [t.encode("utf-8") for t in terms]
         # When every word is part of the whole phrase, a line holding the phrase holds them
         # all: its score is known from one test (most lines of the exact-phrase stage).
@@ -587,13 +545,16 @@ class GrepTool:
         )
         candidates: list[_Candidate] = []
         cut = capped = ""
-        for root in roots:
+        for number, root in enumerate(roots):
             label = f"{root.name}/" if len(roots) > 1 else ""
             target = self._target(root, call.path, counters)
             if target is None:
                 continue
+            targets = [target] if files is None else files[number]
+            if not targets:
+                continue  # the word index says no file of this root can match
             hits, engine_counters, cut = self._run_engine(
-                root, stage.patterns, stage.regex, target, deadline, stage.max_rows
+                root, stage.patterns, stage.regex, targets, deadline, stage.max_rows
             )
             if cut == "rows":  # the bounded any-word stage: more lines existed than were read
                 counters["engine_rows_cut"] += 1
@@ -685,11 +646,120 @@ class GrepTool:
         spec = self.workspace.spec_for(scope)
         if spec is None:
             return {}
+        return self._tree(scope).withheld
+
+    def _tree(self, scope: ScopeKey) -> prefilter.TreeWalk:
+        """The roots as ripgrep sees them (one walk, remembered while a watched tree is
+        unchanged)."""
+        spec = self.workspace.spec_for(scope)
+        if spec is None:
+            return prefilter.TreeWalk({}, [])
         return self.workspace.derived_from_tree(
             scope,
-            ("grep-withheld", self.max_file_bytes),
-            lambda: engine_withheld(self.workspace.root_paths(spec), self.max_file_bytes),
+            ("grep-walk", self.max_file_bytes),
+            lambda: prefilter.walk(self.workspace.root_paths(spec), self.max_file_bytes),
         )
+
+    # ---- the word index (arr index) ---------------------------------------------------------
+    def build(self, scope: ScopeKey) -> dict[str, Any]:
+        """The scope's word index: which words each file ripgrep would read holds, so a
+        look-up scans the files that can match instead of the whole tree."""
+        spec = self.workspace.spec_for(scope)
+        roots = self.workspace.root_paths(spec) if spec is not None else []
+        tree = prefilter.walk(roots, self.max_file_bytes)
+        manifest: dict[str, Any] = {
+            "scope": scope.model_dump(),
+            "built_at": time.time(),
+            "skipped": {k.removeprefix("skipped_"): v for k, v in sorted(tree.withheld.items())},
+        }
+
+        def write(folder: Path) -> None:
+            written = prefilter.write_index(folder, roots, tree, self.max_file_bytes)
+            manifest["documents"] = written["files"]
+            manifest["words"] = written["words"]
+
+        build_generation(self.index_dir, scope, manifest, write)
+        with self._index_lock:
+            self._indexes.pop(scope.fingerprint(), None)
+        return manifest
+
+    def reset(self, scope: ScopeKey) -> None:
+        import shutil
+
+        shutil.rmtree(self.index_dir / scope.fingerprint(), ignore_errors=True)
+        with self._index_lock:
+            self._indexes.pop(scope.fingerprint(), None)
+
+    def _word_index(self, scope: ScopeKey) -> prefilter.WordIndex | None:
+        """The scope's loaded word index, reloaded when a build swapped a new one in."""
+        key = scope.fingerprint()
+        state = pointer_state(self.index_dir, scope)
+        with self._index_lock:
+            cached = self._indexes.get(key)
+        if cached is not None and cached[0] == state:
+            return cached[1]
+        generation = current_generation(self.index_dir, scope) if state is not None else None
+        loaded = None
+        if generation is not None:
+            try:
+                loaded = prefilter.WordIndex(generation)
+            except (OSError, ValueError):
+                loaded = None  # damaged or older: the whole tree is scanned
+        with self._index_lock:
+            self._indexes[key] = (state, loaded)
+        return loaded
+
+    def _narrowing(
+        self, scope: ScopeKey, roots: list[Path], call: ToolCall
+    ) -> tuple[prefilter.WordIndex, prefilter.TreeWalk] | None:
+        """Index and current walk when a call may scan fewer files: a watched tree (its walk is
+        remembered) with a word index; None: scan the whole tree."""
+        if call.regex or not self.workspace.watching:
+            return None
+        index = self._word_index(scope)
+        if index is None:
+            return None
+        tree = self._tree(scope)
+        if len(tree.files) != len(roots):
+            return None
+        return index, tree
+
+    def _files_to_scan(
+        self,
+        narrowing: tuple[prefilter.WordIndex, prefilter.TreeWalk] | None,
+        stage: _Stage,
+        sub_path: str | None,
+    ) -> list[list[str]] | None:
+        """Per root, the files this stage must scan (changed files always), or None: all."""
+        if narrowing is None or stage.regex and not stage.words:
+            return None
+        index, tree = narrowing
+        literals = stage.words or stage.patterns
+        found = [index.rows_for(literal) for literal in literals]
+        if any(rows is None for rows in found):
+            return None
+        if stage.words and len(stage.words) > 1 and stage.regex:  # two or more of the words
+            counted = Counter(row for rows in found for row in rows)  # type: ignore[union-attr]
+            rows = {row for row, n in counted.items() if n >= 2}
+        else:
+            rows = set().union(*found)  # type: ignore[arg-type]
+        scan: list[set[str]] = [set() for _ in tree.files]
+        for row in rows:
+            number, relative, size, mtime_ns, _ = index.entries[row]
+            if tree.files[number].get(relative) == (size, mtime_ns):
+                scan[number].add(relative)
+        for number, files in enumerate(tree.files):  # changed or added since the build
+            for relative, state in files.items():
+                if index.state.get((number, relative)) != state:
+                    scan[number].add(relative)
+        if sub_path is not None:
+            prefix = PurePosixPath(sub_path).as_posix().strip("/")
+            scan = [
+                {f for f in files if f == prefix or f.startswith(prefix + "/")} for files in scan
+            ]
+        if sum(len(files) for files in scan) > MAX_NARROWED_FILES:
+            return None
+        return [sorted(files) for files in scan]
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> ChannelAnswer:
         """The exact query first (phrase, or the regex); when that yields fewer lines than
@@ -705,7 +775,7 @@ class GrepTool:
         stages = [_Stage([call.query], call.regex)]
         words = [] if call.regex else literal_terms(call.query)[1:]
         if len(words) > 1:  # lines holding two or more of the words, found by the engine
-            stages.append(_Stage([co_occurrence_pattern(words)], True))
+            stages.append(_Stage([co_occurrence_pattern(words)], True, words=tuple(words)))
         if words:  # then any word, read up to a bound: a common word matches most lines
             stages.append(_Stage(words, False, self.max_any_word_rows))
         kept: list[tuple[_Candidate, str]] = []
@@ -713,10 +783,14 @@ class GrepTool:
         taken: Counter[str] = Counter()
         checked: dict[tuple[Path, str], list[bytes] | None] = {}  # files verified this call
         cut = ""
+        narrowing = self._narrowing(scope, roots, call) if roots else None
         for stage in stages:
             if len(kept) >= limit or cut == "deadline":
                 break
-            candidates, cut = self._candidates(call, roots, stage, terms, deadline, counters)
+            files = self._files_to_scan(narrowing, stage, call.path)
+            if files is not None:
+                counters["files_narrowed"] = max(counters["files_narrowed"], sum(map(len, files)))
+            candidates, cut = self._candidates(call, roots, stage, terms, deadline, counters, files)
             counters["matches"] += len(candidates)
             if seen:  # lines the exact stage already returned are not returned twice
                 candidates = [c for c in candidates if (c.file, c.hit.line) not in seen]

@@ -1,0 +1,127 @@
+"""The grep word index narrows a scan without ever losing a line a full scan finds."""
+
+from __future__ import annotations
+
+import random
+import time
+from pathlib import Path
+
+import pytest
+
+from arr.models import ToolCall
+from arr.tools.grep import GrepTool
+from arr.tools.grep_prefilter import WordIndex, walk
+from arr.workspace import Workspace
+from tests.conftest import SCOPE_A
+
+ALPHABET = "abcDEFxyz_0912 .-:()/\tK\u212a\u017fé"  # incl. the Kelvin sign and the long s
+WORDS = ["alpha", "Beta_gamma", "torch.nn", "adam-w", "x1", "SEED", "sort_by", "kel", "sss"]
+
+
+def make_tree(root: Path, rng: random.Random, files: int = 60) -> None:
+    for number in range(files):
+        lines = []
+        for _ in range(rng.randint(1, 12)):
+            parts = [
+                rng.choice(WORDS) if rng.random() < 0.4 else
+                "".join(rng.choice(ALPHABET) for _ in range(rng.randint(1, 8)))
+                for _ in range(rng.randint(1, 6))
+            ]  # fmt: skip
+            lines.append(" ".join(parts))
+        folder = (
+            root / ("deep/er" if number % 3 == 0 else "") / (".hidden" if number % 7 == 0 else "")
+        )
+        folder.mkdir(parents=True, exist_ok=True)
+        (folder / f"f{number}.txt").write_text("\n".join(lines) + "\n", encoding="utf-8")
+
+
+def probes(root: Path, rng: random.Random, count: int) -> list[str]:
+    """Literals cut from the files at random places (across word boundaries), case flipped."""
+    texts = [p.read_text(encoding="utf-8") for p in sorted(root.rglob("*.txt"))]
+    found = []
+    while len(found) < count:
+        text = rng.choice(texts)
+        start = rng.randrange(len(text))
+        piece = text[start : start + rng.randint(2, 14)].split("\n")[0]
+        if piece.strip():
+            found.append(piece.swapcase() if rng.random() < 0.5 else piece)
+    return found + ["kelvin", "KEL", "s", "ss", "zzz_absent", "torch.nn with adam-w"]
+
+
+def workspaces(tmp_path: Path) -> tuple[Workspace, Workspace]:
+    spec = {
+        "name": "t",
+        "root": tmp_path / "ws",
+        "index_dir": tmp_path / "idx",
+        "memory_db": tmp_path / "m.sqlite3",
+        "scopes": {"a": {"key": SCOPE_A, "roots": ["a"]}},
+    }
+    watched = Workspace(**spec)
+    watched.watch_changes(verify_s=60.0)
+    return watched, Workspace(**spec)
+
+
+def answers(tool: GrepTool, query: str) -> list[tuple[str, str]]:
+    found = tool.retrieve(ToolCall(tool="grep", query=query, top_k=100), SCOPE_A)
+    return [(e.id, e.snippet) for e in found.evidence]
+
+
+@pytest.mark.parametrize("seed", [1, 2, 3])
+def test_a_narrowed_scan_finds_exactly_what_a_full_scan_finds(tmp_path: Path, seed: int) -> None:
+    rng = random.Random(seed)
+    make_tree(tmp_path / "ws" / "a", rng)
+    watched, plain = workspaces(tmp_path)
+    narrowed = GrepTool("grep", watched, max_matches_per_file=500)
+    full = GrepTool("grep", plain, max_matches_per_file=500)
+    narrowed.build(SCOPE_A)
+    narrowing_used = 0
+    for query in probes(tmp_path / "ws" / "a", rng, 80):
+        got = narrowed.retrieve(ToolCall(tool="grep", query=query, top_k=100), SCOPE_A)
+        narrowing_used += "files_narrowed" in got.counters
+        assert [(e.id, e.snippet) for e in got.evidence] == answers(full, query), query
+    assert narrowing_used > 40  # the index was used, not bypassed
+    watched.close_watches()
+
+
+def test_files_changed_or_added_after_the_build_are_always_scanned(tmp_path: Path) -> None:
+    root = tmp_path / "ws" / "a"
+    root.mkdir(parents=True)
+    for number in range(30):
+        (root / f"n{number}.md").write_text(f"plain note {number}\n")
+    watched, plain = workspaces(tmp_path)
+    tool = GrepTool("grep", watched)
+    tool.build(SCOPE_A)
+    assert answers(tool, "QuantumFlux") == []
+    (root / "n3.md").write_text("plain note 3 now about quantumflux\n")
+    (root / "sub").mkdir()
+    (root / "sub" / "new.md").write_text("QuantumFlux capacitor\n")
+    deadline = time.monotonic() + 5
+    while time.monotonic() < deadline and len(answers(tool, "QuantumFlux")) < 2:
+        time.sleep(0.05)  # the watch delivers the events
+    assert [i for i, _ in answers(tool, "QuantumFlux")] == [
+        i for i, _ in answers(GrepTool("grep", plain), "QuantumFlux")
+    ]
+    assert len(answers(tool, "QuantumFlux")) == 2
+    watched.close_watches()
+
+
+def test_the_index_is_the_files_ripgrep_would_read(tmp_path: Path) -> None:
+    root = tmp_path / "ws" / "a"
+    (root / "src").mkdir(parents=True)
+    (root / "src" / "model.py").write_text("class PositionalIndexer2D:\n    pass\n")
+    (root / "blob.bin").write_bytes(b"\x00PositionalIndexer2D")
+    (root / ".env").write_text("PositionalIndexer2D=1\n")
+    watched, _ = workspaces(tmp_path)
+    tool = GrepTool("grep", watched)
+    tool.build(SCOPE_A)
+    index = WordIndex(next((tmp_path / "idx" / "grep" / SCOPE_A.fingerprint()).glob("gen-*")))
+    assert [e[1] for e in index.entries] == ["src/model.py"]
+    assert index.rows_for("positionalindexer2d") == {0}
+    assert index.rows_for("sitionalIndex") == {0}  # inside a word
+    assert index.rows_for("class Positional") == {0}
+    assert index.rows_for("lass Positional") == {0}  # the first run ends a word
+    assert index.rows_for("class Positionalx") == set()
+    assert index.rows_for("é") is None and index.rows_for("::") is None  # no narrowing
+    tree = walk([root], 1_000_000)
+    assert tree.withheld == {"skipped_binary": 1, "skipped_sensitive_name": 1}
+    watched.close_watches()
