@@ -53,9 +53,9 @@ _STOP_WORDS = (
     "what when which does did do not no"
 )
 _STOP = frozenset(_STOP_WORDS.split())  # noqa: SIM905
-# Above this many files a narrowed scan is no cheaper than ripgrep's own walk (and the list
-# must fit on a command line).
-MAX_NARROWED_FILES = 4000
+# A narrowed scan hands ripgrep its files by name, at most this many per run (a command line
+# has a limit).
+ENGINE_BATCH_FILES = 2000
 _STATS_SEARCHED = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
 # A match row of ``rg --null --line-number``: path NUL number ":" text (CR kept: see _verified)
 _ROW = re.compile(rb"^([^\x00\n]*)\x00(\d+):([^\n]*)$", re.MULTILINE)
@@ -255,6 +255,7 @@ class GrepTool:
         threads: int = 0,
         rg_path: str | None = None,
         max_any_word_rows: int = 20_000,
+        max_narrowed_share: float = 0.7,
     ) -> None:
         for label, value in (
             ("top_k", top_k),
@@ -276,9 +277,13 @@ class GrepTool:
         self.max_matches_per_file = max_matches_per_file
         self.max_engine_matches_per_file = max_engine_matches_per_file
         self.max_any_word_rows = max_any_word_rows
+        if not 0.0 <= max_narrowed_share <= 1.0:
+            raise ValueError(f"max_narrowed_share must be in 0..1, got {max_narrowed_share}")
+        self.max_narrowed_share = max_narrowed_share
         self.index_dir = workspace.index_dir / name
         self._indexes: dict[str, tuple[Any, prefilter.WordIndex | None]] = {}
         self._index_lock = threading.Lock()
+        self._changed: tuple[Any, Any, list[set[str]]] | None = None
         # One cap for every channel: the workspace's, unless this tool names its own.
         self.max_file_bytes = workspace.max_file_bytes if max_file_bytes is None else max_file_bytes
         self.max_line_chars = max_line_chars
@@ -553,7 +558,7 @@ class GrepTool:
             targets = [target] if files is None else files[number]
             if not targets:
                 continue  # the word index says no file of this root can match
-            hits, engine_counters, cut = self._run_engine(
+            hits, engine_counters, cut = self._run_batches(
                 root, stage.patterns, stage.regex, targets, deadline, stage.max_rows
             )
             if cut == "rows":  # the bounded any-word stage: more lines existed than were read
@@ -584,6 +589,32 @@ class GrepTool:
             if cut:
                 break
         return candidates, cut or capped
+
+    def _run_batches(
+        self,
+        root: Path,
+        patterns: list[str],
+        regex: bool,
+        targets: list[str],
+        deadline: float,
+        max_rows: int,
+    ) -> tuple[list[_Hit], dict[str, int], str]:
+        """``_run_engine`` over a long list of files in batches that fit a command line."""
+        if len(targets) <= ENGINE_BATCH_FILES:
+            return self._run_engine(root, patterns, regex, targets, deadline, max_rows)
+        hits: list[_Hit] = []
+        counters: Counter[str] = Counter()
+        cut = ""
+        for start in range(0, len(targets), ENGINE_BATCH_FILES):
+            left = max_rows - len(hits) if max_rows else 0
+            found, engine_counters, cut = self._run_engine(
+                root, patterns, regex, targets[start : start + ENGINE_BATCH_FILES], deadline, left
+            )
+            hits += found
+            counters.update(engine_counters)  # files scanned and skipped add up over batches
+            if cut:
+                break
+        return hits, dict(counters), cut
 
     @staticmethod
     def _score(text: bytes, byte_terms: list[bytes], whole_holds: float) -> float:
@@ -748,18 +779,37 @@ class GrepTool:
             number, relative, size, mtime_ns, _ = index.entries[row]
             if tree.files[number].get(relative) == (size, mtime_ns):
                 scan[number].add(relative)
-        for number, files in enumerate(tree.files):  # changed or added since the build
-            for relative, state in files.items():
-                if index.state.get((number, relative)) != state:
-                    scan[number].add(relative)
+        for number, changed in enumerate(self._changed_since_build(index, tree)):
+            scan[number] |= changed
         if sub_path is not None:
             prefix = PurePosixPath(sub_path).as_posix().strip("/")
             scan = [
                 {f for f in files if f == prefix or f.startswith(prefix + "/")} for files in scan
             ]
-        if sum(len(files) for files in scan) > MAX_NARROWED_FILES:
+        if sum(map(len, scan)) > self.max_narrowed_share * sum(map(len, tree.files)):
             return None
         return [sorted(files) for files in scan]
+
+    def _changed_since_build(
+        self, index: prefilter.WordIndex, tree: prefilter.TreeWalk
+    ) -> list[set[str]]:
+        """Per root, the files of the walk the index does not know in their current state;
+        computed once per (index, walk) pair, not per call and stage."""
+        with self._index_lock:
+            cached = self._changed
+        if cached is not None and cached[0] is index and cached[1] is tree:
+            return cached[2]
+        changed = [
+            {
+                relative
+                for relative, state in files.items()
+                if index.state.get((n, relative)) != state
+            }
+            for n, files in enumerate(tree.files)
+        ]
+        with self._index_lock:
+            self._changed = (index, tree, changed)
+        return changed
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> ChannelAnswer:
         """The exact query first (phrase, or the regex); when that yields fewer lines than

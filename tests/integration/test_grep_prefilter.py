@@ -71,7 +71,7 @@ def test_a_narrowed_scan_finds_exactly_what_a_full_scan_finds(tmp_path: Path, se
     rng = random.Random(seed)
     make_tree(tmp_path / "ws" / "a", rng)
     watched, plain = workspaces(tmp_path)
-    narrowed = GrepTool("grep", watched, max_matches_per_file=500)
+    narrowed = GrepTool("grep", watched, max_matches_per_file=500, max_narrowed_share=1.0)
     full = GrepTool("grep", plain, max_matches_per_file=500)
     narrowed.build(SCOPE_A)
     narrowing_used = 0
@@ -124,4 +124,25 @@ def test_the_index_is_the_files_ripgrep_would_read(tmp_path: Path) -> None:
     assert index.rows_for("é") is None and index.rows_for("::") is None  # no narrowing
     tree = walk([root], 1_000_000)
     assert tree.withheld == {"skipped_binary": 1, "skipped_sensitive_name": 1}
+    watched.close_watches()
+
+
+def test_narrowed_files_are_scanned_in_batches_with_the_same_answers(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Many narrowed files go to ripgrep in several runs (a command line has a limit); the
+    lines, their order and the scan counters are those of a full scan."""
+    import arr.tools.grep as grep_module
+
+    rng = random.Random(11)
+    make_tree(tmp_path / "ws" / "a", rng)
+    watched, plain = workspaces(tmp_path)
+    narrowed = GrepTool("grep", watched, max_matches_per_file=500, max_narrowed_share=1.0)
+    narrowed.build(SCOPE_A)
+    monkeypatch.setattr(grep_module, "ENGINE_BATCH_FILES", 4)
+    full = GrepTool("grep", plain, max_matches_per_file=500)
+    for query in ["alpha", "torch.nn", "SEED", "sort_by x1", "beta_gamma adam-w"]:
+        got = narrowed.retrieve(ToolCall(tool="grep", query=query, top_k=100), SCOPE_A)
+        assert got.counters["files_narrowed"] > 4  # more than one batch
+        assert [(e.id, e.snippet) for e in got.evidence] == answers(full, query), query
     watched.close_watches()
