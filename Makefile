@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale clean
+.PHONY: help setup demo test test-fast lint bench bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -46,6 +46,9 @@ bench-concurrency: setup ## benchmark: parallel vs sequential rounds, shared-rou
 
 bench-scale: setup ## benchmark: index and warm search on trees of 600 to 33,000 files (many minutes)
 	$(BIN)/python -m arr.bench.scale
+
+bench-scaleout: setup ## benchmark: vector indexing into one Chroma server, one vs two processes
+	$(BIN)/python -m arr.bench.scaleout
 
 bench-secrets: setup ## benchmark: secret rules on nine installed packages, every withheld file listed
 	$(BIN)/python -m arr.bench.secrets
