@@ -685,6 +685,10 @@ class GrepTool:
         spec = self.workspace.spec_for(scope)
         if spec is None:
             return prefilter.TreeWalk({}, [])
+        if self.workspace.watching:
+            # what is derived from a watched tree is remembered once the tree's own walk has
+            # settled it; a router with grep alone would otherwise walk twice on every call
+            self.workspace.source_files(scope)
         return self.workspace.derived_from_tree(
             scope,
             ("grep-walk", self.max_file_bytes),
@@ -781,14 +785,21 @@ class GrepTool:
                 scan[number].add(relative)
         for number, changed in enumerate(self._changed_since_build(index, tree)):
             scan[number] |= changed
+        hidden = [list(folders) for folders in tree.hidden]
         if sub_path is not None:
             prefix = PurePosixPath(sub_path).as_posix().strip("/")
-            scan = [
-                {f for f in files if f == prefix or f.startswith(prefix + "/")} for files in scan
-            ]
+            if any(part.startswith(".") for part in PurePosixPath(prefix).parts):
+                return None  # inside a hidden folder: not indexed, scanned whole
+
+            def within(path: str) -> bool:
+                return path == prefix or path.startswith(prefix + "/")
+
+            scan = [{f for f in files if within(f)} for files in scan]
+            hidden = [[f for f in folders if within(f)] for folders in hidden]
         if sum(map(len, scan)) > self.max_narrowed_share * sum(map(len, tree.files)):
             return None
-        return [sorted(files) for files in scan]
+        # hidden folders go to ripgrep as folders: it walks them live, the watch does not
+        return [sorted(files) + folders for files, folders in zip(scan, hidden, strict=True)]
 
     def _changed_since_build(
         self, index: prefilter.WordIndex, tree: prefilter.TreeWalk

@@ -12,7 +12,9 @@ lower-casing) with the file's size and mtime. A case-insensitive literal then na
   their files united; the runs' file sets intersected;
 - files changed or added since the index was built (by size and mtime, from the walk a watched
   tree remembers) are always scanned, and so are files holding a character that Unicode case
-  folding maps onto ASCII (the Kelvin sign, the long s), which ASCII lower-casing cannot see.
+  folding maps onto ASCII (the Kelvin sign, the long s), which ASCII lower-casing cannot see,
+  and hidden folders (searched by ripgrep, not seen by the tree watch), handed to ripgrep as
+  folders so that it walks them live.
 
 The narrowing is sound by construction: a file left out cannot hold the literal (tested against
 full scans on generated trees). Regex calls, literals with non-ASCII characters or without a
@@ -49,11 +51,14 @@ INDPTR_FILE = "grep-indptr.npy"
 
 
 class TreeWalk(NamedTuple):
-    """One walk of the roots as ripgrep sees them: withheld files by reason, and per root the
-    files it would read (relative path -> (size, mtime_ns))."""
+    """One walk of the roots as ripgrep sees them: withheld files by reason; per root the files
+    it would read outside hidden folders (relative path -> (size, mtime_ns)); and per root the
+    outermost hidden folders ripgrep enters (``--hidden``), which the tree watch does not see
+    (it watches what the indexes read) and which a narrowed call therefore always scans live."""
 
     withheld: dict[str, int]
     files: list[dict[str, tuple[int, int]]]
+    hidden: list[list[str]]
 
 
 def walk(roots: Sequence[Path], max_file_bytes: int) -> TreeWalk:
@@ -62,13 +67,16 @@ def walk(roots: Sequence[Path], max_file_bytes: int) -> TreeWalk:
     binary files), and every file it would read."""
     counts: Counter[str] = Counter()
     files: list[dict[str, tuple[int, int]]] = []
+    hidden: list[list[str]] = []
     for root in roots:
         seen: dict[str, tuple[int, int]] = {}
         files.append(seen)
+        live: list[str] = []
+        hidden.append(live)
         base = len(str(root)) + 1
-        stack = [str(root)]
+        stack = [(str(root), False)]
         while stack:
-            folder = stack.pop()
+            folder, inside_hidden = stack.pop()
             try:
                 with os.scandir(folder) as listing:
                     entries = list(listing)
@@ -83,7 +91,9 @@ def walk(roots: Sequence[Path], max_file_bytes: int) -> TreeWalk:
                         if name.lower() in SENSITIVE_DIRS or is_sensitive_filename(name):
                             counts["skipped_sensitive_name"] += 1
                         else:
-                            stack.append(entry.path)
+                            if name.startswith(".") and not inside_hidden:
+                                live.append(entry.path[base:])
+                            stack.append((entry.path, inside_hidden or name.startswith(".")))
                     elif is_sensitive_filename(name):
                         counts["skipped_sensitive_name"] += 1
                     elif not entry.is_file(follow_symlinks=False):
@@ -94,11 +104,11 @@ def walk(roots: Sequence[Path], max_file_bytes: int) -> TreeWalk:
                             counts["skipped_oversize"] += 1
                         elif not name.lower().endswith(TEXT_SUFFIXES) and _looks_binary(entry.path):
                             counts["skipped_binary"] += 1
-                        else:
+                        elif not inside_hidden:
                             seen[entry.path[base:]] = (info.st_size, info.st_mtime_ns)
                 except OSError:
                     continue  # vanished meanwhile: nothing to withhold
-    return TreeWalk(dict(counts), files)
+    return TreeWalk(dict(counts), files, hidden)
 
 
 def _looks_binary(path: str) -> bool:

@@ -88,6 +88,8 @@ def test_files_changed_or_added_after_the_build_are_always_scanned(tmp_path: Pat
     root.mkdir(parents=True)
     for number in range(30):
         (root / f"n{number}.md").write_text(f"plain note {number}\n")
+    (root / ".github" / "deep").mkdir(parents=True)
+    (root / ".github" / "deep" / "ci.yml").write_text("run: pytest\n")
     watched, plain = workspaces(tmp_path)
     tool = GrepTool("grep", watched)
     tool.build(SCOPE_A)
@@ -102,6 +104,14 @@ def test_files_changed_or_added_after_the_build_are_always_scanned(tmp_path: Pat
         i for i, _ in answers(GrepTool("grep", plain), "QuantumFlux")
     ]
     assert len(answers(tool, "QuantumFlux")) == 2
+    # Hidden folders are searched by ripgrep but not watched: a file changed there is found
+    # at once, with no event and no walk (the walk above is remembered: nothing changed since).
+    assert (
+        "files_narrowed"
+        in tool.retrieve(ToolCall(tool="grep", query="QuantumFlux"), SCOPE_A).counters
+    )
+    (root / ".github" / "deep" / "ci.yml").write_text("run: quantumflux --check\n")
+    assert "grep:.github/deep/ci.yml#L1" in [i for i, _ in answers(tool, "QuantumFlux")]
     watched.close_watches()
 
 
@@ -111,8 +121,10 @@ def test_the_index_is_the_files_ripgrep_would_read(tmp_path: Path) -> None:
     (root / "src" / "model.py").write_text("class PositionalIndexer2D:\n    pass\n")
     (root / "blob.bin").write_bytes(b"\x00PositionalIndexer2D")
     (root / ".env").write_text("PositionalIndexer2D=1\n")
+    (root / ".config" / "sub").mkdir(parents=True)
+    (root / ".config" / "sub" / "x.md").write_text("PositionalIndexer2D in a hidden folder\n")
     watched, _ = workspaces(tmp_path)
-    tool = GrepTool("grep", watched)
+    tool = GrepTool("grep", watched, max_narrowed_share=1.0)
     tool.build(SCOPE_A)
     index = WordIndex(next((tmp_path / "idx" / "grep" / SCOPE_A.fingerprint()).glob("gen-*")))
     assert [e[1] for e in index.entries] == ["src/model.py"]
@@ -124,6 +136,10 @@ def test_the_index_is_the_files_ripgrep_would_read(tmp_path: Path) -> None:
     assert index.rows_for("é") is None and index.rows_for("::") is None  # no narrowing
     tree = walk([root], 1_000_000)
     assert tree.withheld == {"skipped_binary": 1, "skipped_sensitive_name": 1}
+    assert tree.hidden == [[".config"]] and ".config/sub/x.md" not in tree.files[0]
+    found = tool.retrieve(ToolCall(tool="grep", query="PositionalIndexer2D"), SCOPE_A)
+    assert [e.id for e in found.evidence] == ["grep:.config/sub/x.md#L1", "grep:src/model.py#L1"]
+    assert "files_narrowed" in found.counters
     watched.close_watches()
 
 
