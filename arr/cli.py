@@ -85,9 +85,10 @@ JOB_STATUS = "job_status.json"
 _OVERRIDE_SHAPE = re.compile(r"^[+~]{0,2}[A-Za-z_][\w.@/-]*(\[[^\]]*\])?=")
 
 
-def _is_bare_query(arg: str) -> bool:
-    """A first argument of ``arr search`` that is neither a flag nor ``key=value`` is the query
-    (``query=...`` still works, and is needed for a query that starts like ``lr=3e-4``)."""
+def _is_bare(arg: str) -> bool:
+    """An argument that is neither a flag nor ``key=value``: ``arr search QUERY`` takes it as
+    the query, ``arr memory show ID`` as the id (``query=...`` still works, and is needed for
+    a query that starts like ``lr=3e-4``)."""
     return not arg.startswith("-") and _OVERRIDE_SHAPE.match(arg) is None
 
 
@@ -281,14 +282,9 @@ def _main(argv: list[str] | None = None) -> int:
             return fail(f"memory needs an action: {', '.join(MEMORY_ACTIONS)}")
         action, rest = rest[0], rest[1:]
         # `arr memory show ID` (also publish/retract): a first bare word is the id
-        if (
-            action in ("show", "publish", "retract")
-            and rest
-            and "=" not in rest[0]
-            and not rest[0].startswith("-")
-        ):
+        if action in ("show", "publish", "retract") and rest and _is_bare(rest[0]):
             rest = [f"id={rest[0]}", *rest[1:]]
-    if command == "search" and rest and _is_bare_query(rest[0]):
+    if command == "search" and rest and _is_bare(rest[0]):
         rest = [f"query={rest[0]}", *rest[1:]]  # `arr search "why did the loss spike"`
     texts, overrides = split_arguments(rest)
     multirun = any(o in ("-m", "--multirun") for o in overrides)

@@ -182,10 +182,6 @@ ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
 assert not any(c in g for g in ENGINE_EXCLUDE_GLOBS for c in ",{}[]\\")
 ENGINE_EXCLUDE_GLOB = "!{" + ",".join(g.removeprefix("!") for g in ENGINE_EXCLUDE_GLOBS) + "}"
 
-# (kind, literal anchors of which one must occur, pattern): a maintained rule set, vendored
-# (arr/secret_rules.py). The anchor test runs at C speed, so a regex only runs on the files
-# that could match.
-_SECRET_PATTERNS = RULES
 # ``<...key|secret|token|password|passwd> = "<value>"``: keywords found in the lower-cased
 # content, then this tail is matched at the keyword's end in the original bytes.
 _ASSIGNMENT_KEYWORDS = (b"key", b"secret", b"token", b"password", b"passwd")
@@ -258,7 +254,10 @@ def _assignment_matches(content: bytes) -> Iterator[re.Match[bytes]]:
 def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
     """(kind, start, end) of every credential-like value, lazily (so a yes/no check stops at
     the first): known token formats, then high-entropy ``key = "..."`` assignments."""
-    for kind, anchors, pattern in _SECRET_PATTERNS:
+    # (kind, literal anchors of which one must occur, pattern): the vendored rule set
+    # (arr/secret_rules.py); the anchor test runs at C speed, so a regex only runs on the
+    # contents that could match.
+    for kind, anchors, pattern in RULES:
         if not anchors or any(anchor in content for anchor in anchors):
             valid = VALIDATORS.get(kind)
             for match in pattern.finditer(content):

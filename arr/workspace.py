@@ -348,10 +348,12 @@ class Workspace(BaseModel):
 
     def derived_from_tree(self, scope: ScopeKey, key: object, compute: Callable[[], _T]) -> _T:
         """``compute()``, remembered while the scope's watched tree has not changed since its
-        last walk (an unwatched workspace computes every time)."""
+        last walk (an unwatched workspace computes every time). The tree's own walk is what
+        settles a watched tree, so it is made here when none has been since the last change."""
         spec = self.spec_for(scope)
         if self._verify_s is None or spec is None:
             return compute()
+        self.source_files(scope)  # the remembered walk while nothing changed
         entry = self._watch_entry(scope, spec)
         watch = entry.watch
         if watch is None:

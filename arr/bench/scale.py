@@ -29,29 +29,14 @@ import time
 from pathlib import Path
 
 from arr.api import PROJECT_ROOT
+from arr.bench.freshness import DEFAULT_PACKAGES
 
+_LARGE = tuple(name for name in DEFAULT_PACKAGES if name != "networkx")  # the freshness tree's
 SIZES: dict[str, tuple[str, ...]] = {
     "S": ("networkx",),
     "M": ("transformers",),
-    "L": (
-        "transformers",
-        "sympy",
-        "pandas",
-        "scipy",
-        "sklearn",
-        "numpy",
-        "matplotlib",
-    ),
-    "XL": (
-        "transformers",
-        "sympy",
-        "pandas",
-        "scipy",
-        "sklearn",
-        "numpy",
-        "matplotlib",
-        "torch",
-    ),
+    "L": _LARGE,
+    "XL": (*_LARGE, "torch"),
 }
 QUERIES = (
     "_prepare_4d_causal_attention_mask",

@@ -53,17 +53,22 @@ def start_server(data: Path) -> tuple[subprocess.Popen[bytes], int]:
             socket.create_connection(("127.0.0.1", port), timeout=0.2).close()
             return server, port
         except OSError:
+            if server.poll() is not None:
+                break  # it exited: no point waiting for the port
             time.sleep(0.1)
-    server.kill()
+    stop(server)
     raise SystemExit("chroma server did not start")
 
 
 def stop(server: subprocess.Popen[bytes]) -> None:
+    if server.poll() is not None:
+        return
     server.send_signal(signal.SIGTERM)
     try:
         server.wait(10)
     except subprocess.TimeoutExpired:
         server.kill()
+        server.wait()
 
 
 def arr(project: Path, *args: str) -> subprocess.Popen[str]:

@@ -17,19 +17,10 @@ import sysconfig
 import time
 from pathlib import Path
 
+from arr.bench.freshness import DEFAULT_PACKAGES
 from arr.safety import credential_kind, is_sensitive_name
 
-PACKAGES = (
-    "torch",
-    "transformers",
-    "sympy",
-    "pandas",
-    "scipy",
-    "sklearn",
-    "numpy",
-    "networkx",
-    "matplotlib",
-)
+PACKAGES = ("torch", *DEFAULT_PACKAGES)  # the freshness bench's packages and torch
 MAX_FILE_BYTES = 2_000_000  # the grep channel's default cap
 
 

@@ -20,6 +20,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ from arr.tools.partition import (
     partition_file,
     pointer_state,
     read_manifest,
+    remove_partition,
 )
 from arr.workspace import Document, SourceFile, Workspace, state_digest
 
@@ -289,24 +291,33 @@ class BM25Tool:
             the token ids bm25s needs stay in memory (4 bytes a token, one vocabulary), so a
             tree is never held whole (peak RSS: see the scale benchmark)."""
             sink = RowSink(folder)
+
+            def put(
+                label: str, state: list[int], reuse: bool, docs: Callable[[], Iterable[Document]]
+            ) -> None:
+                if reuse and old is not None:
+                    try:
+                        sink.copy(label, state, old, previous[label])
+                        return
+                    except ValueError:
+                        pass  # a damaged row range: this source is read again
+                sink.add(label, state, docs(), self._tokenize)
+
             try:
                 for source in files:
-                    state = [source.size, source.mtime_ns]
-                    if old is not None and source.label not in reread:
-                        try:
-                            sink.copy(source.label, state, old, previous[source.label])
-                            continue
-                        except ValueError:
-                            pass  # a damaged row range: this file is read again
-                    docs = self.workspace.file_documents(source, skipped=skipped)
-                    sink.add(source.label, state, docs, self._tokenize)
+                    put(
+                        source.label,
+                        [source.size, source.mtime_ns],
+                        source.label not in reread,
+                        partial(self.workspace.file_documents, source, skipped=skipped),
+                    )
                 if beir is not None:
-                    state = [beir[1], beir[2]]
-                    if old is not None and not beir_changed:
-                        sink.copy(beir[0], state, old, previous[beir[0]])
-                    else:
-                        docs = self.workspace.beir_documents(scope)
-                        sink.add(beir[0], state, docs, self._tokenize)
+                    put(
+                        beir[0],
+                        [beir[1], beir[2]],
+                        not beir_changed,
+                        partial(self.workspace.beir_documents, scope),
+                    )
             finally:
                 sink.close()
                 if old is not None:
@@ -331,9 +342,7 @@ class BM25Tool:
 
     def reset(self, scope: ScopeKey) -> None:
         """Remove the scope's partition (derived) so the next build starts from nothing."""
-        import shutil
-
-        shutil.rmtree(self.index_dir / scope.fingerprint(), ignore_errors=True)
+        remove_partition(self.index_dir, scope)
         with self._lock:
             self._loaded.pop(scope.fingerprint(), None)
             self._pointers.pop(scope.fingerprint(), None)

@@ -45,7 +45,12 @@ from arr.safety import (
 )
 from arr.tools import grep_prefilter as prefilter
 from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
-from arr.tools.partition import build_generation, current_generation, pointer_state
+from arr.tools.partition import (
+    build_generation,
+    current_generation,
+    pointer_state,
+    remove_partition,
+)
 from arr.workspace import Workspace
 
 _STOP_WORDS = (
@@ -119,12 +124,15 @@ def co_occurrence_pattern(words: list[str]) -> str:
 
 @dataclass(frozen=True)
 class _Stage:
-    """One engine run of a search: its patterns, regex or fixed strings, a row bound (0: none)."""
+    """One engine run of a search: its patterns, regex or fixed strings, a row bound (0: none),
+    and for the word index the literals of which a matching line holds ``at_least`` (no
+    literals: a regex, which the index cannot narrow)."""
 
     patterns: list[str]
     regex: bool
     max_rows: int = 0
-    words: tuple[str, ...] = ()  # the query words a co-occurrence pattern was made of
+    literals: tuple[str, ...] = ()
+    at_least: int = 1
 
 
 def find_rg(configured: str | None) -> str | None:
@@ -257,10 +265,12 @@ class GrepTool:
         max_any_word_rows: int = 20_000,
         max_narrowed_share: float = 0.7,
     ) -> None:
+        # One cap for every channel: the workspace's, unless this tool names its own.
+        max_file_bytes = workspace.max_file_bytes if max_file_bytes is None else max_file_bytes
         for label, value in (
             ("top_k", top_k),
             ("max_matches_per_file", max_matches_per_file),
-            ("max_file_bytes", max_file_bytes or 1),
+            ("max_file_bytes", max_file_bytes),
             ("max_line_chars", max_line_chars),
             ("max_pattern_chars", max_pattern_chars),
             ("deadline_ms", deadline_ms),
@@ -284,8 +294,7 @@ class GrepTool:
         self._indexes: dict[str, tuple[Any, prefilter.WordIndex | None]] = {}
         self._index_lock = threading.Lock()
         self._changed: tuple[Any, Any, list[set[str]]] | None = None
-        # One cap for every channel: the workspace's, unless this tool names its own.
-        self.max_file_bytes = workspace.max_file_bytes if max_file_bytes is None else max_file_bytes
+        self.max_file_bytes = max_file_bytes
         self.max_line_chars = max_line_chars
         self.context_lines = context_lines
         self.max_pattern_chars = max_pattern_chars
@@ -600,8 +609,6 @@ class GrepTool:
         max_rows: int,
     ) -> tuple[list[_Hit], dict[str, int], str]:
         """``_run_engine`` over a long list of files in batches that fit a command line."""
-        if len(targets) <= ENGINE_BATCH_FILES:
-            return self._run_engine(root, patterns, regex, targets, deadline, max_rows)
         hits: list[_Hit] = []
         counters: Counter[str] = Counter()
         cut = ""
@@ -674,9 +681,6 @@ class GrepTool:
         """Files the engine never opens, by reason (for the trace): a withheld match must not
         look like "nothing there". One scandir walk of the roots, remembered while a watched
         tree is unchanged."""
-        spec = self.workspace.spec_for(scope)
-        if spec is None:
-            return {}
         return self._tree(scope).withheld
 
     def _tree(self, scope: ScopeKey) -> prefilter.TreeWalk:
@@ -684,11 +688,7 @@ class GrepTool:
         unchanged)."""
         spec = self.workspace.spec_for(scope)
         if spec is None:
-            return prefilter.TreeWalk({}, [])
-        if self.workspace.watching:
-            # what is derived from a watched tree is remembered once the tree's own walk has
-            # settled it; a router with grep alone would otherwise walk twice on every call
-            self.workspace.source_files(scope)
+            return prefilter.TreeWalk({}, [], [])
         return self.workspace.derived_from_tree(
             scope,
             ("grep-walk", self.max_file_bytes),
@@ -712,6 +712,8 @@ class GrepTool:
             written = prefilter.write_index(folder, roots, tree, self.max_file_bytes)
             manifest["documents"] = written["files"]
             manifest["words"] = written["words"]
+            if written["unreadable"]:
+                manifest["skipped"]["unreadable"] = written["unreadable"]
 
         build_generation(self.index_dir, scope, manifest, write)
         with self._index_lock:
@@ -719,9 +721,8 @@ class GrepTool:
         return manifest
 
     def reset(self, scope: ScopeKey) -> None:
-        import shutil
-
-        shutil.rmtree(self.index_dir / scope.fingerprint(), ignore_errors=True)
+        """Remove the scope's word index; calls scan the whole tree until the next build."""
+        remove_partition(self.index_dir, scope)
         with self._index_lock:
             self._indexes.pop(scope.fingerprint(), None)
 
@@ -745,19 +746,14 @@ class GrepTool:
         return loaded
 
     def _narrowing(
-        self, scope: ScopeKey, roots: list[Path], call: ToolCall
+        self, scope: ScopeKey, call: ToolCall
     ) -> tuple[prefilter.WordIndex, prefilter.TreeWalk] | None:
         """Index and current walk when a call may scan fewer files: a watched tree (its walk is
         remembered) with a word index; None: scan the whole tree."""
         if call.regex or not self.workspace.watching:
             return None
         index = self._word_index(scope)
-        if index is None:
-            return None
-        tree = self._tree(scope)
-        if len(tree.files) != len(roots):
-            return None
-        return index, tree
+        return None if index is None else (index, self._tree(scope))
 
     def _files_to_scan(
         self,
@@ -766,23 +762,18 @@ class GrepTool:
         sub_path: str | None,
     ) -> list[list[str]] | None:
         """Per root, the files this stage must scan (changed files always), or None: all."""
-        if narrowing is None or stage.regex and not stage.words:
+        if narrowing is None or not stage.literals:
             return None
         index, tree = narrowing
-        literals = stage.words or stage.patterns
-        found = [index.rows_for(literal) for literal in literals]
+        found = [index.rows_for(literal) for literal in stage.literals]
         if any(rows is None for rows in found):
             return None
-        if stage.words and len(stage.words) > 1 and stage.regex:  # two or more of the words
-            counted = Counter(row for rows in found for row in rows)  # type: ignore[union-attr]
-            rows = {row for row, n in counted.items() if n >= 2}
-        else:
-            rows = set().union(*found)  # type: ignore[arg-type]
+        held = Counter(row for rows in found for row in rows)  # type: ignore[union-attr]
         scan: list[set[str]] = [set() for _ in tree.files]
-        for row in rows:
-            number, relative, size, mtime_ns, _ = index.entries[row]
-            if tree.files[number].get(relative) == (size, mtime_ns):
-                scan[number].add(relative)
+        for row, count in held.items():
+            number, relative = index.entries[row][:2]
+            if count >= stage.at_least and relative in tree.files[number]:
+                scan[number].add(relative)  # a changed file is added below whatever it held
         for number, changed in enumerate(self._changed_since_build(index, tree)):
             scan[number] |= changed
         hidden = [list(folders) for folders in tree.hidden]
@@ -833,18 +824,19 @@ class GrepTool:
         terms = (
             [call.query.lower()] if call.regex else [t.lower() for t in literal_terms(call.query)]
         )
-        stages = [_Stage([call.query], call.regex)]
+        stages = [_Stage([call.query], call.regex, literals=() if call.regex else (call.query,))]
         words = [] if call.regex else literal_terms(call.query)[1:]
         if len(words) > 1:  # lines holding two or more of the words, found by the engine
-            stages.append(_Stage([co_occurrence_pattern(words)], True, words=tuple(words)))
+            pattern = co_occurrence_pattern(words)
+            stages.append(_Stage([pattern], True, literals=tuple(words), at_least=2))
         if words:  # then any word, read up to a bound: a common word matches most lines
-            stages.append(_Stage(words, False, self.max_any_word_rows))
+            stages.append(_Stage(words, False, self.max_any_word_rows, literals=tuple(words)))
         kept: list[tuple[_Candidate, str]] = []
         seen: set[tuple[str, int]] = set()
         taken: Counter[str] = Counter()
         checked: dict[tuple[Path, str], list[bytes] | None] = {}  # files verified this call
         cut = ""
-        narrowing = self._narrowing(scope, roots, call) if roots else None
+        narrowing = self._narrowing(scope, call) if roots else None
         for stage in stages:
             if len(kept) >= limit or cut == "deadline":
                 break

@@ -160,7 +160,8 @@ def write_index(
                     count=len(words),
                 )
                 pairs.append(np.stack([ids, np.full(len(ids), row, dtype=np.int32)]))
-    order = sorted(range(len(vocabulary)), key=list(vocabulary).__getitem__)
+    keys = list(vocabulary)  # in id order
+    order = sorted(range(len(keys)), key=keys.__getitem__)
     rank = np.empty(len(vocabulary), dtype=np.int32)
     rank[order] = np.arange(len(order), dtype=np.int32)
     joined = np.concatenate(pairs, axis=1) if pairs else np.zeros((2, 0), dtype=np.int32)
@@ -169,7 +170,6 @@ def write_index(
     postings = joined[1][by_word]
     indptr = np.zeros(len(vocabulary) + 1, dtype=np.int64)
     np.cumsum(np.bincount(words_sorted, minlength=len(vocabulary)), out=indptr[1:])
-    keys = list(vocabulary)
     (folder / WORDS_FILE).write_bytes(b"\n" + b"".join(keys[i] + b"\n" for i in order))
     np.save(folder / POSTINGS_FILE, postings.astype(np.int32))
     np.save(folder / INDPTR_FILE, indptr)
@@ -193,7 +193,7 @@ class WordIndex:
         if len(self.starts) != len(self.indptr) - 1:
             raise ValueError("word index files do not agree")
         self.state = {(e[0], e[1]): (e[2], e[3]) for e in self.entries}
-        self.always = [row for row, e in enumerate(self.entries) if e[4]]
+        self.always = frozenset(row for row, e in enumerate(self.entries) if e[4])
 
     def _words(self, needle: bytes) -> list[int] | None:
         """Word numbers whose ``\\n``-framed form contains ``needle``; None: too many."""
@@ -244,4 +244,4 @@ class WordIndex:
                 break
         if found is None:
             return None
-        return found | set(self.always)
+        return found | self.always

@@ -33,6 +33,11 @@ def partition_dir(index_dir: Path, scope: ScopeKey) -> Path:
     return index_dir / scope.fingerprint()
 
 
+def remove_partition(index_dir: Path, scope: ScopeKey) -> None:
+    """Remove a scope's partition (derived data) so the next build starts from nothing."""
+    shutil.rmtree(partition_dir(index_dir, scope), ignore_errors=True)
+
+
 def pointer_state(index_dir: Path, scope: ScopeKey) -> tuple[int, int] | None:
     """(inode, mtime) of the pointer file: changes on every swap, costs one stat."""
     try:

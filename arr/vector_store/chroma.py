@@ -13,8 +13,6 @@ ChannelError with code ``vector_store_unavailable``.
 from __future__ import annotations
 
 import contextlib
-import fcntl
-import os
 import threading
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
@@ -23,6 +21,7 @@ from typing import Any
 
 from arr.models import ScopeKey
 from arr.tools.base import ChannelError
+from arr.tools.partition import IndexBusy, exclusive_lock
 
 UNAVAILABLE = "vector_store_unavailable"
 MANIFEST_PREFIX = "arr_"
@@ -43,7 +42,7 @@ def _to_manifest(metadata: dict[str, Any] | None) -> dict[str, Any]:
 def _chroma_errors(action: str) -> Iterator[None]:
     try:
         yield
-    except ChannelError:
+    except (ChannelError, IndexBusy):  # already named (IndexBusy: the refresh's index_building)
         raise
     except Exception as exc:  # chromadb raises many types (HTTP, sqlite, rust bindings)
         raise ChannelError(
@@ -79,18 +78,12 @@ class ChromaStore:
         self._collections: dict[str, Any] = {}
         self._lock = threading.Lock()
 
-    @contextmanager
-    def _between_processes(self) -> Iterator[None]:
+    def _between_processes(self) -> contextlib.AbstractContextManager[None]:
         """Held while the store's schema or a collection may be created. Chroma migrates a new
         store's SQLite file on first open, unguarded: two processes opening one fresh store at
-        once (a search and an index build) failed with 'table collections already exists'."""
-        self.path.mkdir(parents=True, exist_ok=True)
-        fd = os.open(self.path / ".arr-open.lock", os.O_RDWR | os.O_CREAT | os.O_CLOEXEC, 0o600)
-        try:
-            fcntl.flock(fd, fcntl.LOCK_EX)
-            yield
-        finally:
-            os.close(fd)  # closing releases the lock
+        once (a search and an index build) failed with 'table collections already exists'.
+        The indexes' own lock: a search's refresh does not wait for it either (IndexBusy)."""
+        return exclusive_lock(self.path / ".arr-open.lock")
 
     def _make_client(self) -> Any:
         import chromadb

@@ -4,17 +4,14 @@ from __future__ import annotations
 
 import json
 import os
-import shutil
-import signal
-import socket
 import subprocess
 import sys
-import time
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from arr.bench.scaleout import start_server, stop
 from arr.embedder.hashing import HashingEmbedder
 from arr.models import QueryPlan
 from arr.tools.vector import VectorTool
@@ -25,58 +22,17 @@ from tests.integration.test_vector_tool import workspace
 pytestmark = [pytest.mark.service, pytest.mark.slow]
 
 
-def free_port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return probe.getsockname()[1]
-
-
-def chroma_binary() -> str:
-    beside = Path(sys.executable).parent / "chroma"
-    found = str(beside) if beside.exists() else shutil.which("chroma")
-    if not found:
-        pytest.fail("the chroma CLI is not installed (pip install chromadb)")
-    return found
-
-
 class ChromaServer:
+    """A Chroma server on 127.0.0.1 with its data in ``path`` (the scale-out benchmark's)."""
+
     def __init__(self, path: Path) -> None:
-        self.port = free_port()
-        self.process = subprocess.Popen(
-            [
-                chroma_binary(),
-                "run",
-                "--host",
-                "127.0.0.1",
-                "--port",
-                str(self.port),
-                "--path",
-                str(path),
-            ],
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            env={**os.environ, "ANONYMIZED_TELEMETRY": "False"},
-        )
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            try:
-                socket.create_connection(("127.0.0.1", self.port), timeout=0.2).close()
-                return
-            except OSError:
-                if self.process.poll() is not None:
-                    break
-                time.sleep(0.1)
-        self.stop()
-        pytest.fail("chroma server did not start")
+        try:
+            self.process, self.port = start_server(path)
+        except SystemExit as exc:  # the helper is a benchmark's: it ends with a message
+            pytest.fail(str(exc))
 
     def stop(self) -> None:
-        if self.process.poll() is None:
-            self.process.send_signal(signal.SIGTERM)
-            try:
-                self.process.wait(10)
-            except subprocess.TimeoutExpired:
-                self.process.kill()
-                self.process.wait()
+        stop(self.process)
 
 
 @pytest.fixture
