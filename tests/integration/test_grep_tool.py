@@ -191,3 +191,24 @@ def test_co_occurrence_pattern_escapes_the_words() -> None:
     assert pattern.search("c-d before a.b")
     assert not pattern.search("aXb then c-d")
     assert not pattern.search("only a.b here")
+
+
+@pytest.mark.parametrize(
+    "option",
+    [
+        {"max_file_bytes": 0},
+        {"max_any_word_rows": 0},
+        {"top_k": 0},
+        {"max_narrowed_share": 1.5},
+        {"max_narrowed_share": -0.1},
+    ],
+)
+def test_bad_limits_are_refused(tmp_path: Path, option: dict[str, float]) -> None:
+    with pytest.raises(ValueError, match=next(iter(option))):
+        GrepTool("grep", grep_workspace(tmp_path), **option)  # type: ignore[arg-type]
+
+
+def test_the_file_size_cap_is_the_workspaces_unless_named(tmp_path: Path) -> None:
+    ws = grep_workspace(tmp_path).model_copy(update={"max_file_bytes": 1234})
+    assert GrepTool("grep", ws).max_file_bytes == 1234
+    assert GrepTool("grep", ws, max_file_bytes=99).max_file_bytes == 99
