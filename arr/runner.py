@@ -87,7 +87,9 @@ def instantiate_stage(node: dict[str, Any], label: str, **kwargs: Any) -> Any:
     except ArrError:
         raise
     except Exception as exc:  # a constructor refused a value: name the option
-        detail = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
+        # the first line that says something (numpy's import error starts with blank lines)
+        detail = next((line.strip() for line in str(exc).splitlines() if line.strip()), "")
+        detail = detail or type(exc).__name__
         raise ConfigError(f"cannot build {label} ({node['_target_']}): {detail}") from None
 
 

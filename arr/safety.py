@@ -44,6 +44,10 @@ SENSITIVE_DIRS = frozenset(
         ".git",
         ".password-store",
         ".irssi",
+        # ARR's own workspace folder: its indexes hold the text of every scope (a grep of
+        # one scope whose root holds it read another scope's chunks), its state the memory
+        # store and the approvals ledger. Never searched, whatever scope.
+        ".arr",
     }
 )
 SENSITIVE_EXACT = frozenset(
@@ -346,6 +350,17 @@ def redact_credentials(text: str) -> tuple[str, int]:
 
 
 FORBIDDEN_ROOTS = ("/proc", "/dev", "/sys", "/run", "/var/run", "/boot", "/etc")
+
+
+def holds_arr_data(root: str, own: str) -> bool:
+    """True when ``own`` (an index or state folder of ARR, resolved) lies inside ``root``
+    (resolved) other than below a folder every channel withholds by name (``.arr``, ...):
+    a channel reading the root would read ARR's derived text of every scope."""
+    inside = PurePosixPath(own).parts
+    parts = PurePosixPath(root).parts
+    if inside[: len(parts)] != parts:
+        return False
+    return not any(part.lower() in SENSITIVE_DIRS for part in inside[len(parts) :])
 
 
 def unsafe_root_reason(path: str) -> str | None:

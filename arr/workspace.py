@@ -23,7 +23,12 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from arr.errors import WorkspaceError
 from arr.models import ScopeKey
-from arr.safety import credential_kind, is_sensitive_filename, unsafe_root_reason
+from arr.safety import (
+    credential_kind,
+    holds_arr_data,
+    is_sensitive_filename,
+    unsafe_root_reason,
+)
 from arr.watch import VERIFY_S, TreeWatch, open_watch
 
 # Text by convention: the grep channel's withheld-files walk does not open these to look for a
@@ -276,6 +281,13 @@ class Workspace(BaseModel):
             reason = unsafe_root_reason(resolved)
             if reason is not None:
                 raise WorkspaceError(f"scope root {str(path)!r} refused: {reason}")
+            for what, own in (("index", self.index_dir), ("state", self.memory_db.parent)):
+                if holds_arr_data(resolved, os.path.realpath(own)):
+                    raise WorkspaceError(
+                        f"scope root {str(path)!r} refused: it holds the workspace's {what} "
+                        f"folder {str(own)!r}, whose files carry the text of every scope; "
+                        "move that folder out of the root or below a folder named .arr"
+                    )
             paths.append(Path(resolved))
         return paths
 

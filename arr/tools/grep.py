@@ -36,6 +36,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
 
+import numpy as np
+
 from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.safety import (
@@ -293,7 +295,7 @@ class GrepTool:
         self.index_dir = workspace.index_dir / name
         self._indexes: dict[str, tuple[Any, prefilter.WordIndex | None]] = {}
         self._index_lock = threading.Lock()
-        self._changed: tuple[Any, Any, list[set[str]]] | None = None
+        self._changed: tuple[Any, Any, tuple[np.ndarray, list[set[str]]]] | None = None
         self.max_file_bytes = max_file_bytes
         self.max_line_chars = max_line_chars
         self.context_lines = context_lines
@@ -689,11 +691,13 @@ class GrepTool:
         spec = self.workspace.spec_for(scope)
         if spec is None:
             return prefilter.TreeWalk({}, [], [])
-        return self.workspace.derived_from_tree(
-            scope,
-            ("grep-walk", self.max_file_bytes),
-            lambda: prefilter.walk(self.workspace.root_paths(spec), self.max_file_bytes),
-        )
+
+        def tree() -> prefilter.TreeWalk:
+            index = self._word_index(scope)  # its walk's verdicts spare opening unchanged files
+            known = index.known if index is not None else None
+            return prefilter.walk(self.workspace.root_paths(spec), self.max_file_bytes, known)
+
+        return self.workspace.derived_from_tree(scope, ("grep-walk", self.max_file_bytes), tree)
 
     # ---- the word index (arr index) ---------------------------------------------------------
     def build(self, scope: ScopeKey) -> dict[str, Any]:
@@ -768,14 +772,18 @@ class GrepTool:
         found = [index.rows_for(literal) for literal in stage.literals]
         if any(rows is None for rows in found):
             return None
-        held = Counter(row for rows in found for row in rows)  # type: ignore[union-attr]
+        present, changed = self._index_view(index, tree)
+        # per index row, how many of the stage's literals the file may hold (each row once
+        # per literal): numpy, as common words hold thousands of files
+        held = np.bincount(np.concatenate(found), minlength=len(present))  # type: ignore[arg-type]
+        rows = np.flatnonzero((held >= stage.at_least) & present)
         scan: list[set[str]] = [set() for _ in tree.files]
-        for row, count in held.items():
-            number, relative = index.entries[row][:2]
-            if count >= stage.at_least and relative in tree.files[number]:
-                scan[number].add(relative)  # a changed file is added below whatever it held
-        for number, changed in enumerate(self._changed_since_build(index, tree)):
-            scan[number] |= changed
+        entries = index.entries
+        for row in rows.tolist():
+            number, relative = entries[row][:2]
+            scan[number].add(relative)  # a changed file is added below whatever it held
+        for number, files in enumerate(changed):
+            scan[number] |= files
         hidden = [list(folders) for folders in tree.hidden]
         if sub_path is not None:
             prefix = PurePosixPath(sub_path).as_posix().strip("/")
@@ -792,15 +800,24 @@ class GrepTool:
         # hidden folders go to ripgrep as folders: it walks them live, the watch does not
         return [sorted(files) + folders for files, folders in zip(scan, hidden, strict=True)]
 
-    def _changed_since_build(
+    def _index_view(
         self, index: prefilter.WordIndex, tree: prefilter.TreeWalk
-    ) -> list[set[str]]:
-        """Per root, the files of the walk the index does not know in their current state;
-        computed once per (index, walk) pair, not per call and stage."""
+    ) -> tuple[np.ndarray, list[set[str]]]:
+        """Which index rows name a file of the current walk in the state the index read
+        (a mask), and per root the files of the walk the index does not know in their
+        current state (always scanned); computed once per (index, walk) pair."""
         with self._index_lock:
             cached = self._changed
         if cached is not None and cached[0] is index and cached[1] is tree:
             return cached[2]
+        present = np.fromiter(
+            (
+                e[0] < len(tree.files) and tree.files[e[0]].get(e[1]) == (e[2], e[3])
+                for e in index.entries
+            ),
+            dtype=bool,
+            count=len(index.entries),
+        )
         changed = [
             {
                 relative
@@ -809,9 +826,10 @@ class GrepTool:
             }
             for n, files in enumerate(tree.files)
         ]
+        view = (present, changed)
         with self._index_lock:
-            self._changed = (index, tree, changed)
-        return changed
+            self._changed = (index, tree, view)
+        return view
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> ChannelAnswer:
         """The exact query first (phrase, or the regex); when that yields fewer lines than

@@ -148,3 +148,23 @@ def test_targets_outside_arr_are_refused(target: str, demo_overrides: list[str])
     cfg = compose("search", [*demo_overrides, f"tools.bm25._target_={target}"])
     with pytest.raises(ConfigError, match="outside the arr package"):
         build_router(config_container(cfg))
+
+
+def test_a_stage_that_fails_to_build_is_named_with_its_first_meaningful_line(
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """An error whose message starts with blank lines (numpy's import errors do) still says
+    what went wrong, never an empty detail."""
+    import arr.fusion.rrf as rrf
+    from arr.runner import instantiate_stage
+
+    class Loud(Exception):
+        def __str__(self) -> str:
+            return "\n\n  the real cause\nmore"
+
+    def refuse(**_: object) -> None:
+        raise Loud
+
+    monkeypatch.setattr(rrf, "RRFFusion", refuse)
+    with pytest.raises(ConfigError, match=r"cannot build fusion \(.*\): the real cause$"):
+        instantiate_stage({"_target_": "arr.fusion.rrf.RRFFusion"}, "fusion")

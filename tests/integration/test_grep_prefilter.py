@@ -128,11 +128,15 @@ def test_the_index_is_the_files_ripgrep_would_read(tmp_path: Path) -> None:
     tool.build(SCOPE_A)
     index = WordIndex(next((tmp_path / "idx" / "grep" / SCOPE_A.fingerprint()).glob("gen-*")))
     assert [e[1] for e in index.entries] == ["src/model.py"]
-    assert index.rows_for("positionalindexer2d") == {0}
-    assert index.rows_for("sitionalIndex") == {0}  # inside a word
-    assert index.rows_for("class Positional") == {0}
-    assert index.rows_for("lass Positional") == {0}  # the first run ends a word
-    assert index.rows_for("class Positionalx") == set()
+
+    def rows(literal: str) -> list[int]:
+        return index.rows_for(literal).tolist()  # type: ignore[union-attr]
+
+    assert rows("positionalindexer2d") == [0]
+    assert rows("sitionalIndex") == [0]  # inside a word
+    assert rows("class Positional") == [0]
+    assert rows("lass Positional") == [0]  # the first run ends a word
+    assert rows("class Positionalx") == []
     assert index.rows_for("é") is None and index.rows_for("::") is None  # no narrowing
     tree = walk([root], 1_000_000)
     assert tree.withheld == {"skipped_binary": 1, "skipped_sensitive_name": 1}
@@ -162,3 +166,42 @@ def test_narrowed_files_are_scanned_in_batches_with_the_same_answers(
         assert got.counters["files_narrowed"] > 4  # more than one batch
         assert [(e.id, e.snippet) for e in got.evidence] == answers(full, query), query
     watched.close_watches()
+
+
+def test_word_look_ups_agree_with_a_scan_of_the_vocabulary(tmp_path: Path) -> None:
+    """Start-of-word and whole-word runs are found by a binary search of the sorted words,
+    the rows of many words gathered at once: both agree with scanning every word."""
+    rng = random.Random(7)
+    vocabulary = sorted(
+        {"a", "a_", "ab", "abc", "abd", "b", "b0", "zz", "z_z"}
+        | {"".join(rng.choice("ab_z0") for _ in range(rng.randint(1, 5))) for _ in range(300)}
+    )
+    root = tmp_path / "ws" / "a"
+    root.mkdir(parents=True)
+    for number in range(40):
+        held = rng.sample(vocabulary, rng.randint(1, 40))
+        (root / f"f{number}.txt").write_text(" ".join(held) + "\n", encoding="utf-8")
+    watched, _ = workspaces(tmp_path)
+    GrepTool("grep", watched).build(SCOPE_A)
+    index = WordIndex(next((tmp_path / "idx" / "grep" / SCOPE_A.fingerprint()).glob("gen-*")))
+    words = index.blob.split(b"\n")[1:-1]
+    holders = {
+        word: {r for r, e in enumerate(index.entries) if word.decode() in _words_of(root, e[1])}
+        for word in words
+    }
+    for prefix in [w[:cut] for w in words for cut in range(1, len(w) + 1)] + [b"q", b"zzz"]:
+        starting = index._words_starting(prefix, whole=False)
+        assert starting is not None
+        assert [words[n - 1] for n in starting.tolist()] == [
+            w for w in words if w.startswith(prefix)
+        ]
+        whole = index._words_starting(prefix, whole=True)
+        assert whole is not None
+        assert [words[n - 1] for n in whole.tolist()] == [w for w in words if w == prefix]
+        expected = set().union(*(holders[w] for w in words if w.startswith(prefix)))
+        assert set(index._files_of(starting).tolist()) == expected
+    watched.close_watches()
+
+
+def _words_of(root: Path, relative: str) -> set[str]:
+    return set((root / relative).read_text(encoding="utf-8").split())
