@@ -810,22 +810,20 @@ class GrepTool:
             cached = self._changed
         if cached is not None and cached[0] is index and cached[1] is tree:
             return cached[2]
-        present = np.fromiter(
-            (
-                e[0] < len(tree.files) and tree.files[e[0]].get(e[1]) == (e[2], e[3])
-                for e in index.entries
-            ),
-            dtype=bool,
-            count=len(index.entries),
-        )
-        changed = [
-            {
-                relative
-                for relative, state in files.items()
-                if index.state.get((n, relative)) != state
-            }
-            for n, files in enumerate(tree.files)
-        ]
+        present = np.zeros(len(index.entries), dtype=bool)
+        changed: list[set[str]] = []
+        for number, files in enumerate(tree.files):  # one pass over the walk
+            read = index.known.text[number] if number < len(index.known.text) else {}
+            rows = index.rows[number] if number < len(index.rows) else {}
+            same: list[int] = []
+            moved: set[str] = set()
+            for relative, state in files.items():
+                if read.get(relative) == state:
+                    same.append(rows[relative])
+                else:
+                    moved.add(relative)
+            present[same] = True
+            changed.append(moved)
         view = (present, changed)
         with self._index_lock:
             self._changed = (index, tree, view)

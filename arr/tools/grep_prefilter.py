@@ -232,11 +232,13 @@ class WordIndex:
         self.starts = newlines[:-1].astype(np.int64)
         if len(self.starts) != len(self.indptr) - 1:
             raise ValueError("word index files do not agree")
-        self.state = {(e[0], e[1]): (e[2], e[3]) for e in self.entries}
         roots = 1 + max((e[0] for e in self.entries), default=0)
+        # per root: relative path -> (size, mtime_ns) as the build read it, and -> row
         text: list[dict[str, tuple[int, int]]] = [{} for _ in range(roots)]
-        for number, relative, size, mtime_ns, _always in self.entries:
+        self.rows: list[dict[str, int]] = [{} for _ in range(roots)]
+        for row, (number, relative, size, mtime_ns, _always) in enumerate(self.entries):
             text[number][relative] = (size, mtime_ns)
+            self.rows[number][relative] = row
         binary: list[dict[str, tuple[int, int]]] = [{} for _ in range(roots)]
         try:  # an index written before binary files were recorded: they are probed
             for number, relative, size, mtime_ns in json.loads(

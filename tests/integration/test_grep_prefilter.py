@@ -205,3 +205,32 @@ def test_word_look_ups_agree_with_a_scan_of_the_vocabulary(tmp_path: Path) -> No
 
 def _words_of(root: Path, relative: str) -> set[str]:
     return set((root / relative).read_text(encoding="utf-8").split())
+
+
+def test_the_walk_keeps_the_index_verdicts_of_unchanged_files_only(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Files without a text suffix are probed for a NUL once, at the build; a later walk opens
+    only those whose size or mtime changed, and a changed file gets a fresh verdict."""
+    import arr.tools.grep_prefilter as prefilter
+
+    root = tmp_path / "ws" / "a"
+    root.mkdir(parents=True)
+    (root / "header.h").write_text("int f(void);\n")
+    (root / "blob.dat").write_bytes(b"\x00\x01binary")
+    watched, _ = workspaces(tmp_path)
+    GrepTool("grep", watched).build(SCOPE_A)
+    index = WordIndex(next((tmp_path / "idx" / "grep" / SCOPE_A.fingerprint()).glob("gen-*")))
+    probed: list[str] = []
+    real = prefilter._looks_binary
+    monkeypatch.setattr(
+        prefilter, "_looks_binary", lambda path: probed.append(Path(path).name) or real(path)
+    )
+    tree = walk([root], 1_000_000, index.known)
+    assert probed == [] and set(tree.files[0]) == {"header.h"}
+    assert tree.withheld == {"skipped_binary": 1}
+    (root / "blob.dat").write_text("now it is text\n")  # new size and mtime
+    tree = walk([root], 1_000_000, index.known)
+    assert probed == ["blob.dat"] and set(tree.files[0]) == {"header.h", "blob.dat"}
+    assert tree.withheld == {}
+    watched.close_watches()
