@@ -135,6 +135,7 @@ class _Stage:
     max_rows: int = 0
     literals: tuple[str, ...] = ()
     at_least: int = 1
+    words: bool = False  # a fallback over the query's words: its files are ranked and capped
 
 
 def find_rg(configured: str | None) -> str | None:
@@ -266,6 +267,7 @@ class GrepTool:
         rg_path: str | None = None,
         max_any_word_rows: int = 20_000,
         max_narrowed_share: float = 0.7,
+        max_word_stage_files: int = 1000,
     ) -> None:
         # One cap for every channel: the workspace's, unless this tool names its own.
         max_file_bytes = workspace.max_file_bytes if max_file_bytes is None else max_file_bytes
@@ -278,6 +280,7 @@ class GrepTool:
             ("deadline_ms", deadline_ms),
             ("max_engine_matches_per_file", max_engine_matches_per_file),
             ("max_any_word_rows", max_any_word_rows),
+            ("max_word_stage_files", max_word_stage_files),
         ):
             if value < 1:
                 raise ValueError(f"{label} must be >= 1, got {value}")
@@ -289,6 +292,7 @@ class GrepTool:
         self.max_matches_per_file = max_matches_per_file
         self.max_engine_matches_per_file = max_engine_matches_per_file
         self.max_any_word_rows = max_any_word_rows
+        self.max_word_stage_files = max_word_stage_files
         if not 0.0 <= max_narrowed_share <= 1.0:
             raise ValueError(f"max_narrowed_share must be in 0..1, got {max_narrowed_share}")
         self.max_narrowed_share = max_narrowed_share
@@ -764,8 +768,16 @@ class GrepTool:
         narrowing: tuple[prefilter.WordIndex, prefilter.TreeWalk] | None,
         stage: _Stage,
         sub_path: str | None,
+        counters: Counter[str] | None = None,
     ) -> list[list[str]] | None:
-        """Per root, the files this stage must scan (changed files always), or None: all."""
+        """Per root, the files this stage must scan (changed files always), or None: all.
+
+        A stage over the query's words (the phrase did not answer) reads at most
+        ``max_word_stage_files`` indexed files: those holding the rarest of the words first
+        (summed inverse document frequency of the words a file holds, from the word index;
+        ties in index order). "ValueError: shapes not aligned" then reads the files that hold
+        ``aligned`` or ``shapes`` before the 5,000 that hold ``ValueError``; the files left out
+        are counted (``files_ranked_out``) and the answer is marked cut."""
         if narrowing is None or not stage.literals:
             return None
         index, tree = narrowing
@@ -777,14 +789,9 @@ class GrepTool:
         # per literal): numpy, as common words hold thousands of files
         held = np.bincount(np.concatenate(found), minlength=len(present))  # type: ignore[arg-type]
         rows = np.flatnonzero((held >= stage.at_least) & present)
-        scan: list[set[str]] = [set() for _ in tree.files]
-        entries = index.entries
-        for row in rows.tolist():
-            number, relative = entries[row][:2]
-            scan[number].add(relative)  # a changed file is added below whatever it held
-        for number, files in enumerate(changed):
-            scan[number] |= files
         hidden = [list(folders) for folders in tree.hidden]
+        changed_here = changed
+        entries = index.entries
         if sub_path is not None:
             prefix = PurePosixPath(sub_path).as_posix().strip("/")
             if any(part.startswith(".") for part in PurePosixPath(prefix).parts):
@@ -793,12 +800,35 @@ class GrepTool:
             def within(path: str) -> bool:
                 return path == prefix or path.startswith(prefix + "/")
 
-            scan = [{f for f in files if within(f)} for files in scan]
+            rows = np.array([r for r in rows.tolist() if within(entries[r][1])], dtype=np.int64)
+            changed_here = [{f for f in files if within(f)} for files in changed]
             hidden = [[f for f in folders if within(f)] for folders in hidden]
+        if stage.words and len(rows) > self.max_word_stage_files:
+            kept = self._rarest_first(index, found, rows)  # type: ignore[arg-type]
+            if counters is not None:
+                counters["files_ranked_out"] += len(rows) - len(kept)
+            rows = kept
+        scan: list[set[str]] = [set() for _ in tree.files]
+        for row in rows.tolist():
+            number, relative = entries[row][:2]
+            scan[number].add(relative)  # a changed file is added below whatever it held
+        for number, files in enumerate(changed_here):
+            scan[number] |= files
         if sum(map(len, scan)) > self.max_narrowed_share * sum(map(len, tree.files)):
             return None
         # hidden folders go to ripgrep as folders: it walks them live, the watch does not
         return [sorted(files) + folders for files, folders in zip(scan, hidden, strict=True)]
+
+    def _rarest_first(
+        self, index: prefilter.WordIndex, found: list[np.ndarray], rows: np.ndarray
+    ) -> np.ndarray:
+        """The ``max_word_stage_files`` of ``rows`` holding the rarest words (see above)."""
+        total = len(index.entries)
+        weight = np.zeros(total, dtype=np.float64)
+        for held in found:  # each literal once per file
+            weight[held] += np.log(1.0 + total / max(1, len(held)))
+        order = np.lexsort((rows, -weight[rows]))  # heaviest first, then index order
+        return np.sort(rows[order[: self.max_word_stage_files]])
 
     def _index_view(
         self, index: prefilter.WordIndex, tree: prefilter.TreeWalk
@@ -844,9 +874,11 @@ class GrepTool:
         words = [] if call.regex else literal_terms(call.query)[1:]
         if len(words) > 1:  # lines holding two or more of the words, found by the engine
             pattern = co_occurrence_pattern(words)
-            stages.append(_Stage([pattern], True, literals=tuple(words), at_least=2))
+            stages.append(_Stage([pattern], True, literals=tuple(words), at_least=2, words=True))
         if words:  # then any word, read up to a bound: a common word matches most lines
-            stages.append(_Stage(words, False, self.max_any_word_rows, literals=tuple(words)))
+            stages.append(
+                _Stage(words, False, self.max_any_word_rows, literals=tuple(words), words=True)
+            )
         kept: list[tuple[_Candidate, str]] = []
         seen: set[tuple[str, int]] = set()
         taken: Counter[str] = Counter()
@@ -856,7 +888,7 @@ class GrepTool:
         for stage in stages:
             if len(kept) >= limit or cut == "deadline":
                 break
-            files = self._files_to_scan(narrowing, stage, call.path)
+            files = self._files_to_scan(narrowing, stage, call.path, counters)
             if files is not None:
                 counters["files_narrowed"] = max(counters["files_narrowed"], sum(map(len, files)))
             candidates, cut = self._candidates(call, roots, stage, terms, deadline, counters, files)
@@ -877,8 +909,12 @@ class GrepTool:
             )
             for rank, (c, snippet) in enumerate(kept, 1)
         ]
-        if not cut and (counters["files_at_engine_cap"] or counters["lines_over_file_cap"]):
-            cut = "cap"  # more lines existed than a per-file cap let through
+        if not cut and (
+            counters["files_at_engine_cap"]
+            or counters["lines_over_file_cap"]
+            or counters["files_ranked_out"]
+        ):
+            cut = "cap"  # more lines existed than a per-file or per-stage cap let through
         return ChannelAnswer(evidence, {k: v for k, v in counters.items() if v}, cut)
 
     def _take(

@@ -234,3 +234,40 @@ def test_the_walk_keeps_the_index_verdicts_of_unchanged_files_only(
     assert probed == ["blob.dat"] and set(tree.files[0]) == {"header.h", "blob.dat"}
     assert tree.withheld == {}
     watched.close_watches()
+
+
+def test_a_word_stage_reads_the_files_with_the_rarest_words_first(tmp_path: Path) -> None:
+    """When the phrase is nowhere, the words are searched; with more candidate files than
+    ``max_word_stage_files``, the files holding the rarest words are read, the rest counted
+    (``files_ranked_out``) and the answer marked cut - within a sub-path too."""
+    root = tmp_path / "ws" / "a"
+    (root / "sub").mkdir(parents=True)
+    for number in range(10):
+        (root / f"c{number}.md").write_text(f"common line {number}\n")
+    for number in range(4):
+        (root / "sub" / f"s{number}.md").write_text(f"common in sub {number}\n")
+    for number in range(2):
+        (root / f"z{number}.md").write_text(f"zyzzyva alone {number}\n")
+    (root / "both.md").write_text("common and zyzzyva together\n")
+    watched, plain = workspaces(tmp_path)
+    capped = GrepTool("grep", watched, max_word_stage_files=3, max_narrowed_share=1.0)
+    capped.build(SCOPE_A)
+    query = "common zyzzyva absentword"
+    found = capped.retrieve(ToolCall(tool="grep", query=query, top_k=50), SCOPE_A)
+    assert [e.location.path for e in found.evidence] == ["both.md", "z0.md", "z1.md"]
+    assert found.counters["files_ranked_out"] == 14 and found.cut == "cap"
+    # without a cap (or without an index) every file holding a word answers
+    full = GrepTool("grep", plain).retrieve(ToolCall(tool="grep", query=query, top_k=50), SCOPE_A)
+    assert len(full.evidence) == 17 and "files_ranked_out" not in full.counters
+    # a sub-path is applied before the cap: three of the four files below it are read
+    inside = capped.retrieve(ToolCall(tool="grep", query=query, top_k=50, path="sub"), SCOPE_A)
+    assert len(inside.evidence) == 3 and inside.counters["files_ranked_out"] == 1
+    assert all(e.location.path.startswith("sub/") for e in inside.evidence)
+    watched.close_watches()
+
+
+def test_the_word_stage_cap_is_a_positive_limit(tmp_path: Path) -> None:
+    watched, _ = workspaces(tmp_path)
+    with pytest.raises(ValueError, match="max_word_stage_files must be >= 1"):
+        GrepTool("grep", watched, max_word_stage_files=0)
+    watched.close_watches()
