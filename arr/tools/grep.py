@@ -694,10 +694,12 @@ class GrepTool:
         unchanged)."""
         spec = self.workspace.spec_for(scope)
         if spec is None:
-            return prefilter.TreeWalk({}, [], [])
+            return prefilter.TreeWalk({}, [], [], [])
 
         def tree() -> prefilter.TreeWalk:
-            index = self._word_index(scope)  # its walk's verdicts spare opening unchanged files
+            # A watched router has (or will load) the word index: its walk's verdicts spare
+            # opening unchanged files. A one-shot command does not load it for that alone.
+            index = self._word_index(scope) if self.workspace.watching else None
             known = index.known if index is not None else None
             return prefilter.walk(self.workspace.root_paths(spec), self.max_file_bytes, known)
 

@@ -62,7 +62,7 @@ class TreeWalk(NamedTuple):
     withheld: dict[str, int]
     files: list[dict[str, tuple[int, int]]]
     hidden: list[list[str]]
-    binary: list[dict[str, tuple[int, int]]] = []  # per root, files found binary (not hidden)
+    binary: list[dict[str, tuple[int, int]]]  # per root, files found binary (not hidden)
 
 
 class Known(NamedTuple):
