@@ -31,7 +31,7 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -66,6 +66,12 @@ ENGINE_BATCH_FILES = 2000
 _STATS_SEARCHED = re.compile(rb"^(\d+) files searched$", re.MULTILINE)
 # A match row of ``rg --null --line-number``: path NUL number ":" text (CR kept: see _verified)
 _ROW = re.compile(rb"^([^\x00\n]*)\x00(\d+):([^\n]*)$", re.MULTILINE)
+# A row of ``rg --null --count``: path NUL lines-in-file
+_COUNT_ROW = re.compile(rb"^([^\x00\n]*)\x00(\d+)$", re.MULTILINE)
+# A phrase stage that reports more lines than this is ranked from per-file counts first (see
+# GrepTool._by_counts): parsing and ranking 16,000 lines of "def __init__" cost more than
+# ripgrep's own read of the 3,700 files holding it.
+COUNT_FIRST_ROWS = 1000
 _BAD_PATH = re.compile(r"[\x00-\x1f\x7f-\x9f\\]|^[A-Za-z]:|:")  # C0, DEL, C1 controls
 
 
@@ -136,6 +142,7 @@ class _Stage:
     literals: tuple[str, ...] = ()
     at_least: int = 1
     words: bool = False  # a fallback over the query's words: its files are ranked and capped
+    by_counts: bool = False  # the phrase stage: many lines are ranked from per-file counts
 
 
 def find_rg(configured: str | None) -> str | None:
@@ -322,10 +329,13 @@ class GrepTool:
         return FRESH  # grep reads the live tree; there is no index to go stale
 
     # ---- the engine ---------------------------------------------------------------------------
-    def _command(self, patterns: list[str], regex: bool, targets: list[str]) -> list[str]:
+    def _command(
+        self, patterns: list[str], regex: bool, targets: list[str], count: bool = False
+    ) -> list[str]:
         assert self._rg is not None
         command = [
             self._rg,
+            *(["--count"] if count else []),
             "--no-heading",
             "--with-filename",
             "--line-number",
@@ -359,8 +369,10 @@ class GrepTool:
         targets: list[str],
         deadline: float,
         max_rows: int = 0,
+        count: bool = False,
     ) -> tuple[list[_Hit], dict[str, int], str]:
-        """Raw candidate hits from ripgrep (unverified), its counters and a cut reason.
+        """Raw candidate hits from ripgrep (unverified), its counters and a cut reason; with
+        ``count``, one hit per file whose ``line`` is the number of its matching lines.
 
         Output is parsed while ripgrep still runs (the two overlap on two cores); at the
         deadline, or once ``max_rows`` rows arrived (cut "rows"), ripgrep is killed and what
@@ -371,7 +383,7 @@ class GrepTool:
         cut, buffer = "", _LineBuffer()
         names: dict[bytes, str | None] = {}
         process = subprocess.Popen(
-            self._command(patterns, regex, targets),
+            self._command(patterns, regex, targets, count),
             cwd=root,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -408,7 +420,7 @@ class GrepTool:
                     break
                 rows = buffer.feed(chunk)
                 if rows:
-                    self._parse(rows, hits, counters, names)
+                    self._parse(rows, hits, counters, names, count)
                 if max_rows and len(hits) >= max_rows:
                     del hits[max_rows:]  # the bound is exact, whatever the read size
                     cut = "rows"
@@ -426,7 +438,7 @@ class GrepTool:
             process.stdout.close()
             process.stderr.close()
         if cut != "rows":
-            self._parse(buffer.rest(), hits, counters, names)
+            self._parse(buffer.rest(), hits, counters, names, count)
         errors.feed(b"\n")
         counters.update(errors.file_errors)  # files that could not be read: counted by reason
         if not cut and returncode not in (0, 1) and (errors.other or not errors.file_errors):
@@ -437,7 +449,11 @@ class GrepTool:
 
     @staticmethod
     def _parse(
-        block: bytes, hits: list[_Hit], counters: Counter[str], names: dict[bytes, str | None]
+        block: bytes,
+        hits: list[_Hit],
+        counters: Counter[str],
+        names: dict[bytes, str | None],
+        count: bool = False,
     ) -> None:
         """``path NUL line:text`` rows, then ripgrep's ``--stats`` block (rows without NUL).
 
@@ -447,7 +463,11 @@ class GrepTool:
         searched = _STATS_SEARCHED.search(block) if b" files searched" in block else None
         if searched:
             counters["files_scanned"] = int(searched.group(1))
-        found = _ROW.findall(block)
+        found = (
+            [(path, number, b"") for path, number in _COUNT_ROW.findall(block)]
+            if count
+            else _ROW.findall(block)
+        )
         for path in {path for path, _, _ in found} - names.keys():
             try:
                 name = path.decode("utf-8")
@@ -459,7 +479,7 @@ class GrepTool:
         for path, number, text in found:
             name = names[path]
             if name is None:
-                bad += 1
+                bad += int(number) if count else 1  # its lines, as a line-mode run counts
             else:
                 append(_Hit(name, int(number), text))
         if bad:
@@ -576,6 +596,8 @@ class GrepTool:
             hits, engine_counters, cut = self._run_batches(
                 root, stage.patterns, stage.regex, targets, deadline, stage.max_rows
             )
+            if cut == "rows" and stage.by_counts:
+                break  # many lines: the caller ranks them from per-file counts instead
             if cut == "rows":  # the bounded any-word stage: more lines existed than were read
                 counters["engine_rows_cut"] += 1
                 cut = "cap"
@@ -613,6 +635,7 @@ class GrepTool:
         targets: list[str],
         deadline: float,
         max_rows: int,
+        count: bool = False,
     ) -> tuple[list[_Hit], dict[str, int], str]:
         """``_run_engine`` over a long list of files in batches that fit a command line."""
         hits: list[_Hit] = []
@@ -621,7 +644,13 @@ class GrepTool:
         for start in range(0, len(targets), ENGINE_BATCH_FILES):
             left = max_rows - len(hits) if max_rows else 0
             found, engine_counters, cut = self._run_engine(
-                root, patterns, regex, targets[start : start + ENGINE_BATCH_FILES], deadline, left
+                root,
+                patterns,
+                regex,
+                targets[start : start + ENGINE_BATCH_FILES],
+                deadline,
+                left,
+                count,
             )
             hits += found
             counters.update(engine_counters)  # files scanned and skipped add up over batches
@@ -872,7 +901,18 @@ class GrepTool:
         terms = (
             [call.query.lower()] if call.regex else [t.lower() for t in literal_terms(call.query)]
         )
-        stages = [_Stage([call.query], call.regex, literals=() if call.regex else (call.query,))]
+        # The phrase stage of a literal whose words all lie inside it: every line it finds
+        # ranks equal but for its file's count, so many lines are ranked from counts.
+        countable = not call.regex and all(t in terms[0] for t in terms)
+        stages = [
+            _Stage(
+                [call.query],
+                call.regex,
+                COUNT_FIRST_ROWS if countable else 0,
+                literals=() if call.regex else (call.query,),
+                by_counts=countable,
+            )
+        ]
         words = [] if call.regex else literal_terms(call.query)[1:]
         if len(words) > 1:  # lines holding two or more of the words, found by the engine
             pattern = co_occurrence_pattern(words)
@@ -893,7 +933,23 @@ class GrepTool:
             files = self._files_to_scan(narrowing, stage, call.path, counters)
             if files is not None:
                 counters["files_narrowed"] = max(counters["files_narrowed"], sum(map(len, files)))
-            candidates, cut = self._candidates(call, roots, stage, terms, deadline, counters, files)
+            if stage.by_counts:  # the first stage: nothing counted yet but the narrowing
+                scratch: Counter[str] = Counter()
+                candidates, cut = self._candidates(
+                    call, roots, stage, terms, deadline, scratch, files
+                )
+                if cut == "rows":  # many lines: ranked from per-file counts instead
+                    cut = self._by_counts(
+                        call, roots, stage, terms, deadline, counters, files, limit, kept,
+                        taken, checked,
+                    )  # fmt: skip
+                    seen.update((c.file, c.hit.line) for c, _ in kept)
+                    continue
+                counters.update(scratch)
+            else:
+                candidates, cut = self._candidates(
+                    call, roots, stage, terms, deadline, counters, files
+                )
             counters["matches"] += len(candidates)
             if seen:  # lines the exact stage already returned are not returned twice
                 candidates = [c for c in candidates if (c.file, c.hit.line) not in seen]
@@ -919,6 +975,87 @@ class GrepTool:
             cut = "cap"  # more lines existed than a per-file or per-stage cap let through
         return ChannelAnswer(evidence, {k: v for k, v in counters.items() if v}, cut)
 
+    def _by_counts(
+        self,
+        call: ToolCall,
+        roots: list[Path],
+        stage: _Stage,
+        terms: list[str],
+        deadline: float,
+        counters: Counter[str],
+        files: list[list[str]] | None,
+        limit: int,
+        kept: list[tuple[_Candidate, str]],
+        taken: Counter[str],
+        checked: dict[tuple[Path, str], list[bytes] | None],
+    ) -> str:
+        """The phrase stage when it holds many lines, with the answer of reading them all.
+
+        Every line of the phrase holds every term, so lines rank by their file's number of
+        matching lines, then path and line (``_take``'s order). One engine pass counts the
+        lines per file (``--count``, the same ``--max-count``); the files are ranked from the
+        counts, and only the lines of the top files are read - a batch at a time, until the
+        answer is full - and handed to ``_take`` with the counts, so ranking, per-file caps,
+        verification and counters come out as if every line had been read. Lines that hold
+        the phrase only under Unicode case folding (ripgrep's ``-i``, not Python's) score lower
+        and rank after all others, as they would: they are kept back until every file is read.
+        Returns the cut reason."""
+        byte_terms = [t.encode("utf-8") for t in terms]
+        whole = float(len(byte_terms) + 1)
+        ranked: list[tuple[int, str, int, Path, str]] = []  # (-lines, file, root no., root, path)
+        for number, root in enumerate(roots):
+            target = self._target(root, call.path, counters)
+            targets = [] if target is None else [target] if files is None else files[number]
+            if not targets:
+                continue
+            found, engine_counters, cut = self._run_batches(
+                root, stage.patterns, stage.regex, targets, deadline, 0, count=True
+            )
+            for key, value in engine_counters.items():
+                counters[key] = max(counters[key], value)
+            if cut:
+                return cut
+            label = f"{root.name}/" if len(roots) > 1 else ""
+            ranked += [(-hit.line, label + hit.path, number, root, hit.path) for hit in found]
+        ranked.sort()
+        lines = {file: -negative for negative, file, _, _, _ in ranked}
+        counters["matches"] += sum(lines.values())
+        counters["files_at_engine_cap"] += sum(
+            n == self.max_engine_matches_per_file for n in lines.values()
+        )
+        later: list[_Candidate] = []  # lines holding the phrase only under case folding
+        position = 0
+        while position < len(ranked):
+            room, batch = 0, []
+            while position < len(ranked) and room < limit - len(kept):
+                negative, file, _, _, _ = ranked[position]
+                batch.append(ranked[position])
+                room += min(-negative, max(0, self.max_matches_per_file - taken[file]))
+                position += 1
+            candidates: list[_Candidate] = []
+            for number, root in enumerate(roots):
+                paths = [path for _, _, n, _, path in batch if n == number]
+                if not paths:
+                    continue
+                found, _, cut = self._run_batches(
+                    root, stage.patterns, stage.regex, paths, deadline, 0
+                )
+                if cut:
+                    return cut
+                label = f"{root.name}/" if len(roots) > 1 else ""
+                for hit in found:
+                    score = self._score(hit.text, byte_terms, whole)
+                    (candidates if score == whole else later).append(
+                        _Candidate(label, root, hit, score)
+                    )
+            cut = self._take(candidates, counters, deadline, limit, kept, taken, checked, lines)
+            if cut:
+                return cut
+            if len(kept) >= limit and position < len(ranked):
+                return "cap"  # full, and the next file's first line would have been next
+        # the folded lines last; with the answer full they are only counted (per-file cap)
+        return self._take(later, counters, deadline, limit, kept, taken, checked, lines)
+
     def _take(
         self,
         candidates: list[_Candidate],
@@ -928,11 +1065,15 @@ class GrepTool:
         kept: list[tuple[_Candidate, str]],
         taken: Counter[str],
         checked: dict[tuple[Path, str], list[bytes] | None] | None = None,
+        per_file: Mapping[str, int] | None = None,
     ) -> str:
         """Rank, then verify in rank order into ``kept``; returns a cut reason or "".
-        ``checked``: files already verified in this call (each withheld file counted once)."""
+        ``checked``: files already verified in this call (each withheld file counted once);
+        ``per_file``: the stage's matching lines per file when ``candidates`` are only some
+        of them (ranked from counts)."""
         files = [c.file for c in candidates]
-        per_file = Counter(files)
+        if per_file is None:
+            per_file = Counter(files)
         keys = [
             (-c.score, -per_file[f], f, c.hit.line) for c, f in zip(candidates, files, strict=True)
         ]

@@ -271,3 +271,63 @@ def test_the_word_stage_cap_is_a_positive_limit(tmp_path: Path) -> None:
     with pytest.raises(ValueError, match="max_word_stage_files must be >= 1"):
         GrepTool("grep", watched, max_word_stage_files=0)
     watched.close_watches()
+
+
+@pytest.mark.parametrize("seed", [4, 5])
+def test_ranking_a_frequent_phrase_from_counts_answers_as_reading_every_line(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, seed: int
+) -> None:
+    """Many lines of one phrase are ranked from per-file counts, and only the top files'
+    lines read: the same evidence, cut and counters as reading every line - with per-file and
+    engine caps, several roots, a sub-path, and lines that hold the phrase only under Unicode
+    case folding (the Kelvin sign), which rank after all others."""
+    import arr.tools.grep as grep_module
+
+    rng = random.Random(seed)
+    for root in ("a", "b"):
+        for number in range(40):
+            lines = []
+            for _ in range(rng.randint(0, 14)):
+                kind = rng.random()
+                lines.append(
+                    "x = Kelvin_scale(1)" if kind < 0.5 else
+                    "x = \u212aelvin_scale(2)" if kind < 0.55 else
+                    "nothing here"
+                )  # fmt: skip
+            folder = tmp_path / "ws" / root / ("sub" if number % 4 == 0 else "")
+            folder.mkdir(parents=True, exist_ok=True)
+            (folder / f"f{number}.py").write_text("\n".join(lines) + "\n", encoding="utf-8")
+    workspace = Workspace(
+        name="t",
+        root=tmp_path / "ws",
+        index_dir=tmp_path / "idx",
+        memory_db=tmp_path / "m.sqlite3",
+        scopes={"a": {"key": SCOPE_A, "roots": ["a", "b"]}},
+    )
+
+    def answer(tool: GrepTool, **call: object) -> tuple[object, ...]:
+        found = tool.retrieve(ToolCall(tool="grep", query="kelvin", **call), SCOPE_A)
+        counters = {k: v for k, v in found.counters.items() if k != "files_scanned"}
+        return [(e.id, e.snippet) for e in found.evidence], found.cut, counters
+
+    used = 0
+    for top_k in (1, 3, 10, 60, 100):
+        for per_file in (1, 2, 5):
+            for path in (None, "sub"):
+                tool = GrepTool(
+                    "grep", workspace, max_matches_per_file=per_file, max_engine_matches_per_file=6
+                )
+                call = {"top_k": top_k, "path": path}
+                monkeypatch.setattr(grep_module, "COUNT_FIRST_ROWS", 10**9)
+                every_line = answer(tool, **call)
+                monkeypatch.setattr(grep_module, "COUNT_FIRST_ROWS", 3)
+                calls: list[int] = []
+
+                def counted(*args: object, _real=tool._by_counts, _calls=calls) -> str:
+                    _calls.append(1)
+                    return _real(*args)
+
+                monkeypatch.setattr(tool, "_by_counts", counted)
+                assert answer(tool, **call) == every_line, (top_k, per_file, path)
+                used += bool(calls)
+    assert used >= 25  # the count path answered (nearly) every case
