@@ -728,9 +728,18 @@ class GrepTool:
         def tree() -> prefilter.TreeWalk:
             # A watched router has (or will load) the word index: its walk's verdicts spare
             # opening unchanged files. A one-shot command does not load it for that alone.
-            index = self._word_index(scope) if self.workspace.watching else None
-            known = index.known if index is not None else None
-            return prefilter.walk(self.workspace.root_paths(spec), self.max_file_bytes, known)
+            if not self.workspace.watching:
+                return prefilter.walk(self.workspace.root_paths(spec), self.max_file_bytes)
+            index = self._word_index(scope)
+            # the indexes' walk of the same unchanged tree (remembered): its files need no
+            # second lstat or name check (derived_from_tree made it just before this)
+            sources = {f.path: (f.size, f.mtime_ns) for f in self.workspace.source_files(scope)}
+            return prefilter.walk(
+                self.workspace.root_paths(spec),
+                self.max_file_bytes,
+                index.known if index is not None else None,
+                sources,
+            )
 
         return self.workspace.derived_from_tree(scope, ("grep-walk", self.max_file_bytes), tree)
 

@@ -29,7 +29,7 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
@@ -73,12 +73,19 @@ class Known(NamedTuple):
     binary: list[dict[str, tuple[int, int]]]
 
 
-def walk(roots: Sequence[Path], max_file_bytes: int, known: Known | None = None) -> TreeWalk:
+def walk(
+    roots: Sequence[Path],
+    max_file_bytes: int,
+    known: Known | None = None,
+    sources: Mapping[str, tuple[int, int]] | None = None,
+) -> TreeWalk:
     """What ripgrep, run as the grep channel runs it, skips without a word, counted by reason
     (sensitive folders and names, links, sockets/FIFOs/devices, files over the size cap,
     binary files), and every file it would read. With ``known`` (the word index's walk),
     files whose size and mtime are unchanged keep their text/binary verdict unopened: probing
-    11,000 headers was a sixth of the first search on a 22,000-file tree."""
+    11,000 headers was a sixth of the first search on a 22,000-file tree. With ``sources``
+    (absolute path -> (size, mtime_ns) of the regular, plainly named files the indexes' walk
+    of the same unchanged tree found), those files are neither checked nor stat'ed again."""
     counts: Counter[str] = Counter()
     files: list[dict[str, tuple[int, int]]] = []
     hidden: list[list[str]] = []
@@ -104,8 +111,13 @@ def walk(roots: Sequence[Path], max_file_bytes: int, known: Known | None = None)
             for entry in entries:
                 name = entry.name
                 try:
-                    if entry.is_symlink():
+                    # a regular file with a plain name that the sources walk saw just now
+                    state = sources.get(entry.path) if sources else None
+                    if state is not None:
+                        pass  # its checks and its lstat are that walk's: on to its content
+                    elif entry.is_symlink():
                         counts["skipped_link"] += 1
+                        continue
                     elif entry.is_dir(follow_symlinks=False):
                         if name.lower() in SENSITIVE_DIRS or is_sensitive_filename(name):
                             counts["skipped_sensitive_name"] += 1
@@ -113,29 +125,32 @@ def walk(roots: Sequence[Path], max_file_bytes: int, known: Known | None = None)
                             if name.startswith(".") and not inside_hidden:
                                 live.append(entry.path[base:])
                             stack.append((entry.path, inside_hidden or name.startswith(".")))
+                        continue
                     elif is_sensitive_filename(name):
                         counts["skipped_sensitive_name"] += 1
+                        continue
                     elif not entry.is_file(follow_symlinks=False):
                         counts["skipped_special_file"] += 1
+                        continue
                     else:
                         info = entry.stat(follow_symlinks=False)
                         state = (info.st_size, info.st_mtime_ns)
-                        if info.st_size > max_file_bytes:
-                            counts["skipped_oversize"] += 1
-                            continue
-                        relative = entry.path[base:]
-                        if name.lower().endswith(TEXT_SUFFIXES) or was_text.get(relative) == state:
-                            is_binary = False
-                        elif was_binary.get(relative) == state:
-                            is_binary = True
-                        else:
-                            is_binary = _looks_binary(entry.path)
-                        if is_binary:
-                            counts["skipped_binary"] += 1
-                            if not inside_hidden:
-                                binary[relative] = state
-                        elif not inside_hidden:
-                            seen[relative] = state
+                    if state[0] > max_file_bytes:
+                        counts["skipped_oversize"] += 1
+                        continue
+                    relative = entry.path[base:]
+                    if name.lower().endswith(TEXT_SUFFIXES) or was_text.get(relative) == state:
+                        is_binary = False
+                    elif was_binary.get(relative) == state:
+                        is_binary = True
+                    else:
+                        is_binary = _looks_binary(entry.path)
+                    if is_binary:
+                        counts["skipped_binary"] += 1
+                        if not inside_hidden:
+                            binary[relative] = state
+                    elif not inside_hidden:
+                        seen[relative] = state
                 except OSError:
                     continue  # vanished meanwhile: nothing to withhold
     return TreeWalk(dict(counts), files, hidden, binaries)

@@ -331,3 +331,37 @@ def test_ranking_a_frequent_phrase_from_counts_answers_as_reading_every_line(
                 assert answer(tool, **call) == every_line, (top_k, per_file, path)
                 used += bool(calls)
     assert used >= 25  # the count path answered (nearly) every case
+
+
+def test_the_walk_told_the_sources_walk_counts_as_it_does_alone(tmp_path: Path) -> None:
+    """Files the indexes' walk just saw skip their checks and lstat in grep's walk: the
+    counts, files, hidden folders and binary verdicts are those of a walk on its own."""
+    import os
+
+    root = tmp_path / "ws" / "a"
+    (root / "src" / "deep").mkdir(parents=True)
+    (root / ".hidden").mkdir()
+    (root / "src" / "m.py").write_text("x = 1\n")
+    (root / "src" / "deep" / "h.h").write_text("int f(void);\n")
+    (root / "src" / "big.txt").write_text("y" * 5000)
+    (root / "src" / "blob.dat").write_bytes(b"\x00\x01")
+    (root / "src" / "image.png").write_bytes(b"png, no nul")
+    (root / "src" / "id_rsa").write_text("key\n")
+    (root / ".hidden" / "c.md").write_text("hidden\n")
+    (root / "src" / "link.py").symlink_to(root / "src" / "m.py")
+    os.mkfifo(root / "src" / "pipe")
+    watched, _ = workspaces(tmp_path)
+    files = watched.source_files(SCOPE_A)
+    assert files  # the indexes' walk saw the plain files
+    sources = {f.path: (f.size, f.mtime_ns) for f in files}
+    alone = walk([root.resolve()], 4096)
+    told = walk([root.resolve()], 4096, None, sources)
+    assert told == alone
+    assert alone.withheld == {
+        "skipped_oversize": 1,
+        "skipped_binary": 1,
+        "skipped_sensitive_name": 1,
+        "skipped_link": 1,
+        "skipped_special_file": 1,
+    }
+    watched.close_watches()
