@@ -42,6 +42,7 @@ from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.safety import (
     ENGINE_EXCLUDE_GLOB,
+    SENSITIVE_DIRS,
     credential_kind,
     is_sensitive_name,
 )
@@ -688,7 +689,9 @@ class GrepTool:
         parts = PurePosixPath(sub_path).parts if sub_path is not None else ()
         if not parts:
             return "."
-        if is_sensitive_name(PurePosixPath(*parts).as_posix()):
+        if is_sensitive_name(PurePosixPath(*parts).as_posix()) or (
+            parts[-1].lower() in SENSITIVE_DIRS  # a withheld folder named as the target itself
+        ):
             # Named explicitly, ripgrep would read it despite the exclusion globs.
             raise ChannelError("path_sensitive", f"sub-path {sub_path!r} names a sensitive file")
         current = root

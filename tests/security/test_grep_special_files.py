@@ -95,6 +95,9 @@ def test_sub_paths_naming_secrets_or_hard_links_are_refused(tmp_path: Path) -> N
     (root / ".env").write_text(f"{MARK} TOKEN=abc\n")
     (root / "conf").mkdir()
     (root / "conf" / "id_rsa").write_text(f"{MARK} key\n")
+    for folder in (".ssh", ".arr", "conf/.git"):  # withheld folders named as the target
+        (root / folder).mkdir()
+        (root / folder / "notes.md").write_text(f"{MARK} inside\n")
     outside = tmp_path / "outside.md"
     outside.write_text(f"{MARK} {SECRET}\n")
     os.link(outside, root / "linked.md")
@@ -103,6 +106,10 @@ def test_sub_paths_naming_secrets_or_hard_links_are_refused(tmp_path: Path) -> N
     for sub_path, code in (
         (".env", "path_sensitive"),
         ("conf/id_rsa", "path_sensitive"),
+        (".ssh", "path_sensitive"),
+        (".arr", "path_sensitive"),
+        ("./.ARR/", "path_sensitive"),
+        ("conf/.git", "path_sensitive"),
         ("linked.md", "path_hardlink"),
     ):
         with pytest.raises(ChannelError) as info:
