@@ -282,7 +282,8 @@ class Workspace(BaseModel):
             if reason is not None:
                 raise WorkspaceError(f"scope root {str(path)!r} refused: {reason}")
             for what, own in (("index", self.index_dir), ("state", self.memory_db.parent)):
-                if holds_arr_data(resolved, os.path.realpath(own)):
+                # resolved once per path (this runs before every walk)
+                if holds_arr_data(resolved, _resolved(str(own))):
                     raise WorkspaceError(
                         f"scope root {str(path)!r} refused: it holds the workspace's {what} "
                         f"folder {str(own)!r}, whose files carry the text of every scope; "

@@ -96,6 +96,11 @@ class _Candidate:
         return self.label + self.hit.path if self.label else self.hit.path
 
 
+def _label(root: Path, roots: list[Path]) -> str:
+    """How a scope with several roots prefixes a root's paths ("" with one root)."""
+    return f"{root.name}/" if len(roots) > 1 else ""
+
+
 def check_sub_path(sub_path: str) -> str | None:
     """Reason code for an unacceptable sub-path, or None. Pure: touches no file."""
     if _BAD_PATH.search(sub_path):
@@ -307,7 +312,7 @@ class GrepTool:
         self.index_dir = workspace.index_dir / name
         self._indexes: dict[str, tuple[Any, prefilter.WordIndex | None]] = {}
         self._index_lock = threading.Lock()
-        self._changed: tuple[Any, Any, tuple[np.ndarray, list[set[str]]]] | None = None
+        self._view: tuple[Any, Any, tuple[np.ndarray, list[set[str]]]] | None = None
         self.max_file_bytes = max_file_bytes
         self.max_line_chars = max_line_chars
         self.context_lines = context_lines
@@ -566,6 +571,23 @@ class GrepTool:
         spec = self.workspace.spec_for(scope)
         return self.workspace.root_paths(spec) if spec is not None else []
 
+    def _targets(
+        self,
+        call: ToolCall,
+        roots: list[Path],
+        files: list[list[str]] | None,
+        counters: Counter[str],
+    ) -> Iterator[tuple[int, Path, str, list[str]]]:
+        """Per root with something to scan: its number, path, label (the root's prefix when a
+        scope has several) and the engine's targets (the sub-path, or the narrowed files)."""
+        for number, root in enumerate(roots):
+            target = self._target(root, call.path, counters)
+            if target is None:
+                continue
+            targets = [target] if files is None else files[number]
+            if targets:  # else the word index says no file of this root can match
+                yield number, root, _label(root, roots), targets
+
     def _candidates(
         self,
         call: ToolCall,
@@ -579,21 +601,10 @@ class GrepTool:
         """Unverified hits of the stage's patterns in every root (or only in ``files``, per
         root, when the word index narrowed the scan), scored by the ``terms`` they hold."""
         byte_terms = [t.encode("utf-8") for t in terms]
-        # When every word is part of the whole phrase, a line holding the phrase holds them
-        # all: its score is known from one test (most lines of the exact-phrase stage).
-        whole_holds = (
-            float(len(byte_terms) + 1) if all(t in byte_terms[0] for t in byte_terms) else 0.0
-        )
+        whole_holds = self._whole_score(byte_terms)
         candidates: list[_Candidate] = []
         cut = capped = ""
-        for number, root in enumerate(roots):
-            label = f"{root.name}/" if len(roots) > 1 else ""
-            target = self._target(root, call.path, counters)
-            if target is None:
-                continue
-            targets = [target] if files is None else files[number]
-            if not targets:
-                continue  # the word index says no file of this root can match
+        for _, root, label, targets in self._targets(call, roots, files, counters):
             hits, engine_counters, cut = self._run_batches(
                 root, stage.patterns, stage.regex, targets, deadline, stage.max_rows
             )
@@ -658,6 +669,12 @@ class GrepTool:
             if cut:
                 break
         return hits, dict(counters), cut
+
+    @staticmethod
+    def _whole_score(byte_terms: list[bytes]) -> float:
+        """The score of a line holding the whole phrase when every word lies inside the phrase
+        (such a line holds them all: one test scores it), else 0.0."""
+        return float(len(byte_terms) + 1) if all(t in byte_terms[0] for t in byte_terms) else 0.0
 
     @staticmethod
     def _score(text: bytes, byte_terms: list[bytes], whole_holds: float) -> float:
@@ -880,7 +897,7 @@ class GrepTool:
         (a mask), and per root the files of the walk the index does not know in their
         current state (always scanned); computed once per (index, walk) pair."""
         with self._index_lock:
-            cached = self._changed
+            cached = self._view
         if cached is not None and cached[0] is index and cached[1] is tree:
             return cached[2]
         present = np.zeros(len(index.entries), dtype=bool)
@@ -899,7 +916,7 @@ class GrepTool:
             changed.append(moved)
         view = (present, changed)
         with self._index_lock:
-            self._changed = (index, tree, view)
+            self._view = (index, tree, view)
         return view
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> ChannelAnswer:
@@ -915,7 +932,7 @@ class GrepTool:
         )
         # The phrase stage of a literal whose words all lie inside it: every line it finds
         # ranks equal but for its file's count, so many lines are ranked from counts.
-        countable = not call.regex and all(t in terms[0] for t in terms)
+        countable = not call.regex and bool(self._whole_score([t.encode() for t in terms]))
         stages = [
             _Stage(
                 [call.query],
@@ -945,23 +962,20 @@ class GrepTool:
             files = self._files_to_scan(narrowing, stage, call.path, counters)
             if files is not None:
                 counters["files_narrowed"] = max(counters["files_narrowed"], sum(map(len, files)))
-            if stage.by_counts:  # the first stage: nothing counted yet but the narrowing
-                scratch: Counter[str] = Counter()
-                candidates, cut = self._candidates(
-                    call, roots, stage, terms, deadline, scratch, files
-                )
-                if cut == "rows":  # many lines: ranked from per-file counts instead
-                    cut = self._by_counts(
-                        call, roots, stage, terms, deadline, counters, files, limit, kept,
-                        taken, checked,
-                    )  # fmt: skip
-                    seen.update((c.file, c.hit.line) for c, _ in kept)
-                    continue
-                counters.update(scratch)
-            else:
-                candidates, cut = self._candidates(
-                    call, roots, stage, terms, deadline, counters, files
-                )
+            # The phrase stage counts apart (the first stage: nothing counted yet but the
+            # narrowing): with many lines it is answered from per-file counts instead, and
+            # what this pass counted is dropped.
+            counted: Counter[str] = Counter() if stage.by_counts else counters
+            candidates, cut = self._candidates(call, roots, stage, terms, deadline, counted, files)
+            if cut == "rows" and stage.by_counts:
+                cut = self._by_counts(
+                    call, roots, stage, terms, deadline, counters, files, limit, kept, taken,
+                    checked,
+                )  # fmt: skip
+                seen.update((c.file, c.hit.line) for c, _ in kept)
+                continue
+            if counted is not counters:
+                counters.update(counted)
             counters["matches"] += len(candidates)
             if seen:  # lines the exact stage already returned are not returned twice
                 candidates = [c for c in candidates if (c.file, c.hit.line) not in seen]
@@ -1013,13 +1027,9 @@ class GrepTool:
         and rank after all others, as they would: they are kept back until every file is read.
         Returns the cut reason."""
         byte_terms = [t.encode("utf-8") for t in terms]
-        whole = float(len(byte_terms) + 1)
-        ranked: list[tuple[int, str, int, Path, str]] = []  # (-lines, file, root no., root, path)
-        for number, root in enumerate(roots):
-            target = self._target(root, call.path, counters)
-            targets = [] if target is None else [target] if files is None else files[number]
-            if not targets:
-                continue
+        whole = self._whole_score(byte_terms)  # every term lies inside the phrase (countable)
+        ranked: list[tuple[int, str, int, str]] = []  # (-lines, file, root number, path)
+        for number, root, label, targets in self._targets(call, roots, files, counters):
             found, engine_counters, cut = self._run_batches(
                 root, stage.patterns, stage.regex, targets, deadline, 0, count=True
             )
@@ -1027,10 +1037,9 @@ class GrepTool:
                 counters[key] = max(counters[key], value)
             if cut:
                 return cut
-            label = f"{root.name}/" if len(roots) > 1 else ""
-            ranked += [(-hit.line, label + hit.path, number, root, hit.path) for hit in found]
+            ranked += [(-hit.line, label + hit.path, number, hit.path) for hit in found]
         ranked.sort()
-        lines = {file: -negative for negative, file, _, _, _ in ranked}
+        lines = {file: -negative for negative, file, _, _ in ranked}
         counters["matches"] += sum(lines.values())
         counters["files_at_engine_cap"] += sum(
             n == self.max_engine_matches_per_file for n in lines.values()
@@ -1040,13 +1049,13 @@ class GrepTool:
         while position < len(ranked):
             room, batch = 0, []
             while position < len(ranked) and room < limit - len(kept):
-                negative, file, _, _, _ = ranked[position]
+                negative, file, _, _ = ranked[position]
                 batch.append(ranked[position])
                 room += min(-negative, max(0, self.max_matches_per_file - taken[file]))
                 position += 1
             candidates: list[_Candidate] = []
             for number, root in enumerate(roots):
-                paths = [path for _, _, n, _, path in batch if n == number]
+                paths = [path for _, _, n, path in batch if n == number]
                 if not paths:
                     continue
                 found, _, cut = self._run_batches(
@@ -1054,7 +1063,7 @@ class GrepTool:
                 )
                 if cut:
                     return cut
-                label = f"{root.name}/" if len(roots) > 1 else ""
+                label = _label(root, roots)
                 for hit in found:
                     score = self._score(hit.text, byte_terms, whole)
                     (candidates if score == whole else later).append(

@@ -241,7 +241,7 @@ class WordIndex:
         self.postings = np.asarray(np.load(folder / POSTINGS_FILE, mmap_mode="r"))
         self.indptr = np.asarray(np.load(folder / INDPTR_FILE, mmap_mode="r"))
         # literal -> rows: a call's word stages ask for the same words again (bounded)
-        self._rows: dict[str, np.ndarray | None] = {}
+        self._by_literal: dict[str, np.ndarray | None] = {}
         # the \n before each word (every \n but the last): one vectorised pass, not a loop
         newlines = np.flatnonzero(np.frombuffer(self.blob, dtype=np.uint8) == 10)
         self.starts = newlines[:-1].astype(np.int64)
@@ -311,11 +311,11 @@ class WordIndex:
     def rows_for(self, literal: str) -> np.ndarray | None:
         """Sorted rows that may hold ``literal`` (case-insensitive); None: no narrowing."""
         key = literal.lower()
-        if key not in self._rows:
-            if len(self._rows) >= MAX_REMEMBERED_LITERALS:
-                self._rows.pop(next(iter(self._rows)))
-            self._rows[key] = self._rows_for(literal)
-        return self._rows[key]
+        if key not in self._by_literal:
+            if len(self._by_literal) >= MAX_REMEMBERED_LITERALS:
+                self._by_literal.pop(next(iter(self._by_literal)))
+            self._by_literal[key] = self._rows_for(literal)
+        return self._by_literal[key]
 
     def _rows_for(self, literal: str) -> np.ndarray | None:
         if not literal.isascii():
