@@ -327,7 +327,7 @@ class Workspace(BaseModel):
         """Every file source of the scope with its size and mtime (one walk, one lstat each).
         When watching (``watch_changes``), the last walk while nothing changed since."""
         spec = self.spec_for(scope)
-        if spec is None:
+        if spec is None or not spec.roots:  # no tree (a BEIR corpus alone): nothing to walk
             return []
         if self._verify_s is None:
             return self._walk_sources(spec, skipped)
@@ -531,6 +531,8 @@ def state_digest(
 ) -> tuple[str, int]:
     """Digest and newest mtime of a scope's sources; remembered on a watched walk (hashing
     thousands of entries before each search is what watching is meant to save)."""
+    if not files:  # a BEIR corpus alone: its (label, size, mtime) decide, as a cache key
+        return _corpus_digest(chunk_lines, beir)
     if not isinstance(files, WatchedFiles):
         return _state_digest(chunk_lines, files, beir)
     key = (chunk_lines, beir)
@@ -538,6 +540,11 @@ def state_digest(
     if found is None:
         found = files.digests[key] = _state_digest(chunk_lines, files, beir)
     return found
+
+
+@functools.lru_cache(maxsize=256)
+def _corpus_digest(chunk_lines: int, beir: tuple[str, int, int] | None) -> tuple[str, int]:
+    return _state_digest(chunk_lines, [], beir)
 
 
 def _state_digest(

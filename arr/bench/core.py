@@ -106,6 +106,9 @@ def bench_scifact(top_k: int = 10, repeats: int = 7) -> None:
         reranker=RuleReranker(),
     )
     router.warm_up()
+    # as every long-lived router has it (load_router, arr serve, arr eval): the tree watched,
+    # not walked before each search
+    router.watch_changes()
     queries = read_queries(data / "queries.test.jsonl")
     qrels = read_qrels(data / "qrels" / "test.tsv")
     partition = tool.loaded(BENCH_SCOPE)

@@ -14,6 +14,7 @@ so one instance can serve many threads.
 from __future__ import annotations
 
 import contextlib
+import functools
 import re
 import threading
 import time
@@ -65,6 +66,7 @@ def canonical_identifier(name: str) -> str:
     return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", name).casefold())
 
 
+@functools.lru_cache(maxsize=1024)  # a pure function of the name, asked on every call
 def is_forbidden(name: str) -> bool:
     canonical = canonical_identifier(name)
     return any(word in canonical for word in FORBIDDEN_IDENTIFIERS)
@@ -248,7 +250,8 @@ class RetrievalRouter:
         self._execute(outcome.plan, key, run, deadline, query)
         fused = self.fusion.fuse(run.rankings)  # type: ignore[attr-defined]
         ranked, reranker_name = self._rerank(query, fused, run)
-        evidence = [c for c in ranked if c.scope == key]
+        # identity first: channels hand back the request's own ScopeKey when equal
+        evidence = [c for c in ranked if c.scope is key or c.scope == key]
         dropped = run.scope_dropped + len(ranked) - len(evidence)
         if dropped:
             run.degradations.append(
@@ -272,7 +275,7 @@ class RetrievalRouter:
                 "degradations": tuple(run.degradations),
                 "partial": run.partial,
                 "scope_dropped": dropped,
-                "scope_leak_count": sum(c.scope != key for c in evidence),
+                "scope_leak_count": sum(c.scope is not key and c.scope != key for c in evidence),
                 "reranker": reranker_name,
                 "elapsed_ms": round((time.perf_counter() - started) * 1000, 3),
             },
@@ -592,7 +595,7 @@ class RetrievalRouter:
         answer = outcome.answer or ChannelAnswer([])
         # Out-of-scope candidates are dropped here, before fusion or an LLM reranker sees them,
         # and counted; search() checks the final list once more.
-        found = [c for c in answer.evidence if c.scope == scope]
+        found = [c for c in answer.evidence if c.scope is scope or c.scope == scope]
         out_of_scope = len(answer.evidence) - len(found)
         found, redacted = _redacted(found)
         run.scope_dropped += out_of_scope

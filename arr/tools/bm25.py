@@ -126,6 +126,8 @@ class _Partition:
         self.retriever = retriever
         self.documents = documents
         self.owner = owner
+        # what the build skipped, by reason (the trace's counters), read once from the manifest
+        self.skipped: dict[str, int] | None = None
         self._locations: dict[int, Location] = {}
         self._matrix: tuple[Any, Any, Any, int, Any] | None = None
         if retriever is not None:
@@ -501,12 +503,13 @@ class BM25Tool:
             )
         except (OSError, ValueError) as exc:
             return Freshness(fresh=False, code=codes.INDEX_STALE, detail=f"unreadable: {exc}")
-        if manifest.get("tokenizer", self._tokenizer_id()) != self._tokenizer_id():
+        configured = self._tokenizer_id()
+        if manifest.get("tokenizer", configured) != configured:
             return Freshness(
                 fresh=False,
                 code=codes.INDEX_STALE,
                 detail=f"index built with tokenizer {manifest.get('tokenizer')}; "
-                f"configured {self._tokenizer_id()}",
+                f"configured {configured}",
             )
         if manifest.get("source_fingerprint") != fingerprint:
             layer = self._overlay(scope, generation)
@@ -569,11 +572,13 @@ class BM25Tool:
             partition = self._loaded.get(scope.fingerprint())
         if partition is None:
             return {}
-        try:
-            skipped = self._manifest(partition.generation).get("skipped") or {}
-        except (OSError, ValueError):
-            return {}
-        return {f"skipped_{reason}": int(n) for reason, n in skipped.items() if n}
+        if partition.skipped is None:  # a generation never changes: its counters neither
+            try:
+                skipped = self._manifest(partition.generation).get("skipped") or {}
+            except (OSError, ValueError):
+                return {}
+            partition.skipped = {f"skipped_{reason}": int(n) for reason, n in skipped.items() if n}
+        return dict(partition.skipped)
 
     def loaded(self, scope: ScopeKey) -> _Partition:
         """The loaded partition of a scope (benchmarks compare against its raw index)."""

@@ -14,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arr.planner.rule import _CODE, _NAME, code_shaped, query_shape
-from arr.reranker.rule import _SYMBOL, symbol_tokens
+from arr.reranker.rule import _MAYBE_SYMBOL, _SYMBOL, _maybe_symbol, symbol_tokens
 
 PIECES = st.sampled_from(
     [
@@ -37,6 +37,12 @@ def test_code_shaped_matches_the_full_pattern(query: str) -> None:
 @given(QUERIES)
 def test_symbol_tokens_match_the_full_pattern(query: str) -> None:
     assert symbol_tokens(query) == sorted(set(_SYMBOL.findall(query)))
+
+
+@settings(max_examples=3000, deadline=None)
+@given(QUERIES)
+def test_symbol_guard_answers_like_its_regex(query: str) -> None:
+    assert _maybe_symbol(query) == bool(_MAYBE_SYMBOL.search(query))
 
 
 @settings(max_examples=2000, deadline=None)
