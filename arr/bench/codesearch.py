@@ -5,7 +5,8 @@ docstring removed) and the first sentence of its docstring becomes a natural-lan
 whose one relevant document is that function. Lexical and semantic channels differ widely on
 such a collection, which is what fusion robustness is measured on::
 
-    python -m arr.bench.codesearch [package] [max_docs] [queries]   # -> outputs/bench/codesearch
+    python -m arr.bench.codesearch [package] [max_docs] [queries]
+    # -> outputs/bench/codesearch (networkx) or outputs/bench/codesearch-<package>
     arr eval eval=scifact workspace.root=outputs/bench/codesearch \\
         workspace.index_dir=outputs/index/codesearch pipeline=...
 
@@ -63,13 +64,19 @@ def functions(package_dir: Path) -> list[tuple[str, str, str]]:
     return found
 
 
+def codesearch_dir(package: str) -> Path:
+    """Where the collection of ``package`` is written (networkx's, the first, kept its place)."""
+    base = PROJECT_ROOT / "outputs" / "bench" / "codesearch"
+    return base if package == "networkx" else base.with_name(f"codesearch-{package}")
+
+
 def build(package: str = "networkx", max_docs: int = 3000, queries: int = 300) -> Path:
     package_dir = Path(sysconfig.get_paths()["purelib"]) / package
     items = functions(package_dir)
     rng = random.Random(13)
     rng.shuffle(items)
     items = items[:max_docs]
-    out = PROJECT_ROOT / "outputs" / "bench" / "codesearch"
+    out = codesearch_dir(package)
     (out / "qrels").mkdir(parents=True, exist_ok=True)
     with (out / "corpus.jsonl").open("w", encoding="utf-8") as corpus:
         for doc_id, _, code in items:

@@ -13,12 +13,17 @@ head stands out of its own list (mean z-score of its top 3, floored at 0), resca
 over the channels. A channel whose best answers are barely better than its hundredth answer is
 probably guessing. Measured in ``arr.bench.fusion`` (README): it helps where both channels are
 good and does not rescue a collection where one channel is weak throughout.
+
+``code_gap_weight`` (null: off) lowers the lexical channels to that weight for a query in plain
+words whose lexical head is code (the vocabulary gap of code search, :mod:`arr.fusion.code_gap`);
+it needs the query, so the Router calls ``fuse_for_query``. It combines with either weighting.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 
+from arr.fusion.code_gap import code_gap_weights
 from arr.fusion.common import (
     Ranking,
     assemble,
@@ -50,16 +55,28 @@ def weighted_sum(
 STANDOUT_DEPTH = 3
 
 
+# A list shorter than this has no tail for its head to stand out of (the z-scores of its top 3
+# are then about its own mean: a 3-item list always scores 0, which weighed a memory channel
+# with three published memories to nothing). Such a channel keeps weight 1.0.
+STANDOUT_MIN_ITEMS = 10
+
+
 def standout_weights(channels: Mapping[str, Ranking]) -> dict[str, float]:
-    """Per-query channel weights from how far each channel's head stands out of its list."""
+    """Per-query channel weights from how far each channel's head stands out of its list;
+    channels with lists too short to judge weigh 1.0, the others are rescaled to mean 1."""
     raw = {}
     for channel, ranking in channels.items():
+        if len(ranking) < STANDOUT_MIN_ITEMS:
+            continue
         z = zmuv([float(e.score) for e in ranking])
-        raw[channel] = max(0.0, sum(z[:STANDOUT_DEPTH]) / min(len(z), STANDOUT_DEPTH))
-    mean = sum(raw.values()) / len(raw)
+        raw[channel] = max(0.0, sum(z[:STANDOUT_DEPTH]) / STANDOUT_DEPTH)
+    mean = sum(raw.values()) / len(raw) if raw else 0.0
     if mean <= 0:  # no channel stands out: nothing to prefer
-        return {c: 1.0 for c in raw}
-    return {c: v / mean for c, v in raw.items()}
+        return {c: 1.0 for c in channels}
+    return {c: raw[c] / mean if c in raw else 1.0 for c in channels}
+
+
+WEIGHTINGS = ("equal", "standout")
 
 
 class WSumFusion:
@@ -72,10 +89,20 @@ class WSumFusion:
         top_k: int = 50,
         weighting: str = "equal",
         fitted_on: str | None = None,
+        code_gap_weight: float | None = None,
     ) -> None:
-        if weighting not in ("equal", "standout"):
-            raise ValueError(f"weighting must be 'equal' or 'standout', got {weighting!r}")
+        if weighting not in WEIGHTINGS:
+            raise ValueError(f"weighting must be one of {list(WEIGHTINGS)}, got {weighting!r}")
+        if code_gap_weight is not None and (
+            isinstance(code_gap_weight, bool)
+            or not isinstance(code_gap_weight, int | float)
+            or not 0 <= code_gap_weight <= 1  # also refuses NaN
+        ):
+            raise ValueError(
+                f"code_gap_weight must be null or a number in [0, 1], got {code_gap_weight!r}"
+            )
         self.weighting = weighting
+        self.code_gap_weight = None if code_gap_weight is None else float(code_gap_weight)
         # Where fitted weights came from (a training split), so reports can say so.
         self.fitted_on = fitted_on
         norm_named(norm)  # refuses an unknown name now, not at the first search
@@ -84,12 +111,29 @@ class WSumFusion:
         self.top_k = check_top_k(top_k)
 
     def fuse(self, rankings: Mapping[str, Ranking]) -> list[EvidenceChunk]:
+        return self.fuse_for_query("", rankings)
+
+    def fuse_for_query(self, query: str, rankings: Mapping[str, Ranking]) -> list[EvidenceChunk]:
+        """Fusion that may read the query (``code_gap_weight``); the Router calls this. The
+        fixed weights, the standout weights and the code-gap weights multiply."""
         channels = non_empty_channels(rankings)
         alone = unfused(channels, self.top_k)
         if alone is not None:
             return alone
         weights = self.weights
+        per_query: list[Mapping[str, float]] = []
         if self.weighting == "standout":
-            per_query = standout_weights(channels)
-            weights = {c: (weights or {}).get(c, 1.0) * per_query[c] for c in channels}
+            per_query.append(standout_weights(channels))
+        if self.code_gap_weight is not None and query:
+            per_query.append(code_gap_weights(query, channels, self.code_gap_weight))
+        if per_query:
+            fixed = weights or {}
+            weights = {c: fixed.get(c, 1.0) * _product(w[c] for w in per_query) for c in channels}
         return assemble(channels, weighted_sum(channels, self.norm, weights), self.top_k)
+
+
+def _product(values: Iterable[float]) -> float:
+    out = 1.0
+    for value in values:
+        out *= value
+    return out

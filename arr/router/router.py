@@ -248,7 +248,12 @@ class RetrievalRouter:
         run = _Run(degradations=list(outcome.degradations))
         deadline = started + self.deadline_ms / 1000 if self.deadline_ms else None
         self._execute(outcome.plan, key, run, deadline, query)
-        fused = self.fusion.fuse(run.rankings)  # type: ignore[attr-defined]
+        # a fusion that reads the query (wsum's code_gap weighting) offers fuse_for_query
+        with_query = getattr(self.fusion, "fuse_for_query", None)
+        if with_query is not None:
+            fused = with_query(query, run.rankings)
+        else:
+            fused = self.fusion.fuse(run.rankings)  # type: ignore[attr-defined]
         ranked, reranker_name = self._rerank(query, fused, run)
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c for c in ranked if c.scope is key or c.scope == key]

@@ -87,13 +87,17 @@ def test_recipe_changes_the_tool_set(demo_overrides: list[str]) -> None:
 
 
 def test_default_fusion_and_reranker_are_the_measured_ones(demo_overrides: list[str]) -> None:
-    """README "Fusion": min-max CombSUM; reranker with the symbol bonus only."""
+    """README "Fusion": min-max CombSUM, standout weights, the code-gap weight fitted on CoSQA
+    dev (and said so); reranker with the symbol bonus only."""
     router = load_router(demo_overrides, warm=False)
-    assert (router.fusion.name, router.fusion.norm, router.fusion.weighting) == (
+    fusion = router.fusion
+    assert (fusion.name, fusion.norm, fusion.weighting, fusion.code_gap_weight) == (
         "wsum",
         "min-max",
-        "equal",
+        "standout",
+        0.2,
     )
+    assert "CoSQA dev" in fusion.fitted_on
     reranker = router.reranker
     assert (reranker.phrase_weight, reranker.symbol_weight, reranker.agreement_weight) == (
         0.0,

@@ -159,6 +159,26 @@ def test_standout_flat_lists_weigh_equally() -> None:
         WSumFusion(weighting="qpp")
 
 
+def test_standout_leaves_a_list_too_short_to_judge_at_weight_one() -> None:
+    """Three published memories have no tail to stand out of (their z-scores average 0): the
+    channel keeps weight 1.0 instead of being weighed to nothing; long lists are still judged."""
+    from arr.fusion.wsum import standout_weights
+
+    clear = [("g1", 30.0), ("g2", 22.0)] + [(f"n{i}", 5.0 - i * 0.01) for i in range(40)]
+    flat = [(f"r{i}", 0.50 - i * 0.001) for i in range(40)]
+    channels = {
+        "bm25": ranking("bm25", clear),
+        "memory": ranking("memory", [("m1", 3.0), ("m2", 2.0), ("m3", 1.0)]),
+        "vector": ranking("vector", flat),
+    }
+    weights = standout_weights(channels)
+    assert weights["memory"] == 1.0
+    assert weights["bm25"] > 1.0 > weights["vector"]
+    assert (weights["bm25"] + weights["vector"]) / 2 == pytest.approx(1.0)
+    fused = WSumFusion(weighting="standout").fuse(channels)
+    assert "m1" in [c.id for c in fused[:3]]
+
+
 def test_rrf_matches_ranx() -> None:
     ranx = pytest.importorskip("ranx")
     from arr.fusion.rrf import RRFFusion
@@ -172,3 +192,108 @@ def test_rrf_matches_ranx() -> None:
     for qid in runs["bm25"]:
         fused = RRFFusion(top_k=100).fuse({c: ranking(c, runs[c][qid]) for c in ("bm25", "vector")})
         assert {c.id: c.score for c in fused} == pytest.approx(reference[qid], abs=1e-9)
+
+
+CODE = "def step_next_line(self):\n    self._eol.append(self.position)\n    self._lineno += 1"
+PROSE = "Perinatal mortality in rural China: a retrospective cohort study of 1999-2000 births."
+
+
+def test_code_is_told_from_prose() -> None:
+    from arr.fusion.code_gap import looks_like_code
+
+    assert looks_like_code(CODE)
+    assert looks_like_code("x = {'a': [1, 2]}; f(x)  # set up")
+    assert not looks_like_code(PROSE)
+    claim = (  # parentheses, a comparison and a citation are prose
+        "Interleukin-6 (IL-6) rose 1.5-fold in sepsis [12] (p < 0.01) and stayed high for 72 "
+        "hours after admission in most of the patients we followed."
+    )
+    assert not looks_like_code(claim)
+    assert not looks_like_code("")
+    assert not looks_like_code("() [] {} == ;;")  # no letters: nothing to read
+
+
+def _code_gap_case(snippet_of_bm25_head: str) -> dict[str, list]:
+    bm25 = [
+        chunk(i, "bm25", score=s, rank=r, snippet=snippet_of_bm25_head)
+        for r, (i, s) in enumerate([("a", 12.0), ("b", 6.0), ("c", 3.0)], 1)
+    ]
+    vector = [
+        chunk(i, "vector", score=s, rank=r, snippet=CODE)
+        for r, (i, s) in enumerate([("c", 0.9), ("d", 0.5), ("a", 0.4)], 1)
+    ]
+    return {"bm25": bm25, "vector": vector}
+
+
+def test_code_gap_lowers_word_matches_for_a_prose_question_about_code() -> None:
+    fusion = WSumFusion(code_gap_weight=0.25)
+    fused = fusion.fuse_for_query("how to move the cursor to the next line", _code_gap_case(CODE))
+    # bm25 (weight 0.25): a 1, b 1/3, c 0; vector: c 1, d 0.2, a 0
+    assert [(c.id, round(c.score, 6)) for c in fused] == [
+        ("c", 1.0),
+        ("a", 0.25),
+        ("d", 0.2),
+        ("b", round(0.25 / 3, 6)),
+    ]
+
+
+@pytest.mark.parametrize(
+    ("query", "head"),
+    [
+        ("how to move the cursor to the next line", PROSE),  # the lexical head is prose
+        ("step_next_line cursor", CODE),  # the query names an identifier: a look-up
+        ("why does step_next_line move the cursor to the next line", CODE),  # prose + identifier
+    ],
+)
+def test_code_gap_keeps_equal_weights_where_words_are_evidence(query: str, head: str) -> None:
+    rankings = _code_gap_case(head)
+    gap = WSumFusion(code_gap_weight=0.25).fuse_for_query(query, rankings)
+    equal = WSumFusion().fuse(rankings)
+    assert [(c.id, c.score) for c in gap] == [(c.id, c.score) for c in equal]
+
+
+def test_code_gap_follows_the_good_channel_and_still_fuses() -> None:
+    """A prose question against code where the word channel is noise: the dense head leads;
+    where both channels agree on a document, it still gains from both."""
+    rng = random.Random(5)
+    noise = [(f"n{i}", 9.0 - i * 0.1 + rng.random() * 0.01) for i in range(30)]
+    # the noise's head is also somewhere in the dense list, so equal weights put it first
+    dense = [("good", 0.8), ("n0", 0.6)] + [(f"m{i}", 0.5 - i * 0.01) for i in range(30)]
+    both = [("good", 0.8), ("shared", 0.79)] + [(f"m{i}", 0.5 - i * 0.01) for i in range(30)]
+    query = "how do I read a file line by line"
+    fusion = WSumFusion(code_gap_weight=0.25, top_k=5)
+
+    def lists(vector: list, bm25: list) -> dict[str, list]:
+        return {
+            name: [chunk(i, name, s, r, snippet=CODE) for r, (i, s) in enumerate(scored, 1)]
+            for name, scored in (("bm25", bm25), ("vector", vector))
+        }
+
+    assert fusion.fuse_for_query(query, lists(dense, noise))[0].id == "good"
+    assert WSumFusion().fuse(lists(dense, noise))[0].id == "n0"  # equal weights follow the noise
+    fused = fusion.fuse_for_query(query, lists(both, [("shared", 9.5), *noise]))
+    assert fused[0].id == "shared"  # found by both: fused above either channel's own head
+
+
+def test_code_gap_and_standout_weights_multiply() -> None:
+    from arr.fusion.wsum import standout_weights
+
+    rankings = _code_gap_case(CODE)
+    query = "how to move the cursor to the next line"
+    standout = standout_weights(rankings)
+    fusion = WSumFusion(weighting="standout", code_gap_weight=0.25)
+    combined = fusion.fuse_for_query(query, rankings)
+    by_hand = WSumFusion(
+        weights={"bm25": 0.25 * standout["bm25"], "vector": standout["vector"]}
+    ).fuse(rankings)
+    assert [(c.id, c.score) for c in combined] == [(c.id, c.score) for c in by_hand]
+
+
+def test_code_gap_options_are_checked() -> None:
+    for bad in (-0.1, 1.5, "x", True, float("nan")):
+        with pytest.raises(ValueError, match="code_gap_weight"):
+            WSumFusion(code_gap_weight=bad)  # type: ignore[arg-type]
+    # fuse() without a query (no query to read) keeps equal weights
+    rankings = _code_gap_case(CODE)
+    plain = WSumFusion(code_gap_weight=0.2).fuse(rankings)
+    assert [c.id for c in plain] == [c.id for c in WSumFusion().fuse(rankings)]
