@@ -150,6 +150,15 @@ def svg_histogram(
     )
 
 
+def fusion_line(fusion: dict[str, Any]) -> str:
+    """``WSumFusion (norm=min-max, ...); fitted on: ...`` (or "not recorded")."""
+    if not fusion:
+        return "not recorded"
+    options = ", ".join(f"{k}={v}" for k, v in sorted((fusion.get("options") or {}).items()))
+    fitted = fusion.get("fitted_on")
+    return f"{fusion.get('method', '?')} ({options})" + (f"; fitted on: {fitted}" if fitted else "")
+
+
 def markdown(report: dict[str, Any]) -> str:
     agg = report["aggregate"]
     lines = [
@@ -159,6 +168,7 @@ def markdown(report: dict[str, Any]) -> str:
         f"{report['duration_s']} s, commit `{report['git_commit'][:12]}`",
         f"- tools: {', '.join(report['tools'])}; overrides: "
         f"{' '.join(report['overrides']) or '(none)'}",
+        f"- fusion: {fusion_line(report.get('fusion') or {})}",
         f"- scope leaks: **{agg.get('scope_leak_count', 0)}**, partial results: "
         f"{agg.get('partial_results', 0)}",
         "",
@@ -267,6 +277,7 @@ table.sortable th{{cursor:pointer;background:#f0f0f0}}</style></head><body>
 scope leaks <b>{agg.get("scope_leak_count", 0)}</b>, partial results
 {agg.get("partial_results", 0)}, commit {html.escape(report["git_commit"][:12])}</p>
 <p>overrides: <code>{html.escape(overrides)}</code></p>
+<p>fusion: {html.escape(fusion_line(report.get("fusion") or {}))}</p>
 {svg_bars(headline(agg), "Aggregate metrics", axis="metric value (0 to 1)")}
 {svg_histogram(ndcg, f"Per-query nDCG@{k}", "", axis=f"nDCG@{k}")}
 {svg_histogram(latencies, "Search latency per query", "ms", axis="latency")}

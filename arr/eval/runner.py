@@ -232,6 +232,20 @@ def _failed_case(case: GoldCase, k_values: list[int], exc: Exception) -> dict[st
     }
 
 
+def fusion_summary(config: object) -> dict[str, Any]:
+    """The fusion stage of a run: its class name, its options, and where fitted values came
+    from (``fitted_on``), for the report."""
+    if not isinstance(config, dict):
+        return {}
+    target = str(config.get("_target_", ""))
+    options = {k: v for k, v in config.items() if not k.startswith("_") and k != "fitted_on"}
+    return {
+        "method": target.rsplit(".", 1)[-1],
+        "options": options,
+        "fitted_on": config.get("fitted_on"),
+    }
+
+
 def run_eval(container: dict[str, Any], run_dir: Path, overrides: list[str]) -> dict[str, Any]:
     """The whole evaluation; report.json is written whatever happens."""
     started = time.time()
@@ -245,6 +259,8 @@ def run_eval(container: dict[str, Any], run_dir: Path, overrides: list[str]) -> 
         "versions": versions(),
         "git_commit": git_commit(Path(__file__).resolve().parents[2]),
         "tools": sorted((container.get("tools") or {}).keys()),
+        # the fusion as configured, fitted values and what they were fitted on included
+        "fusion": fusion_summary(container.get("fusion")),
     }
     try:
         k_values = sorted({int(k) for k in settings.get("k_values", [10])})

@@ -46,6 +46,12 @@ def test_eval_on_the_demo_gold_set(demo_overrides: list[str], tmp_path: Path) ->
     assert sum(report["routes"].values()) == report["cases"] - agg["failed_queries"]
     assert {c["channels"] for c in report["per_case"]} == set(report["routes"])
     assert "Queries per planned channel set" in (run / "report.md").read_text()
+    # the fusion, its fitted values and what they were fitted on, in every form of the report
+    fusion = report["fusion"]
+    assert fusion["method"] == "WSumFusion" and fusion["options"]["code_gap_weight"] == 0.2
+    assert "CoSQA dev" in fusion["fitted_on"]
+    for name in ("report.md", "report.html"):
+        assert "fitted on: code_gap_weight 0.2: CoSQA dev" in (run / name).read_text()
 
 
 def test_failed_eval_still_writes_a_report(demo_overrides: list[str], tmp_path: Path) -> None:
