@@ -80,9 +80,11 @@ class RuleReranker:
 
     def rerank(self, query: str, evidence: Sequence[EvidenceChunk]) -> list[EvidenceChunk]:
         phrase = query.strip().lower() if self.phrase_weight else ""
-        symbols = [s.lower() for s in symbol_tokens(query)] if self.symbol_weight else []
-        if symbols and is_prose(query.split()):  # an identifier inside a sentence is context
-            symbols = []
+        symbols: list[str] = []
+        # an identifier inside a sentence of prose is context, not a look-up: no symbol bonus
+        # (asked before the symbol scan, which costs more than the question)
+        if self.symbol_weight and _maybe_symbol(query) and not is_prose(query.split()):
+            symbols = [s.lower() for s in symbol_tokens(query)]
         use_phrase = len(phrase) >= 3
         use_agreement = bool(self.agreement_weight)
         if not (use_phrase or symbols or use_agreement):

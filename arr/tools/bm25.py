@@ -602,15 +602,15 @@ class BM25Tool:
         # (document, row in the generation or None, score)
         ranked: list[tuple[Document, int | None, float]] = []
         if retriever is not None:
-            tokens = [t for t in query if t in retriever.vocab_dict]
+            # token ids of the query's known tokens, in order, repeats kept (one look-up each)
+            token_ids = [i for i in map(retriever.vocab_dict.get, query) if i is not None]
             hidden = layer.removed_rows if layer is not None else frozenset()
             depth = min(k + len(hidden), len(documents))
-            if tokens and depth:
+            if token_ids and depth:
                 # bm25s' own scoring (get_scores_from_ids) and a partial sort, without its
                 # retrieve() wrapper (argument checks, progress plumbing, per-call copies):
                 # the same top rows and scores, a third less time per query.
-                vocab = retriever.vocab_dict
-                scores = partition.scores([vocab[t] for t in tokens])
+                scores = partition.scores(token_ids)
                 if depth < len(scores):
                     top = np.argpartition(scores, len(scores) - depth)[-depth:]
                 else:
