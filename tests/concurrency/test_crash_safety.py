@@ -85,11 +85,12 @@ WRITER = textwrap.dedent("""
     from arr.models import ScopeKey
     store = ResearchMemoryStore(sys.argv[1])
     scope = ScopeKey.model_validate_json(sys.argv[2])
-    print("ready", flush=True)
     i = 0
     while True:
         store.add_draft(f"m{i}", scope, "title", "body " * 200)
         store.transition(f"m{i}", "publish")
+        if i == 0:  # one memory written: the kill below can never land before any write
+            print("ready", flush=True)  # (a fixed wait after start-up did, on a loaded CI)
         i += 1
 """)
 
