@@ -21,7 +21,8 @@ it needs the query, so the Router calls ``fuse_for_query``. It combines with eit
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+import math
+from collections.abc import Mapping
 
 from arr.fusion.code_gap import code_gap_weights
 from arr.fusion.common import (
@@ -128,12 +129,5 @@ class WSumFusion:
             per_query.append(code_gap_weights(query, channels, self.code_gap_weight))
         if per_query:
             fixed = weights or {}
-            weights = {c: fixed.get(c, 1.0) * _product(w[c] for w in per_query) for c in channels}
+            weights = {c: fixed.get(c, 1.0) * math.prod(w[c] for w in per_query) for c in channels}
         return assemble(channels, weighted_sum(channels, self.norm, weights), self.top_k)
-
-
-def _product(values: Iterable[float]) -> float:
-    out = 1.0
-    for value in values:
-        out *= value
-    return out
