@@ -30,6 +30,7 @@ from arr.bench.codesearch import codesearch_dir
 from arr.bench.core import BENCH_SCOPE, percentile, read_qrels, read_queries, scifact_dir
 from arr.eval.metrics import mrr_at, ndcg_at, recall_at
 from arr.eval.stats import randomization_test
+from arr.fusion.common import fuse
 from arr.models import EvidenceChunk, ScopeKey
 
 OUT = PROJECT_ROOT / "outputs" / "bench" / "fusion"
@@ -208,11 +209,7 @@ def score(recorded: Sequence[Recorded], pipeline: Pipeline) -> Scores:
 
 def fused_by(fusion: object, reranker: object | None = None) -> Pipeline:
     def run(item: Recorded) -> list[EvidenceChunk]:
-        with_query = getattr(fusion, "fuse_for_query", None)  # as the Router calls it
-        if with_query is not None:
-            fused = with_query(item.query, item.rankings)
-        else:
-            fused = fusion.fuse(item.rankings)  # type: ignore[attr-defined]
+        fused = fuse(fusion, item.query, item.rankings)  # as the Router calls it
         if reranker is not None:
             fused = reranker.rerank(item.query, fused)  # type: ignore[attr-defined]
         return fused
@@ -247,11 +244,10 @@ def methods(
     if fitted:
         out["wsum_minmax_fitted"] = fused_by(WSumFusion(norm="min-max", weights=fitted, top_k=100))
     if code_gap_weight is not None:
-        for weighting in ("equal", "standout"):
-            label = "wsum_minmax_code_gap" if weighting == "equal" else DEFAULT
-            out[label] = fused_by(
-                WSumFusion(weighting=weighting, code_gap_weight=code_gap_weight, top_k=100)
-            )
+        out["wsum_minmax_code_gap"] = fused_by(
+            WSumFusion(code_gap_weight=code_gap_weight, top_k=100)
+        )
+        out[DEFAULT] = fused_by(default_fusion(code_gap_weight))
     return out
 
 
@@ -274,43 +270,48 @@ def reranker_variants(fusion: object) -> dict[str, Pipeline]:
 FIT_GRID = (0.1, 0.2, 0.3, 0.4, 0.5, 0.6, 0.7, 0.8, 0.9, 1.0)
 
 
+def best_on_grid(
+    recorded: Sequence[Recorded], fusion_for: Callable[[float], object], grid: Sequence[float]
+) -> float:
+    """The value of ``grid`` whose fusion maximises mean nDCG@10 on a training split (ties: the
+    larger value)."""
+
+    def quality(value: float) -> float:
+        return score(recorded, fused_by(fusion_for(value))).mean("ndcg")
+
+    return max(grid, key=lambda value: (quality(value), value))
+
+
 def fit_bm25_weight(recorded: Sequence[Recorded]) -> float:
-    """The bm25 weight (vector 1.0) of the default fusion (min-max wsum) that maximises mean
-    nDCG@10 on a training split."""
+    """The bm25 weight (vector 1.0) of min-max wsum that maximises mean nDCG@10."""
     from arr.fusion.wsum import WSumFusion
 
-    def quality(weight: float) -> float:
-        fusion = WSumFusion(norm="min-max", weights={"bm25": weight}, top_k=100)
-        return score(recorded, fused_by(fusion)).mean("ndcg")
+    return best_on_grid(
+        recorded, lambda w: WSumFusion(norm="min-max", weights={"bm25": w}, top_k=100), FIT_GRID
+    )
 
-    return max(FIT_GRID, key=lambda w: (quality(w), w))
+
+def default_fusion(code_gap_weight: float) -> object:
+    """The shipped default (min-max wsum, standout weights) with a given code-gap weight."""
+    from arr.fusion.wsum import WSumFusion
+
+    return WSumFusion(weighting="standout", code_gap_weight=code_gap_weight, top_k=100)
 
 
 def fit_code_gap_weight(recorded: Sequence[Recorded]) -> float:
-    """The code-gap weight of the lexical channels (with standout weighting, as the default
-    fuses) that maximises mean nDCG@10 on a training split."""
-    from arr.fusion.wsum import WSumFusion
-
-    def quality(weight: float) -> float:
-        fusion = WSumFusion(weighting="standout", code_gap_weight=weight, top_k=100)
-        return score(recorded, fused_by(fusion)).mean("ndcg")
-
-    grid = (0.0, *FIT_GRID)
-    return max(grid, key=lambda w: (quality(w), w))
+    """The code-gap weight of the default fusion that maximises mean nDCG@10."""
+    return best_on_grid(recorded, default_fusion, (0.0, *FIT_GRID))
 
 
 def cross_fitted_code_gap(recorded: Sequence[Recorded]) -> tuple[float, list[float]]:
     """Out-of-sample nDCG@10 of the code-gap weighting on the split it is fitted on: two folds
     (alternate queries), each scored with the weight fitted on the other."""
-    from arr.fusion.wsum import WSumFusion
-
     folds = [list(recorded[0::2]), list(recorded[1::2])]
     ndcg, weights = [], []
     for held, train in ((folds[0], folds[1]), (folds[1], folds[0])):
         weight = fit_code_gap_weight(train)
         weights.append(weight)
-        fusion = WSumFusion(weighting="standout", code_gap_weight=weight, top_k=100)
-        ndcg += score(held, fused_by(fusion)).ndcg
+        ndcg += score(held, fused_by(default_fusion(weight))).ndcg
     return statistics.mean(ndcg), weights
 
 
@@ -354,8 +355,6 @@ DEFAULT = "wsum_minmax_standout_code_gap"
 
 
 def main(names: Sequence[str]) -> None:
-    from arr.fusion.wsum import WSumFusion
-
     available = collections()
     fits = {
         "scifact": ("scifact-train", "SciFact train qrels"),
@@ -366,7 +365,7 @@ def main(names: Sequence[str]) -> None:
     # and applied unchanged everywhere else; CoSQA's own figure is also given cross-fitted
     code_gap = fit_code_gap_weight(record(available["cosqa"]))
     print(f"[fusion] code_gap_weight {code_gap} fitted on CoSQA dev")
-    default_fusion = WSumFusion(weighting="standout", code_gap_weight=code_gap, top_k=100)
+    default = default_fusion(code_gap)
     for name in names or ("scifact", "cosqa", *CODESEARCH_PACKAGES):
         recorded = record(available[name])
         fit_name, fit_label = fits.get(name, ("cosqa", "CoSQA dev (transfer)"))
@@ -383,12 +382,12 @@ def main(names: Sequence[str]) -> None:
         table(
             f"{name}, rule reranker bonuses after {DEFAULT}",
             recorded,
-            reranker_variants(default_fusion),
+            reranker_variants(default),
         )
         routes.append((name, recorded))
     print()
     for name, recorded in routes:
-        routing(name, recorded, default_fusion)
+        routing(name, recorded, default)
 
 
 if __name__ == "__main__":

@@ -29,6 +29,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from arr.models import EvidenceChunk
+from arr.planner.rule import query_shape  # the planner's own reading of the query
 
 CODE_CHARACTERS = "_={};#"
 _MARKS = tuple(c.encode() for c in CODE_CHARACTERS)
@@ -80,9 +81,10 @@ def code_gap_weights(
 ) -> dict[str, float]:
     """Per-query channel weights: ``weight`` for the lexical ``channels`` when the query is
     prose and their head is code, else 1.0 for every channel."""
-    from arr.planner.rule import query_shape  # the planner's own reading of the query
-
     lexical = [c for c in channels if rankings.get(c)]
-    gap = bool(lexical) and query_shape(query[:2000]) == "semantic"
-    gap = gap and head_is_code(rankings, lexical)
+    gap = (
+        bool(lexical)
+        and query_shape(query[:2000]) == "semantic"
+        and head_is_code(rankings, lexical)
+    )
     return {c: (weight if gap and c in lexical else 1.0) for c in rankings}

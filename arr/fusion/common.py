@@ -80,3 +80,12 @@ def assemble(
             ranks.setdefault(chunk.id, {})[channel] = rank
     order = sorted(scores, key=lambda i: (-scores[i], i))[:top_k]
     return [replaced(first[i], score=scores[i], ranks=ranks[i]) for i in order]
+
+
+def fuse(fusion: object, query: str, rankings: Mapping[str, Ranking]) -> list[EvidenceChunk]:
+    """``fusion``'s fused list: methods that read the query (wsum's code gap) offer
+    ``fuse_for_query``, the others ``fuse``. The Router and the fusion bench both call this."""
+    with_query = getattr(fusion, "fuse_for_query", None)
+    if with_query is not None:
+        return with_query(query, rankings)  # type: ignore[no-any-return]
+    return fusion.fuse(rankings)  # type: ignore[attr-defined,no-any-return]

@@ -27,7 +27,7 @@ import re
 from collections.abc import Sequence
 
 from arr.models import EvidenceChunk, replaced
-from arr.planner.rule import is_prose
+from arr.planner.rule import _LOWER_UPPER, is_prose
 
 # Code-like tokens only: snake_case, dotted.names, camelCase, --flags, call(). Hyphenated words
 # and numbers ("IL-6", "1.5-fold") are prose, not symbols, and get no bonus.
@@ -37,20 +37,16 @@ _SYMBOL = re.compile(
 )
 
 
-# Characters no symbol can do without: prose without any of them skips the scan above.
-_MAYBE_SYMBOL = re.compile(r"[_(]|--|\w\.[A-Za-z_]|[a-z][A-Z]")
-
-
-_LOWER_UPPER = re.compile(r"[a-z][A-Z]")
-_DOT_NAME = re.compile(r"\w\.[A-Za-z_]")
+_WORD_DOT_NAME = re.compile(r"\w\.[A-Za-z_]")
 
 
 def _maybe_symbol(query: str) -> bool:
-    """``_MAYBE_SYMBOL.search(query)``, with substring tests first (a regex alternation tried at
-    every character costs more than the rest of a prose query's rerank)."""
+    r"""Whether the query holds a character no symbol can do without (prose without any skips the
+    scan above): the regex ``[_(]|--|\w\.[A-Za-z_]|[a-z][A-Z]``, with substring tests first (an
+    alternation tried at every character cost more than the rest of a prose query's rerank)."""
     if "_" in query or "(" in query or "--" in query:
         return True
-    if "." in query and _DOT_NAME.search(query):
+    if "." in query and _WORD_DOT_NAME.search(query):
         return True
     return _LOWER_UPPER.search(query) is not None
 

@@ -25,6 +25,7 @@ from dataclasses import dataclass, field
 
 from arr import codes
 from arr.errors import ConfigError, QueryError
+from arr.fusion.common import fuse
 from arr.models import (
     Degradation,
     EvidenceChunk,
@@ -248,12 +249,7 @@ class RetrievalRouter:
         run = _Run(degradations=list(outcome.degradations))
         deadline = started + self.deadline_ms / 1000 if self.deadline_ms else None
         self._execute(outcome.plan, key, run, deadline, query)
-        # a fusion that reads the query (wsum's code_gap weighting) offers fuse_for_query
-        with_query = getattr(self.fusion, "fuse_for_query", None)
-        if with_query is not None:
-            fused = with_query(query, run.rankings)
-        else:
-            fused = self.fusion.fuse(run.rankings)  # type: ignore[attr-defined]
+        fused = fuse(self.fusion, query, run.rankings)
         ranked, reranker_name = self._rerank(query, fused, run)
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c for c in ranked if c.scope is key or c.scope == key]
