@@ -12,7 +12,6 @@ import functools
 import hashlib
 import json
 import os
-import stat
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -21,14 +20,11 @@ from typing import NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
+from arr import file_rule
 from arr.errors import WorkspaceError
+from arr.file_rule import BINARY_SUFFIXES  # noqa: F401  (re-exported: benches and tests)
 from arr.models import ScopeKey
-from arr.safety import (
-    credential_kind,
-    holds_arr_data,
-    is_sensitive_filename,
-    unsafe_root_reason,
-)
+from arr.safety import holds_arr_data, unsafe_root_reason
 from arr.watch import VERIFY_S, TreeWatch, open_watch
 
 # Text by convention: the grep channel's withheld-files walk does not open these to look for a
@@ -49,18 +45,6 @@ TEXT_SUFFIXES = (
     ".rst",
     ".sh",
 )
-
-
-# Formats that are binary by definition: skipped by name (counted "binary") so that a build
-# does not read every compiled module, image or array of a tree just to find its NUL byte.
-BINARY_SUFFIXES = (
-    ".pyc", ".pyo", ".so", ".o", ".a", ".dylib", ".dll", ".exe", ".class", ".jar", ".whl",
-    ".zip", ".gz", ".bz2", ".xz", ".zst", ".tar", ".7z", ".png", ".jpg", ".jpeg", ".gif",
-    ".bmp", ".ico", ".tif", ".tiff", ".webp", ".pdf", ".npy", ".npz", ".pt", ".pth", ".ckpt",
-    ".safetensors", ".onnx", ".h5", ".hdf5", ".pkl", ".pickle", ".parquet", ".feather",
-    ".arrow", ".sqlite", ".sqlite3", ".db", ".mp3", ".mp4", ".wav", ".ttf", ".otf", ".woff",
-    ".woff2",
-)  # fmt: skip
 
 
 class Document(BaseModel):
@@ -85,12 +69,14 @@ class ScopeSpec(BaseModel):
 
 
 class SourceFile(NamedTuple):
-    """One source file as the walk saw it: label (root-prefixed relative path), path, state."""
+    """One source file as the walk saw it: label (root-prefixed relative path), path, state,
+    and the root it was found under (a read opens it from there, see arr.file_rule)."""
 
     label: str
     path: str  # a str, not a Path: making 22,000 Path objects cost 0.6 s of every walk
     size: int
     mtime_ns: int
+    root: str = ""
 
 
 def _count(skipped: Counter[str] | None, reason: str) -> None:
@@ -101,7 +87,8 @@ def _count(skipped: Counter[str] | None, reason: str) -> None:
 def _walk_files(
     root: Path, max_file_bytes: int, skipped: Counter[str] | None = None
 ) -> Iterator[tuple[str, str, os.stat_result]]:
-    """Regular files under root that may be text, in sorted order, with their lstat. Text is
+    """Files under root that the one file rule (:mod:`arr.file_rule`) admits by name and
+    metadata, in sorted order, with their lstat. Text is
     decided by content when the file is read (no NUL byte, as ripgrep decides), so C headers,
     ``.pyi``, Fortran or a ``Makefile`` are indexed as grep searches them; only names that are
     binary by convention (``BINARY_SUFFIXES``) are skipped without reading.
@@ -137,11 +124,9 @@ def _walk_files(
                 if not name.startswith("."):
                     subfolders.append((f"{prefix}{name}/", entry.path))
                 continue
-            if name.lower().endswith(BINARY_SUFFIXES):
-                _count(skipped, "binary")  # known by name; any other file is tested by content
-                continue
-            if is_sensitive_filename(name):
-                _count(skipped, "sensitive_name")
+            reason = file_rule.name_reason(name)  # binary by name, sensitive name
+            if reason is not None:
+                _count(skipped, reason)
                 continue
             try:
                 info = entry.stat(follow_symlinks=False)
@@ -151,13 +136,9 @@ def _walk_files(
             except OSError:
                 _count(skipped, "unreadable")
                 continue
-            mode = info.st_mode
-            if stat.S_ISLNK(mode):
-                _count(skipped, "link")
-            elif not stat.S_ISREG(mode):
-                _count(skipped, "special_file")
-            elif info.st_size > max_file_bytes:
-                _count(skipped, "oversize")
+            reason = file_rule.stat_reason(info, max_file_bytes)  # link, special, hard link, size
+            if reason is not None:
+                _count(skipped, reason)
             else:
                 yield prefix + name, entry.path, info
         stack.extend(reversed(subfolders))  # depth-first, in sorted order
@@ -402,8 +383,9 @@ class Workspace(BaseModel):
         files = []
         for root in roots:
             prefix = f"{root.name}/" if len(roots) > 1 else ""
+            where = str(root)
             for rel, path, info in _walk_files(root, self.max_file_bytes, skipped):
-                files.append(SourceFile(prefix + rel, path, info.st_size, info.st_mtime_ns))
+                files.append(SourceFile(prefix + rel, path, info.st_size, info.st_mtime_ns, where))
         return files
 
     def file_documents(
@@ -413,26 +395,39 @@ class Workspace(BaseModel):
         overlap_lines: int = 0,
         skipped: Counter[str] | None = None,
     ) -> list[Document]:
-        """The chunks of one file; [] (counted in ``skipped``) when it is unreadable, vanished,
-        binary or holds a credential."""
-        try:
-            with open(source.path, "rb") as handle:
-                raw = handle.read()
-        except FileNotFoundError:
-            _count(skipped, "vanished")
-            return []
-        except OSError:
-            _count(skipped, "unreadable")
-            return []
-        if b"\x00" in raw:
-            _count(skipped, "binary")
-            return []
-        if credential_kind(raw) is not None:
-            _count(skipped, "credential")
+        """The chunks of one file; [] (counted in ``skipped``) when the one file rule refuses
+        it now (a link or hard link swapped in since the walk, unreadable, vanished, grown past
+        the cap, binary, a credential): the read itself is judged, not the walk's memory."""
+        root = source.root or os.path.dirname(source.path)
+        relative = source.path[len(root) + 1 :] if source.root else os.path.basename(source.path)
+        raw, reason = file_rule.read_path(root, relative, self.max_file_bytes)
+        if raw is None:
+            _count(skipped, reason)
             return []
         text = raw.decode("utf-8", errors="replace")
         size = chunk_lines or self.chunk_lines
         return list(_chunk_lines(source.label, text, size, overlap_lines))
+
+    def place_check(self, scope: ScopeKey) -> Callable[[str], str | None]:
+        """A check of the places a scope's answer names: label -> why that file may not be
+        shown now (the one file rule at answer time: an item indexed before a link, hard link
+        or special file replaced its file), or None. Roots are resolved once per answer. A
+        label that is no file of the scope's roots is ``path_escape``."""
+        spec = self.spec_for(scope)
+        roots = self.root_paths(spec) if spec is not None and spec.roots else []
+        by_name = {r.name: str(r) for r in roots}
+        cap = self.max_file_bytes
+
+        def reason(label: str) -> str | None:
+            if len(roots) == 1:
+                return file_rule.place_reason(str(roots[0]), label, cap)
+            head, _, relative = label.partition("/")
+            root = by_name.get(head)
+            if root is None:
+                return file_rule.PATH_ESCAPE
+            return file_rule.place_reason(root, relative, cap)
+
+        return reason
 
     def beir_documents(self, scope: ScopeKey) -> Iterator[Document]:
         spec = self.spec_for(scope)

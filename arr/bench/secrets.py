@@ -57,7 +57,7 @@ def scan(root: Path) -> tuple[dict[str, int], list[tuple[str, str, str]], float]
             kind = credential_kind(content)
             detecting += time.perf_counter() - started
             if kind is not None:
-                withheld.append((relative, "credential_content", kind))
+                withheld.append((relative, "credential", kind))
     return counts, withheld, detecting
 
 

@@ -19,12 +19,13 @@ import re
 import threading
 import time
 import unicodedata
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from arr import codes
-from arr.errors import ConfigError, QueryError
+from arr.errors import ConfigError, QueryError, WorkspaceError
 from arr.fusion.common import fuse
 from arr.models import (
     Degradation,
@@ -574,6 +575,35 @@ class RetrievalRouter:
         run.calls_used += 1
         return True
 
+    def _admitted_places(
+        self, tool_name: str, scope: ScopeKey, found: list[EvidenceChunk]
+    ) -> tuple[list[EvidenceChunk], Counter[str]]:
+        """The one file rule at answer time (:mod:`arr.file_rule`): an item whose file is now
+        a link, a hard link, a special file or gone is withheld, whatever the channel's index
+        remembers (an index is a copy of the tree as it was). One lstat per place."""
+        withheld: Counter[str] = Counter()
+        workspace = getattr(self.tools.get(tool_name), "workspace", None)
+        place_check = getattr(workspace, "place_check", None)
+        paths = {c.location.path for c in found if c.location.path is not None}
+        if place_check is None or not paths:
+            return found, withheld
+        try:
+            check = place_check(scope)
+        except (WorkspaceError, OSError):  # a root refused now: nothing of it is shown
+            withheld["unreadable"] = len(found)
+            return [c for c in found if c.location.path is None], withheld
+        refused = {path: reason for path in paths if (reason := check(path)) is not None}
+        if not refused:
+            return found, withheld
+        kept = []
+        for chunk in found:
+            reason = refused.get(chunk.location.path) if chunk.location.path else None
+            if reason is None:
+                kept.append(chunk)
+            else:
+                withheld[reason] += 1
+        return kept, withheld
+
     def _record(
         self, number: int, call: ToolCall, outcome: _Outcome, run: _Run, scope: ScopeKey
     ) -> bool:
@@ -598,9 +628,12 @@ class RetrievalRouter:
         # and counted; search() checks the final list once more.
         found = [c for c in answer.evidence if c.scope is scope or c.scope == scope]
         out_of_scope = len(answer.evidence) - len(found)
+        found, withheld = self._admitted_places(call.tool, scope, found)
         found, redacted = _redacted(found)
         run.scope_dropped += out_of_scope
         counters = dict(answer.counters)
+        for reason, count in withheld.items():
+            counters[f"withheld_{reason}"] = count
         skip_counters = getattr(self.tools.get(call.tool), "skip_counters", None)
         if skip_counters is not None:
             # counters are informative; never fail a call over them

@@ -6,11 +6,12 @@ Config: ``conf/tools/grep.yaml``. Two layers, so a fast engine never decides wha
    scope's roots with links not followed, sensitive names excluded by glob, a file-size cap,
    a per-file match cap and a wall-clock deadline. Literal search is the default; regex is
    opt-in per call. A bad pattern is a ChannelError with code ``invalid_pattern``.
-2. Every file ripgrep reports is re-opened here, component by component with ``O_NOFOLLOW``
-   from the root's directory descriptor (no symlink anywhere on the path), must be a regular
-   file with one hard link, within the size cap, without NUL bytes and without credential-like
-   content, and each reported line must equal the line read here. Snippets come only from
-   these verified bytes, so a file swapped for a link mid-scan, or any secret, never leaks.
+2. Every file ripgrep reports is re-read here under the one file rule (:mod:`arr.file_rule`):
+   component by component with ``O_NOFOLLOW`` from the root's directory descriptor (no symlink
+   anywhere on the path), a regular file with one hard link, within the size cap, without NUL
+   bytes and without credential-like content; each reported line must equal the line read
+   here. Snippets come only from these verified bytes, so a file swapped for a link mid-scan,
+   or any secret, never leaks.
 
 Sub-paths named by a call are checked before any file is touched (``path_*`` reason codes).
 Lines are ranked by how many of the query's terms they contain, then by file match density,
@@ -20,7 +21,6 @@ trace.
 
 from __future__ import annotations
 
-import errno
 import os
 import re
 import selectors
@@ -38,12 +38,12 @@ from typing import Any
 
 import numpy as np
 
+from arr import file_rule
 from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.safety import (
     ENGINE_EXCLUDE_GLOB,
     SENSITIVE_DIRS,
-    credential_kind,
     is_sensitive_name,
 )
 from arr.tools import grep_prefilter as prefilter
@@ -158,42 +158,6 @@ def find_rg(configured: str | None) -> str | None:
     if beside_python.is_file() and os.access(beside_python, os.X_OK):
         return str(beside_python)
     return shutil.which("rg")
-
-
-def open_verified(root_fd: int, relative: str, max_file_bytes: int) -> tuple[bytes | None, str]:
-    """Read a file below root_fd without following any link; (content, "") or (None, reason)."""
-    parts = PurePosixPath(relative).parts
-    if not parts or ".." in parts or parts[0] == "/":
-        return None, "path_escape"
-    fds: list[int] = []
-    try:
-        current = root_fd
-        for part in parts[:-1]:
-            current = os.open(part, os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=current)
-            fds.append(current)
-        fd = os.open(parts[-1], os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=current)
-        fds.append(fd)
-        info = os.fstat(fd)
-        if not stat.S_ISREG(info.st_mode):
-            return None, "not_regular"
-        if info.st_nlink != 1:
-            return None, "hardlink"
-        if info.st_size > max_file_bytes:
-            return None, "oversize"
-        content = os.read(fd, max_file_bytes + 1)
-        while len(content) <= max_file_bytes:
-            more = os.read(fd, max_file_bytes + 1 - len(content))
-            if not more:
-                break
-            content += more
-        if len(content) > max_file_bytes:
-            return None, "oversize"
-        return content, ""
-    except OSError as exc:
-        return None, "symlink" if exc.errno in (errno.ELOOP, errno.ENOTDIR) else "unreadable"
-    finally:
-        for opened in reversed(fds):
-            os.close(opened)
 
 
 _FILE_ERROR = re.compile(r"^rg: .+: .*\(os error (\d+)\)$")
@@ -493,16 +457,9 @@ class GrepTool:
 
     # ---- verification and ranking ---------------------------------------------------------
     def _check_file(self, root_fd: int, path: str, counters: Counter[str]) -> list[bytes] | None:
-        """The file's lines when it passes every safety rule, else None (reason counted)."""
-        reason = "sensitive_name" if is_sensitive_name(path) else ""
-        content = None
-        if not reason:
-            content, reason = open_verified(root_fd, path, self.max_file_bytes)
-        if content is not None and b"\x00" in content:
-            reason = "binary"
-        if content is not None and not reason and credential_kind(content):
-            reason = "credential_content"
-        if reason or content is None:
+        """The file's lines when the one file rule admits it now, else None (reason counted)."""
+        content, reason = file_rule.read_file(root_fd, path, self.max_file_bytes)
+        if content is None:
             counters[f"skipped_{reason or 'unreadable'}"] += 1
             return None
         # Split on LF only, as ripgrep counts lines; a CR before it is dropped on comparison.

@@ -35,6 +35,7 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
+from arr import file_rule
 from arr.safety import SENSITIVE_DIRS, is_sensitive_filename
 from arr.workspace import TEXT_SUFFIXES
 
@@ -187,14 +188,12 @@ def write_index(
     skipped = 0
     for number, (root, files) in enumerate(zip(roots, tree.files, strict=True)):
         for relative, (size, mtime_ns) in sorted(files.items()):
-            try:
-                with open(os.path.join(root, relative), "rb") as handle:
-                    content = handle.read(max_file_bytes + 1)
-            except OSError:
-                skipped += 1
+            # the one file rule: a link, hard link or credential file swapped in since the walk
+            # leaves no word here (ripgrep may still report it; the verifier refuses it)
+            content, reason = file_rule.read_path(str(root), relative, max_file_bytes)
+            if content is None:
+                skipped += reason not in (file_rule.BINARY, file_rule.CREDENTIAL)
                 continue
-            if b"\x00" in content:
-                continue  # binary: ripgrep never reports it
             words = file_words(content)
             row = len(entries)
             entries.append([number, relative, size, mtime_ns, words is None])

@@ -51,7 +51,7 @@ def test_credential_files_are_skipped_whole(tmp_path: Path, kind: str) -> None:
     (ws.root / "root" / "clean.py").write_text(f"# {MARK}\n")
     answer = run(GrepTool("grep", ws))
     assert [e.location.path for e in answer.evidence] == ["clean.py"]
-    assert answer.counters["skipped_credential_content"] == 1
+    assert answer.counters["skipped_credential"] == 1
     text = returned_text(answer)
     assert secret not in text and "value = 1" not in text
 

@@ -66,7 +66,7 @@ def test_file_swapped_for_a_link_during_the_scan_is_not_read(
 
     monkeypatch.setattr(tool, "_run_engine", engine_then_swap)
     answer = run(tool)
-    assert answer.evidence == [] and answer.counters["skipped_symlink"] == 1
+    assert answer.evidence == [] and answer.counters["skipped_link"] == 1
     assert "swapped_secret_byte" not in returned_text(answer)
 
 

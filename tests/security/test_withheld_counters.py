@@ -51,7 +51,7 @@ def test_one_count_per_withheld_kind(tmp_path: Path) -> None:
         "skipped_link": 1,
         "skipped_special_file": 1,
         "skipped_oversize": 1,
-        "skipped_credential_content": 1,
+        "skipped_credential": 1,
         "skipped_binary": 2,
     }
     router.close()

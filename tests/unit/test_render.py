@@ -50,10 +50,10 @@ def test_more_withheld_and_long_queries_are_said(tmp_path: Path) -> None:
         result(
             [chunk(r, "n.md") for r in range(1, 14)],
             query="why " * 100,
-            counters={"skipped_credential_content": 2, "files_scanned": 9, "redacted_secrets": 0},
+            counters={"skipped_credential": 2, "files_scanned": 9, "redacted_secrets": 0},
         ),
         max_evidence=10,
     )
     assert "+3 more (--json shows all)" in text
-    assert "withheld: skipped_credential_content 2" in text and "files_scanned" not in text
+    assert "withheld: skipped_credential 2" in text and "files_scanned" not in text
     assert "(400 characters)" in text and len(text.splitlines()[0]) < 260
