@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arr.errors import ArrError, ConfigError
+from arr.render import TerminalSafeStream, terminal_safe
 
 COMMANDS = (
     "serve",
@@ -183,22 +184,30 @@ def fail(message: str, code: int = 2, kind: str | None = None) -> int:
         kind = kind or ("internal_error" if code == 1 else "error")
         print(json.dumps({"error": {"code": kind, "message": message}}))
     else:
-        print(f"arr: error: {message}", file=sys.stderr)
+        print(f"arr: error: {terminal_safe(message)}", file=sys.stderr)
     return code
 
 
 def main(argv: list[str] | None = None) -> int:
     """The entry point: a closed stdout pipe (``arr search ... | head -1``) ends the command
     quietly with the conventional status 141 (128 + SIGPIPE)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    stdout = sys.stdout
+    # Text output escapes terminal controls (an ESC in a memory title or an indexed file must
+    # not retitle or clear the user's terminal); JSON output and the MCP protocol stay exact.
+    if not {"--json", "output=json"} & set(args) and "serve" not in args[:3]:
+        sys.stdout = TerminalSafeStream(stdout)  # type: ignore[assignment]
     try:
-        code = _main(argv)
+        code = _main(args)
         sys.stdout.flush()
         return code
     except BrokenPipeError:
         # Python would complain again when it flushes stdout at exit: point it at devnull.
         devnull = os.open(os.devnull, os.O_WRONLY)
-        os.dup2(devnull, sys.stdout.fileno())
+        os.dup2(devnull, stdout.fileno())
         return 141
+    finally:
+        sys.stdout = stdout
 
 
 def version_text() -> str:

@@ -65,6 +65,25 @@ def _emit(payload: Any) -> None:
     print(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
 
 
+def for_disk(result: RouterResult) -> dict[str, Any]:
+    """The result as written into a run folder: a credential-shaped span of the query (or of
+    a planned call's query) is ``[REDACTED]`` there (snippets already are, by the Router); a
+    pasted token must not outlive the command in a file. The answer printed keeps it."""
+    from arr.safety import redact_credentials
+
+    def scrub(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: redact_credentials(v)[0] if k == "query" and isinstance(v, str) else scrub(v)
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [scrub(v) for v in value]
+        return value
+
+    return scrub(json.loads(result.model_dump_json()))
+
+
 def _search_one(router: Any, query: str, scope_name: str) -> RouterResult:
     return router.search(query, router.resolve_scope(scope_name))
 
@@ -81,10 +100,9 @@ def run_search(
         )
     router.warm_up()
     result = _search_one(router, texts["query"], container["scope"])
-    payload = result.model_dump_json(indent=2)
-    (run_dir / "result.json").write_text(payload)
+    (run_dir / "result.json").write_text(json.dumps(for_disk(result), indent=2))
     if _as_json(container):
-        print(payload)
+        print(result.model_dump_json(indent=2))  # the caller may see its own query
     else:
         print(render_result(result, container["scope"], locate=_locator(router, result.scope)))
     return 0
@@ -115,7 +133,7 @@ def run_demo(
     results = []
     for item in container.get("queries") or []:
         result = _search_one(router, item["query"], item["scope"])
-        results.append(json.loads(result.model_dump_json()))
+        results.append(for_disk(result))
         print("\n" + "=" * 100)
         print(render_result(result, item["scope"], max_evidence=5))
     (run_dir / "results.json").write_text(json.dumps(results, indent=2))

@@ -5,6 +5,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Sequence
 from pathlib import Path
+from typing import Any, TextIO
 
 from arr.models import EvidenceChunk, RouterResult
 
@@ -12,6 +13,35 @@ MAX_QUERY_SHOWN = 200
 # Trace counters that say something was withheld or cut: shown when non-zero, so a withheld
 # match never looks like "nothing there".
 _WITHHELD_PREFIXES = ("skipped_", "redacted_", "lines_over_", "files_at_", "long_lines_", "scope_")
+
+
+# Characters a terminal acts on instead of showing: C0 controls but newline and tab (ESC starts
+# title changes and screen clears, BEL, CR overwrites a line), DEL, C1 controls (0x9b is a
+# one-byte CSI) and the bidirectional overrides and isolates that reorder what is shown. Text
+# output shows them escaped, as ripgrep and git do; JSON output keeps them exact.
+_CONTROLS = [*range(0x00, 0x09), *range(0x0B, 0x20), *range(0x7F, 0xA0)]
+_BIDI = [*range(0x202A, 0x202F), *range(0x2066, 0x206A), 0x200E, 0x200F, 0x061C]
+_ESCAPES = {c: f"\\x{c:02x}" for c in _CONTROLS} | {c: f"\\u{c:04x}" for c in _BIDI}
+
+
+def terminal_safe(text: str) -> str:
+    """``text`` with every character a terminal would act on shown as an escape (``\\x1b``)."""
+    return text.translate(_ESCAPES)
+
+
+class TerminalSafeStream:
+    """A text stream that escapes terminal controls in everything written through it (the
+    CLI's stdout for text output; never for JSON or the MCP protocol)."""
+
+    def __init__(self, stream: TextIO) -> None:
+        self._stream = stream
+
+    def write(self, text: str) -> int:
+        self._stream.write(terminal_safe(text))
+        return len(text)
+
+    def __getattr__(self, name: str) -> Any:
+        return getattr(self._stream, name)
 
 
 def file_locator(roots: Sequence[Path], cwd: Path | None = None) -> Callable[[EvidenceChunk], str]:
