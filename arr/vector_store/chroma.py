@@ -19,6 +19,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
+from arr.codes import INDEX_BUILDING
 from arr.models import ScopeKey
 from arr.tools.base import ChannelError
 from arr.tools.partition import IndexBusy, exclusive_lock
@@ -38,11 +39,21 @@ def _to_manifest(metadata: dict[str, Any] | None) -> dict[str, Any]:
     return {k[prefix:]: v for k, v in (metadata or {}).items() if k.startswith(MANIFEST_PREFIX)}
 
 
+class _Replaced(Exception):
+    """The cached collection no longer exists (another process dropped or rebuilt it)."""
+
+
+def _not_found(exc: BaseException) -> bool:
+    """Chroma's "collection does not exist" (its NotFoundError, or the message the Rust
+    bindings raise for a collection deleted under an open handle)."""
+    return type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc)
+
+
 @contextmanager
 def _chroma_errors(action: str) -> Iterator[None]:
     try:
         yield
-    except (ChannelError, IndexBusy):  # already named (IndexBusy: the refresh's index_building)
+    except (ChannelError, IndexBusy, _Replaced):  # already named (IndexBusy: index_building)
         raise
     except Exception as exc:  # chromadb raises many types (HTTP, sqlite, rust bindings)
         raise ChannelError(
@@ -164,8 +175,25 @@ class ChromaStore:
         if collection is None:
             return None
         with _chroma_errors("read manifest"):
-            fresh = self._client.get_collection(collection_name(scope), embedding_function=None)
+            try:
+                fresh = self._client.get_collection(collection_name(scope), embedding_function=None)
+            except Exception as exc:
+                if not _not_found(exc):
+                    raise
+                self._forget(scope)  # dropped by a rebuild (here or in another process)
+                return None
+            if getattr(fresh, "id", None) != getattr(collection, "id", None):
+                # another process rebuilt the collection: serve the new one from now on
+                with self._lock:
+                    self._collections[collection_name(scope)] = fresh
+                    self._exact_cache.pop(collection_name(scope), None)
             return _to_manifest(fresh.metadata)
+
+    def _forget(self, scope: ScopeKey) -> None:
+        """Drop what is cached of the scope's collection (it was deleted or replaced)."""
+        with self._lock:
+            self._collections.pop(collection_name(scope), None)
+            self._exact_cache.pop(collection_name(scope), None)
 
     def dimension(self, scope: ScopeKey) -> int | None:
         """Length of the stored vectors (one item read), or None when the collection is empty."""
@@ -278,10 +306,29 @@ class ChromaStore:
         read once per build ``version`` and kept): HNSW graphs that Chroma rebuilds from its
         write log at load differ between processes, and an exact answer is the same in every
         process. Ties break by id. Larger collections use Chroma's approximate index."""
+        try:
+            return self._query(scope, embedding, top_k, version)
+        except _Replaced:
+            self._forget(scope)  # replaced by a rebuild since it was opened: once more
+        try:
+            return self._query(scope, embedding, top_k, version)
+        except _Replaced:
+            raise ChannelError(
+                INDEX_BUILDING, f"the vector collection of {scope.label()} is being rebuilt"
+            ) from None
+
+    def _query(
+        self, scope: ScopeKey, embedding: Any, top_k: int, version: str | None
+    ) -> list[tuple[str, float, str, dict[str, Any]]]:
         collection = self._collection(scope)
         if collection is None:
             raise ChannelError("index_missing", f"no vector collection for {scope.label()}")
-        exact = self._exact(scope, collection, version)
+        try:
+            exact = self._exact(scope, collection, version)
+        except ChannelError as exc:
+            if "NotFoundError" in exc.detail or "does not exist" in exc.detail:
+                raise _Replaced from None
+            raise
         if exact is not None:
             import numpy as np
 
@@ -302,11 +349,16 @@ class ChromaStore:
                 for i in order[:top_k]
             ]
         with _chroma_errors("query"):
-            got = collection.query(
-                query_embeddings=[embedding],
-                n_results=top_k,
-                include=["distances", "documents", "metadatas"],
-            )
+            try:
+                got = collection.query(
+                    query_embeddings=[embedding],
+                    n_results=top_k,
+                    include=["distances", "documents", "metadatas"],
+                )
+            except Exception as exc:
+                if _not_found(exc):
+                    raise _Replaced from None
+                raise
         return list(
             zip(
                 got["ids"][0],

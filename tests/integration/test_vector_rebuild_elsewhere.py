@@ -1,0 +1,66 @@
+"""A long-lived router keeps answering from the vector channel after another process rebuilds
+the store (``arr index rebuild=true``): it re-opens the replaced collection instead of failing
+with "Collection ... does not exist" until restarted."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from tests.conftest import SCOPE_A, make_router
+from tests.integration.test_vector_tool import make_tool, workspace
+
+pytestmark = pytest.mark.slow
+
+REBUILD = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from arr.workspace import Workspace
+    from tests.conftest import SCOPE_A
+    from tests.integration.test_vector_tool import make_tool
+    base = Path(sys.argv[1])
+    ws = Workspace(
+        name="t", root=base / "ws", index_dir=base / "idx", memory_db=base / "m.sqlite3",
+        scopes={"a": {"key": SCOPE_A, "roots": ["a"]}},
+    )
+    tool = make_tool(ws)
+    tool.reset(SCOPE_A)
+    tool.build(SCOPE_A)
+    tool.close()
+    """
+)
+
+
+def rebuild_elsewhere(tmp_path: Path) -> None:
+    done = subprocess.run(
+        [sys.executable, "-c", REBUILD, str(tmp_path)],
+        capture_output=True,
+        text=True,
+        timeout=300,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.returncode == 0, done.stderr
+
+
+def test_router_answers_after_another_process_rebuilt(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = make_tool(ws)
+    tool.build(SCOPE_A)
+    router = make_router(tool)
+    router.watch_changes()
+    try:
+        first = router.search("warmup loss spikes", SCOPE_A)
+        assert first.partial is False and first.evidence
+        for _ in range(2):
+            rebuild_elsewhere(tmp_path)
+            again = router.search("warmup loss spikes", SCOPE_A)
+            assert again.degradations == () and again.partial is False, again.degradations
+            assert [e.id for e in again.evidence] == [e.id for e in first.evidence]
+    finally:
+        router.close()
+        tool.close()
