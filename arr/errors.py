@@ -35,3 +35,24 @@ class MemoryStoreError(ArrError):
     def __init__(self, message: str, code: str | None = None) -> None:
         super().__init__(message)
         self.code = code
+
+
+_DISK_FULL_WORDS = ("no space left on device", "database or disk is full", "disk quota exceeded")
+
+
+def is_disk_full(exc: BaseException | None) -> bool:
+    """True when ``exc`` (or what caused it) says the disk is full: an OSError with ENOSPC or
+    EDQUOT, SQLite's "database or disk is full", or a library's message of the same (Chroma
+    and its Rust bindings turn the OSError into text)."""
+    import errno
+
+    seen = 0
+    while exc is not None and seen < 10:
+        if isinstance(exc, OSError) and exc.errno in (errno.ENOSPC, errno.EDQUOT):
+            return True
+        text = f"{exc} {getattr(exc, 'detail', '')}".lower()
+        if any(word in text for word in _DISK_FULL_WORDS):
+            return True
+        exc = exc.__cause__ or exc.__context__
+        seen += 1
+    return False

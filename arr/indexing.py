@@ -64,9 +64,14 @@ def index_workspace(
         started = time.perf_counter()
         skipped: dict[str, int] = {}
         try:
-            if rebuild and hasattr(tool, "reset"):
-                tool.reset(key)  # type: ignore[attr-defined]
-            manifest = tool.build(key)  # type: ignore[attr-defined]
+            if rebuild and hasattr(tool, "rebuild"):
+                # built beside the live index and swapped when complete: a failed rebuild
+                # (full disk, a kill) never leaves the scope with less than it had
+                manifest = tool.rebuild(key)  # type: ignore[attr-defined]
+            else:
+                if rebuild and hasattr(tool, "reset"):
+                    tool.reset(key)  # type: ignore[attr-defined]
+                manifest = tool.build(key)  # type: ignore[attr-defined]
             error, count = "", int(manifest.get("documents", 0))
             skipped = _skipped(manifest.get("skipped"))
         except Exception as exc:  # one failed partition never stops the others

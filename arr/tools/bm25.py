@@ -236,7 +236,9 @@ class BM25Tool:
             )
 
     # ---- building -------------------------------------------------------------------------
-    def build(self, scope: ScopeKey, max_changed_files: int | None = None) -> dict[str, Any]:
+    def build(
+        self, scope: ScopeKey, max_changed_files: int | None = None, reuse: bool = True
+    ) -> dict[str, Any]:
         """Bring the partition of one scope up to date; returns its manifest.
 
         Incremental: files whose size and mtime match the live generation keep their chunks
@@ -258,8 +260,10 @@ class BM25Tool:
         generation = current_generation(self.index_dir, scope)
         previous: dict[str, list[Any]] = {}
         try:
-            if generation is not None and self._manifest(generation).get("tokenizer") == (
-                self._tokenizer_id()
+            if (
+                reuse
+                and generation is not None
+                and self._manifest(generation).get("tokenizer") == self._tokenizer_id()
             ):
                 previous = self._file_entries(generation) or {}
         except (OSError, ValueError):
@@ -341,6 +345,11 @@ class BM25Tool:
             self._loaded.pop(scope.fingerprint(), None)
             self._overlays.pop(scope.fingerprint(), None)
         return manifest
+
+    def rebuild(self, scope: ScopeKey) -> dict[str, Any]:
+        """Every file read and tokenised anew into a new generation, swapped in only when
+        complete (``arr index rebuild=true``): a failed rebuild leaves the live one."""
+        return self.build(scope, reuse=False)
 
     def reset(self, scope: ScopeKey) -> None:
         """Remove the scope's partition (derived) so the next build starts from nothing."""

@@ -745,6 +745,10 @@ class GrepTool:
             self._indexes.pop(scope.fingerprint(), None)
         return manifest
 
+    def rebuild(self, scope: ScopeKey) -> dict[str, Any]:
+        """A build reads every file anyway; the new index is swapped in only when complete."""
+        return self.build(scope)
+
     def reset(self, scope: ScopeKey) -> None:
         """Remove the scope's word index; calls scan the whole tree until the next build."""
         remove_partition(self.index_dir, scope)

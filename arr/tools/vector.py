@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any
 
 from arr import __version__, codes
+from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.partition import exclusive_lock
@@ -145,6 +146,35 @@ class VectorTool:
             reset()
         with self._lock:
             self._manifests.pop(scope.fingerprint(), None)
+
+    def rebuild(self, scope: ScopeKey) -> dict[str, Any]:
+        """Build the scope anew beside the live collection and swap only when complete
+        (``arr index rebuild=true``): a rebuild that fails (full disk, a kill, a bad file)
+        leaves the index that was there, and readers answer from it meanwhile. A store that
+        cannot even open is removed whole first (derived data; nothing to keep)."""
+        begin = getattr(self.store, "begin_staging", None)
+        if begin is None:
+            self.reset(scope)
+            return self.build(scope)
+        self._load()
+        lock = self.workspace.index_dir / "locks" / f"{self.name}-{scope.fingerprint()}.lock"
+        with exclusive_lock(lock):
+            try:
+                self.store.warm_up()
+            except ChannelError:
+                self.reset(scope)
+                return self._build_locked(scope, None)
+            begin(scope)
+            try:
+                manifest = self._build_locked(scope, None)
+                self.store.commit_staging(scope)
+            except BaseException as exc:
+                # a full disk: free what the attempt wrote; anything else: keep it to resume
+                self.store.abort_staging(scope, remove=is_disk_full(exc))
+                raise
+        with self._lock:
+            self._manifests.pop(scope.fingerprint(), None)
+        return manifest
 
     def refresh(self, scope: ScopeKey, max_changed_files: int) -> bool:
         """Embed what changed when it is at most ``refresh_max_chunks`` chunks."""

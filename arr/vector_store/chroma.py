@@ -87,6 +87,7 @@ class ChromaStore:
         self._exact_cache: dict[str, tuple[str, Any]] = {}
         self._client: Any = None
         self._collections: dict[str, Any] = {}
+        self._staging: dict[str, str] = {}  # live collection name -> the one a rebuild fills
         self._lock = threading.Lock()
 
     def _between_processes(self) -> contextlib.AbstractContextManager[None]:
@@ -132,6 +133,81 @@ class ChromaStore:
         if self.path.exists():
             shutil.rmtree(self.path)
 
+    # ---- rebuilds beside the live collection ------------------------------------------------
+    def begin_staging(self, scope: ScopeKey) -> None:
+        """From now on this store builds the scope into a collection beside the live one
+        (``arr-<fingerprint>-next``); readers in other processes keep the live one until
+        ``commit_staging`` swaps. A staging collection left by a killed rebuild is resumed
+        (its items carry their content hashes, so nothing is embedded twice)."""
+        name = collection_name(scope)
+        with self._lock:
+            self._staging[name] = f"{name}-next"
+
+    def commit_staging(self, scope: ScopeKey) -> None:
+        """Swap the finished staging collection in: the live one is deleted, the staging one
+        renamed to the live name, and segment folders no collection owns any more are removed
+        (Chroma leaves them on disk when a collection is deleted)."""
+        live = collection_name(scope)
+        staged = self._staging.get(live)
+        if staged is None:
+            return
+        with _chroma_errors("swap the rebuilt collection"), self._between_processes():
+            names = {c.name if hasattr(c, "name") else c for c in self._client.list_collections()}
+            if live in names:
+                self._client.delete_collection(live)
+            self._client.get_collection(staged, embedding_function=None).modify(name=live)
+        with self._lock:
+            self._staging.pop(live, None)
+            for key in (live, staged):
+                self._collections.pop(key, None)
+                self._exact_cache.pop(key, None)
+        self.prune_segments()
+
+    def abort_staging(self, scope: ScopeKey, remove: bool = True) -> None:
+        """Give the rebuild up: the live collection stays as it was; the staging one is
+        removed (``remove``: frees the disk a failed build filled) or kept to be resumed."""
+        live = collection_name(scope)
+        staged = self._staging.get(live)
+        if staged is None:
+            return
+        if remove:
+            with contextlib.suppress(Exception), self._between_processes():
+                self._client.delete_collection(staged)
+        with self._lock:
+            self._staging.pop(live, None)
+            self._collections.pop(staged, None)
+            self._exact_cache.pop(staged, None)
+        if remove:
+            self.prune_segments()
+
+    def prune_segments(self) -> int:
+        """Remove the store's segment folders that no collection owns (left by deleted
+        collections); returns how many. Embedded stores only; never fails a build."""
+        import re
+        import shutil
+        import sqlite3
+
+        uuid = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
+        database = self.path / "chroma.sqlite3"
+        removed = 0
+        try:
+            with self._between_processes():
+                folders = [p for p in self.path.iterdir() if p.is_dir() and uuid.match(p.name)]
+                if not folders or not database.is_file():
+                    return 0
+                reader = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10)
+                try:
+                    owned = {row[0] for row in reader.execute("SELECT id FROM segments")}
+                finally:
+                    reader.close()
+                for folder in folders:
+                    if folder.name not in owned:
+                        shutil.rmtree(folder, ignore_errors=True)
+                        removed += 1
+        except (OSError, sqlite3.Error, IndexBusy):
+            return removed  # a later rebuild prunes what this one could not
+        return removed
+
     def describe(self) -> str:
         return f"chroma at {self.path}"
 
@@ -141,9 +217,15 @@ class ChromaStore:
                 with _chroma_errors("connect"):
                     self._client = self._make_client()
 
+    def _name(self, scope: ScopeKey) -> str:
+        """The collection this store reads and writes for the scope: its live one, or during
+        a rebuild in this process (``begin_staging``) the one built beside it."""
+        name = collection_name(scope)
+        return self._staging.get(name, name)
+
     def _collection(self, scope: ScopeKey, create: bool = False) -> Any | None:
         self.warm_up()
-        name = collection_name(scope)
+        name = self._name(scope)
         with self._lock:
             cached = self._collections.get(name)
         if cached is not None:
@@ -176,7 +258,7 @@ class ChromaStore:
             return None
         with _chroma_errors("read manifest"):
             try:
-                fresh = self._client.get_collection(collection_name(scope), embedding_function=None)
+                fresh = self._client.get_collection(self._name(scope), embedding_function=None)
             except Exception as exc:
                 if not _not_found(exc):
                     raise
@@ -185,15 +267,15 @@ class ChromaStore:
             if getattr(fresh, "id", None) != getattr(collection, "id", None):
                 # another process rebuilt the collection: serve the new one from now on
                 with self._lock:
-                    self._collections[collection_name(scope)] = fresh
-                    self._exact_cache.pop(collection_name(scope), None)
+                    self._collections[self._name(scope)] = fresh
+                    self._exact_cache.pop(self._name(scope), None)
             return _to_manifest(fresh.metadata)
 
     def _forget(self, scope: ScopeKey) -> None:
         """Drop what is cached of the scope's collection (it was deleted or replaced)."""
         with self._lock:
-            self._collections.pop(collection_name(scope), None)
-            self._exact_cache.pop(collection_name(scope), None)
+            self._collections.pop(self._name(scope), None)
+            self._exact_cache.pop(self._name(scope), None)
 
     def dimension(self, scope: ScopeKey) -> int | None:
         """Length of the stored vectors (one item read), or None when the collection is empty."""
@@ -223,7 +305,7 @@ class ChromaStore:
         """(ids, unit vectors, documents, metadatas) of a small collection, cached per build."""
         if version is None or self.exact_max_items <= 0:
             return None
-        key = collection_name(scope)
+        key = self._name(scope)
         with self._lock:
             cached = self._exact_cache.get(key)
         if cached is not None and cached[0] == version:
@@ -259,7 +341,7 @@ class ChromaStore:
         return found
 
     def drop(self, scope: ScopeKey) -> None:
-        name = collection_name(scope)
+        name = self._name(scope)
         self.warm_up()
         with self._lock:
             self._collections.pop(name, None)

@@ -29,6 +29,9 @@ class ChromaHttpStore(ChromaStore):
     def _between_processes(self) -> contextlib.AbstractContextManager[None]:
         return contextlib.nullcontext()  # the server serialises its own schema changes
 
+    def prune_segments(self) -> int:
+        return 0  # the server owns its folders
+
     def _make_client(self) -> Any:
         import chromadb
         from chromadb.config import Settings
