@@ -20,7 +20,8 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import Any
 
-from arr.errors import ArrError, ConfigError
+from arr import atomic_write
+from arr.errors import ArrError, ConfigError, is_disk_full
 from arr.render import TerminalSafeStream, terminal_safe
 
 COMMANDS = (
@@ -193,6 +194,9 @@ def main(argv: list[str] | None = None) -> int:
     quietly with the conventional status 141 (128 + SIGPIPE)."""
     args = list(sys.argv[1:] if argv is None else argv)
     stdout = sys.stdout
+    # A log file on a full disk must not print logging's own tracebacks on the terminal: the
+    # failure that matters reaches the user as one line (fail), the log is best effort.
+    logging.raiseExceptions = False
     # Text output escapes terminal controls (an ESC in a memory title or an indexed file must
     # not retitle or clear the user's terminal); JSON output and the MCP protocol stay exact.
     if not {"--json", "output=json"} & set(args) and "serve" not in args[:3]:
@@ -383,7 +387,9 @@ def _run_fast(
     root.addHandler(handler)
     root.setLevel(logging.INFO)
     try:
-        (run_dir / "config.resolved.json").write_text(json.dumps(container, indent=2, default=str))
+        atomic_write.write_text(
+            run_dir / "config.resolved.json", json.dumps(container, indent=2, default=str)
+        )
         return _guarded(lambda c: _handler(command)(c, texts, action, run_dir), container)
     finally:
         root.removeHandler(handler)
@@ -578,7 +584,14 @@ def _guarded(task: Callable[[Any], int], cfg: Any) -> int:
         return fail(str(exc), kind=error_kind(exc))
     except BrokenPipeError:
         raise  # the reader went away: main() ends quietly
+    except OSError as exc:
+        if exc.errno not in STORAGE_ERRNOS:
+            log.exception("internal error")
+            return fail(f"internal error ({type(exc).__name__}: {exc}); details in the run log", 1)
+        return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
     except Exception as exc:  # a bug: keep the traceback in the run log, one line for the user
+        if is_disk_full(exc):  # a library's own words for ENOSPC (SQLite, Chroma)
+            return fail(f"disk full: {str(exc)[:300]}; free space and run again", kind="disk_full")
         log.exception("internal error")
         return fail(f"internal error ({type(exc).__name__}: {exc}); details in the run log", 1)
 
@@ -597,11 +610,13 @@ def _dispatch(command: str, action: str | None, texts: dict[str, str], cfg: Any)
 
     container = config_container(cfg)
     run_dir = _run_dir()
-    (run_dir / "config.resolved.json").write_text(json.dumps(container, indent=2, default=str))
+    atomic_write.write_text(
+        run_dir / "config.resolved.json", json.dumps(container, indent=2, default=str)
+    )
     code = int(_handler(command)(container, texts, action, run_dir))
     # A sweep's parent process learns each job's outcome from this file, whatever the launcher
     # (joblib and SLURM jobs run in other processes).
-    (run_dir / JOB_STATUS).write_text(json.dumps({"code": code}))
+    atomic_write.write_text(run_dir / JOB_STATUS, json.dumps({"code": code}))
     return code
 
 

@@ -12,6 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
+from arr import atomic_write
 from arr.errors import ArrError, ConfigError, MemoryStoreError
 from arr.indexing import index_workspace
 from arr.memory.store import ResearchMemoryStore
@@ -41,7 +42,7 @@ def run_index(
         rebuild=bool(container.get("rebuild", False)),
     )
     summary = {"seeded": added, "kept": kept, "partitions": [vars(r) for r in reports]}
-    (run_dir / "index.json").write_text(json.dumps(summary, indent=2, default=str))
+    atomic_write.write_text(run_dir / "index.json", json.dumps(summary, indent=2, default=str))
     if _as_json(container):
         _emit({**summary, "memory_db": str(workspace.memory_db), "run_dir": str(run_dir)})
         return 1 if any(r.error for r in reports) else 0
@@ -100,7 +101,7 @@ def run_search(
         )
     router.warm_up()
     result = _search_one(router, texts["query"], container["scope"])
-    (run_dir / "result.json").write_text(json.dumps(for_disk(result), indent=2))
+    atomic_write.write_text(run_dir / "result.json", json.dumps(for_disk(result), indent=2))
     if _as_json(container):
         print(result.model_dump_json(indent=2))  # the caller may see its own query
     else:
@@ -136,7 +137,7 @@ def run_demo(
         results.append(for_disk(result))
         print("\n" + "=" * 100)
         print(render_result(result, item["scope"], max_evidence=5))
-    (run_dir / "results.json").write_text(json.dumps(results, indent=2))
+    atomic_write.write_text(run_dir / "results.json", json.dumps(results, indent=2))
     print(f"\nrun folder: {run_dir}")
     return code
 

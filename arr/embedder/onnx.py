@@ -15,9 +15,11 @@ for the other.
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import threading
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -69,7 +71,7 @@ def export_onnx(model_path: Path, target: Path) -> None:
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
     import warnings
 
-    with warnings.catch_warnings(), torch.no_grad():
+    with _removed_on_failure(tmp), warnings.catch_warnings(), torch.no_grad():
         warnings.simplefilter("ignore")
         torch.onnx.export(
             _Encoder(model),
@@ -86,15 +88,27 @@ def export_onnx(model_path: Path, target: Path) -> None:
             opset_version=OPSET,
             dynamo=False,
         )
-    os.replace(tmp, target)
+        os.replace(tmp, target)
 
 
 def quantize_onnx(source: Path, target: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8)
-    os.replace(tmp, target)
+    with _removed_on_failure(tmp):
+        quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8)
+        os.replace(tmp, target)
+
+
+@contextlib.contextmanager
+def _removed_on_failure(tmp: Path) -> Iterator[None]:
+    """A partial model file never survives a failed export (a full disk stays full otherwise,
+    and the next start would have to tell a torn file from a whole one)."""
+    try:
+        yield
+    except BaseException:
+        tmp.unlink(missing_ok=True)
+        raise
 
 
 class OnnxEmbedder:

@@ -18,6 +18,7 @@ from datetime import datetime
 from pathlib import Path
 from typing import Any
 
+from arr import atomic_write
 from arr.eval.gold import EvalError
 from arr.eval.report import SORT_SCRIPT, headline_metrics, svg_bars, write_json
 from arr.eval.stats import holm, randomization_test
@@ -214,7 +215,7 @@ def html_table(result: dict[str, Any]) -> str:
 
 
 def write_outputs(folder: Path, result: dict[str, Any]) -> None:
-    (folder / "comparison.md").write_text(markdown(result), encoding="utf-8")
+    atomic_write.write_text(folder / "comparison.md", markdown(result))
     metric = "ndcg@10" if "ndcg@10" in result["metrics"] else result["metrics"][0]
     bars = svg_bars(
         [(r["label"][:24], r["mean"][metric]) for r in result["jobs"]],
@@ -239,5 +240,5 @@ def write_outputs(folder: Path, result: dict[str, Any]) -> None:
         f"{html_table(result)}{failed}<h2>{html.escape(metric)}</h2>{bars}"
         f"<script>{SORT_SCRIPT}</script></body></html>"
     )
-    (folder / "comparison.html").write_text(page, encoding="utf-8")
+    atomic_write.write_text(folder / "comparison.html", page)
     write_json(folder / "comparison.json", result)

@@ -13,13 +13,13 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from arr import atomic_write
+
 HEADLINE = ("ndcg@10", "recall@10", "mrr@10", "map", "recall@100", "precision@10")
 
 
 def write_json(path: Path, data: Any) -> None:
-    tmp = path.with_suffix(path.suffix + ".tmp")
-    tmp.write_text(json.dumps(data, indent=2, default=str), encoding="utf-8")
-    tmp.replace(path)  # a reader never sees half a report
+    atomic_write.write_text(path, json.dumps(data, indent=2, default=str))
 
 
 def trec_id(value: str) -> str:
@@ -295,7 +295,7 @@ def write_reports(
     run_dir: Path, report: dict[str, Any], runs: Sequence[tuple[str, Sequence[str]]]
 ) -> None:
     run_dir.mkdir(parents=True, exist_ok=True)
-    (run_dir / "run.trec").write_text("\n".join(trec_lines(runs, "arr")) + "\n", encoding="utf-8")
-    (run_dir / "report.md").write_text(markdown(report), encoding="utf-8")
-    (run_dir / "report.html").write_text(html_page(report), encoding="utf-8")
+    atomic_write.write_text(run_dir / "run.trec", "\n".join(trec_lines(runs, "arr")) + "\n")
+    atomic_write.write_text(run_dir / "report.md", markdown(report))
+    atomic_write.write_text(run_dir / "report.html", html_page(report))
     write_json(run_dir / "report.json", report)  # last: its presence means the run is complete

@@ -19,6 +19,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from arr import atomic_write
 from arr.errors import ArrError
 from arr.llm.fake_server import FakeLLMServer, Reply, completion
 
@@ -149,7 +150,7 @@ def run(args: list[str]) -> int:
         if override.startswith("paths.output_dir="):
             out = Path(override.split("=", 1)[1]) / "replay" / "runs" / stamp
     out.mkdir(parents=True, exist_ok=True)
-    (out / "replay.json").write_text(json.dumps(summary, indent=2))
-    (out / "replay.md").write_text(markdown(summary))
+    atomic_write.write_text(out / "replay.json", json.dumps(summary, indent=2))
+    atomic_write.write_text(out / "replay.md", markdown(summary))
     print(markdown(summary) + f"\nreport: {out / 'replay.json'}")
     return 0

@@ -25,7 +25,7 @@ from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
 from arr import codes
-from arr.errors import ConfigError, QueryError, WorkspaceError
+from arr.errors import ConfigError, QueryError, WorkspaceError, is_disk_full
 from arr.fusion.common import fuse
 from arr.models import (
     Degradation,
@@ -110,8 +110,9 @@ def _timed_call(tool: Tool, call: ToolCall, scope: ScopeKey, deadline: float | N
         answer, failure = None, Degradation(stage=call.tool, code=exc.code, detail=exc.detail)
     except Exception as exc:  # any channel failure is a degradation, never a lost search
         answer = None
+        code = codes.DISK_FULL if is_disk_full(exc) else codes.CHANNEL_ERROR
         failure = Degradation(
-            stage=call.tool, code=codes.CHANNEL_ERROR, detail=f"{type(exc).__name__}: {exc}"[:300]
+            stage=call.tool, code=code, detail=f"{type(exc).__name__}: {exc}"[:300]
         )
     finally:
         REQUEST_DEADLINE.reset(token)
@@ -492,10 +493,12 @@ class RetrievalRouter:
                 "answering from the other channels until it finishes",
             )
         except Exception as exc:  # a failed refresh leaves the index as it was: still stale
+            full = is_disk_full(exc)
             return Freshness(
                 fresh=False,
-                code=codes.INDEX_STALE,
-                detail=f"automatic refresh failed ({type(exc).__name__}: {str(exc)[:200]})",
+                code=codes.DISK_FULL if full else codes.INDEX_STALE,
+                detail=f"automatic refresh failed ({type(exc).__name__}: {str(exc)[:200]})"
+                + ("; free space on the index folder's disk" if full else ""),
             )
         finally:
             run.refresh_ms[name] = round((time.perf_counter() - started) * 1000, 3)

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import json
 import math
-import os
 from collections import Counter
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from arr import atomic_write
 from arr.workspace import Document
 
 OVERLAY_FILE = "overlay.json"
@@ -66,9 +66,7 @@ def write(partition: Path, overlay: Overlay) -> None:
         "removed_length": overlay.removed_length,
     }
     target = path_for(partition)
-    tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    tmp.write_text(json.dumps(payload), encoding="utf-8")
-    os.replace(tmp, target)
+    atomic_write.write_text(target, json.dumps(payload))
 
 
 def read(partition: Path, generation: str) -> Overlay | None:

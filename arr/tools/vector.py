@@ -28,7 +28,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from arr import __version__, codes
+from arr import __version__, atomic_write, codes
 from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.tools.base import ChannelError, source_freshness
@@ -156,13 +156,15 @@ class VectorTool:
         if begin is None:
             self.reset(scope)
             return self.build(scope)
-        self._load()
+        self.embedder.warm_up()
         lock = self.workspace.index_dir / "locks" / f"{self.name}-{scope.fingerprint()}.lock"
         with exclusive_lock(lock):
             try:
                 self.store.warm_up()
-            except ChannelError:
-                self.reset(scope)
+            except ChannelError as exc:
+                if is_disk_full(exc):
+                    raise  # the store is fine, the disk is not: keep every index there is
+                self.reset(scope)  # a store that cannot open holds nothing to keep
                 return self._build_locked(scope, None)
             begin(scope)
             try:
@@ -336,9 +338,7 @@ class VectorTool:
     def _write_sidecar(self, scope: ScopeKey, payload: dict[str, Any]) -> None:
         path = self._sidecar_path(scope)
         path.parent.mkdir(parents=True, exist_ok=True)
-        tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-        tmp.write_text(json.dumps(payload), encoding="utf-8")
-        os.replace(tmp, path)
+        atomic_write.write_text(path, json.dumps(payload))
 
     # ---- serving --------------------------------------------------------------------------
     def _manifest(self, scope: ScopeKey) -> dict[str, Any] | None:

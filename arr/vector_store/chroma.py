@@ -102,9 +102,19 @@ class ChromaStore:
         from chromadb.config import Settings
 
         with self._between_processes():
-            return chromadb.PersistentClient(
-                path=str(self.path), settings=Settings(anonymized_telemetry=False)
-            )
+            try:
+                return chromadb.PersistentClient(
+                    path=str(self.path), settings=Settings(anonymized_telemetry=False)
+                )
+            except Exception:
+                # Chroma keeps a half-started system per path for the life of the process: the
+                # next open (after space was freed, the store repaired) must start a new one.
+                with contextlib.suppress(Exception):
+                    from chromadb.api.shared_system_client import SharedSystemClient
+
+                    SharedSystemClient._identifier_to_system.pop(str(self.path), None)
+                    SharedSystemClient._identifier_to_refcount.pop(str(self.path), None)
+                raise
 
     def close(self) -> None:
         """Release the client: Chroma keeps one system per store path for the life of the

@@ -94,6 +94,13 @@ def test_cli_with_its_output_folder_on_a_full_disk_says_so_in_one_line(
     assert "Traceback" not in done.stderr and "Logging error" not in done.stderr
     assert "No space left on device" in done.stderr
     assert len([line for line in done.stderr.splitlines() if line.startswith("arr: error")]) >= 1
+    # nothing half-written is left: no temporary file, no empty result or status file
+    left = [
+        p.name
+        for p in small_disk.rglob("*")
+        if p.is_file() and (".tmp" in p.name or (p.suffix == ".json" and p.stat().st_size == 0))
+    ]
+    assert left == []
 
 
 def test_index_builds_on_a_full_disk_say_so_and_keep_the_previous_index(
@@ -130,3 +137,63 @@ def test_index_builds_on_a_full_disk_say_so_and_keep_the_previous_index(
     filler.unlink()
     BM25Tool("bm25", workspace).build(SCOPE_A)
     assert BM25Tool("bm25", workspace).freshness(SCOPE_A).fresh
+
+
+def test_a_rebuild_on_a_full_index_folder_destroys_no_index(
+    small_disk: Path, tmp_path: Path
+) -> None:
+    """``arr index rebuild=true`` (the advised repair) with the index folder full: every
+    channel fails naming the disk, and every index that was there still answers."""
+    from arr.embedder.hashing import HashingEmbedder
+    from arr.indexing import index_workspace
+    from arr.models import ToolCall
+    from arr.tools.bm25 import BM25Tool
+    from arr.tools.grep import GrepTool
+    from arr.tools.vector import VectorTool
+    from arr.vector_store.chroma import ChromaStore
+    from arr.workspace import Workspace
+
+    root = tmp_path / "ws" / "a"
+    root.mkdir(parents=True)
+    for i in range(40):
+        (root / f"note{i}.md").write_text(f"warmup note {i} topic{i % 7} " * 30 + "\n")
+    workspace = Workspace(
+        name="t",
+        root=tmp_path / "ws",
+        index_dir=small_disk / "idx",
+        memory_db=tmp_path / "m.sqlite3",
+        scopes={"a": {"key": SCOPE_A, "roots": ["a"]}},
+    )
+
+    def tools() -> dict[str, object]:
+        return {
+            "bm25": BM25Tool("bm25", workspace),
+            "grep": GrepTool("grep", workspace),
+            "vector": VectorTool(
+                "vector", workspace, HashingEmbedder(), ChromaStore(workspace.index_dir / "c")
+            ),
+        }
+
+    built = tools()
+    _, reports = index_workspace(workspace, built, {"a": SCOPE_A}, progress=False)
+    assert [r.error for r in reports if r.error] == []
+    call = ToolCall(tool="bm25", query="warmup topic3")
+    before = {name: [e.id for e in built[name].retrieve(call, SCOPE_A)] for name in ("bm25",)}
+    built["vector"].close()
+    filler = fill(small_disk)
+    again = tools()
+    _, reports = index_workspace(workspace, again, {"a": SCOPE_A}, progress=False, rebuild=True)
+    failed = {r.tool: r.error for r in reports if r.error}
+    assert failed, "a rebuild on a full disk cannot have succeeded"
+    for error in failed.values():
+        assert "space" in error.lower() or "full" in error.lower(), error
+    again["vector"].close()
+    # every index is still there: bm25 answers on the full disk; Chroma writes when it opens
+    # a store, so the vectors answer once space is freed (nothing was rebuilt meanwhile)
+    reader = tools()
+    assert [e.id for e in reader["bm25"].retrieve(call, SCOPE_A)] == before["bm25"]
+    assert [p.name for p in small_disk.rglob("*") if ".tmp" in p.name] == []
+    filler.unlink()
+    assert reader["vector"].freshness(SCOPE_A).fresh
+    assert reader["vector"].retrieve(ToolCall(tool="vector", query="warmup topic3"), SCOPE_A)
+    reader["vector"].close()
