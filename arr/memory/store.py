@@ -63,7 +63,7 @@ def fts_query(text: str, max_terms: int = 32) -> str:
     return " OR ".join(f'"{w}"' for w in words)
 
 
-def _now() -> str:
+def now_iso() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="microseconds")
 
 
@@ -177,6 +177,13 @@ class ResearchMemoryStore:
         return conn
 
     @contextmanager
+    def transaction(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (``BEGIN IMMEDIATE``): everything done on the connection
+        commits together or not at all (an import of many memories, a kill half-way)."""
+        with self._transaction() as conn:
+            yield conn
+
+    @contextmanager
     def _transaction(self) -> Iterator[sqlite3.Connection]:
         conn = self._connect(create=True)
         try:
@@ -204,7 +211,7 @@ class ResearchMemoryStore:
     ) -> None:
         conn.execute(
             "INSERT INTO audit (at, action, memory_id, actor, detail) VALUES (?,?,?,?,?)",
-            (_now(), action, memory_id, actor, json.dumps(detail, sort_keys=True)),
+            (now_iso(), action, memory_id, actor, json.dumps(detail, sort_keys=True)),
         )
 
     def add_draft(
@@ -219,7 +226,7 @@ class ResearchMemoryStore:
         if_absent: bool = False,
     ) -> ResearchMemory | None:
         """Insert a draft; an existing id is an error (or skipped with ``if_absent``)."""
-        now = _now()
+        now = now_iso()
         memory = ResearchMemory(
             id=memory_id,
             scope=scope,
@@ -233,58 +240,78 @@ class ResearchMemoryStore:
             provenance=provenance,
         )
         with self._transaction() as conn:
-            if conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone():
+            if not self.insert_draft(conn, memory, actor):
                 if if_absent:
                     return None
                 raise MemoryStoreError(f"memory {memory_id!r} already exists")
-            conn.execute(
-                "INSERT INTO memories (id, team_id, project_id, repository, branch,"
-                " experiment_environment, title, body, tags, status, version, created_at,"
-                " updated_at, provenance) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
-                (
-                    memory_id,
-                    *(getattr(scope, f) for f in SCOPE_FIELDS),
-                    title,
-                    body,
-                    json.dumps(list(tags)),
-                    "draft",
-                    1,
-                    now,
-                    now,
-                    provenance,
-                ),
-            )
-            self._audit(conn, "add_draft", memory_id, actor, {"scope": scope.label()})
         return memory
+
+    def insert_draft(self, conn: sqlite3.Connection, memory: ResearchMemory, actor: str) -> bool:
+        """Insert ``memory`` as a draft with its audit row inside the caller's transaction
+        (see ``transaction``); False when the id exists (nothing written)."""
+        memory_id, scope = memory.id, memory.scope
+        if conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone():
+            return False
+        now = memory.created_at.isoformat(timespec="microseconds")
+        conn.execute(
+            "INSERT INTO memories (id, team_id, project_id, repository, branch,"
+            " experiment_environment, title, body, tags, status, version, created_at,"
+            " updated_at, provenance) VALUES (?,?,?,?,?,?,?,?,?,?,?,?,?,?)",
+            (
+                memory_id,
+                *(getattr(scope, f) for f in SCOPE_FIELDS),
+                memory.title,
+                memory.body,
+                json.dumps(list(memory.tags)),
+                "draft",
+                1,
+                now,
+                now,
+                memory.provenance,
+            ),
+        )
+        self._audit(conn, "add_draft", memory_id, actor, {"scope": scope.label()})
+        return True
 
     def transition(self, memory_id: str, action: str, actor: str = "cli") -> ResearchMemory:
         """publish (draft -> published) or retract (published -> retracted), audited."""
         if action not in TRANSITIONS:
             raise MemoryStoreError(f"unknown action {action!r}; valid: {sorted(TRANSITIONS)}")
-        before, after = TRANSITIONS[action]
         with self._transaction() as conn:
-            row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
-            if row is None:
-                raise MemoryStoreError(f"no memory with id {memory_id!r}")
-            if row["status"] != before:
-                raise MemoryStoreError(
-                    f"cannot {action} memory {memory_id!r}: it is {row['status']}, not {before}"
-                )
-            conn.execute(
-                "UPDATE memories SET status = ?, version = version + 1, updated_at = ?"
-                " WHERE id = ?",
-                (after, _now(), memory_id),
+            return self.apply_transition(conn, memory_id, action, actor)
+
+    def apply_transition(
+        self, conn: sqlite3.Connection, memory_id: str, action: str, actor: str
+    ) -> ResearchMemory:
+        """``transition`` inside the caller's transaction (see ``transaction``)."""
+        before, after = TRANSITIONS[action]
+        row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        if row is None:
+            raise MemoryStoreError(f"no memory with id {memory_id!r}")
+        if row["status"] != before:
+            raise MemoryStoreError(
+                f"cannot {action} memory {memory_id!r}: it is {row['status']}, not {before}"
             )
-            if after == "published":
-                conn.execute(
-                    "INSERT INTO memory_fts (memory_id, title, body, tags) VALUES (?,?,?,?)",
-                    (memory_id, row["title"], row["body"], " ".join(json.loads(row["tags"]))),
-                )
-            else:
-                conn.execute("DELETE FROM memory_fts WHERE memory_id = ?", (memory_id,))
-            self._audit(conn, action, memory_id, actor, {"from": before, "to": after})
-            updated = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        conn.execute(
+            "UPDATE memories SET status = ?, version = version + 1, updated_at = ? WHERE id = ?",
+            (after, now_iso(), memory_id),
+        )
+        if after == "published":
+            conn.execute(
+                "INSERT INTO memory_fts (memory_id, title, body, tags) VALUES (?,?,?,?)",
+                (memory_id, row["title"], row["body"], " ".join(json.loads(row["tags"]))),
+            )
+        else:
+            conn.execute("DELETE FROM memory_fts WHERE memory_id = ?", (memory_id,))
+        self._audit(conn, action, memory_id, actor, {"from": before, "to": after})
+        updated = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
         return _row_to_memory(updated)
+
+    @staticmethod
+    def get_in(conn: sqlite3.Connection, memory_id: str) -> ResearchMemory | None:
+        """``get`` inside the caller's transaction."""
+        row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+        return _row_to_memory(row) if row else None
 
     def get(self, memory_id: str) -> ResearchMemory | None:
         conn = self._connect(create=False)

@@ -3,21 +3,31 @@
 One line per memory: ``{"id", "scope": {five fields}, "title", "body", "tags", "status",
 "provenance", "version", "created_at", "updated_at"}``. Import inserts every absent id as a
 draft and replays the transitions to its recorded status through the store (so each step is
-audited with the importing actor); ids already present are kept as they are, never overwritten.
+audited with the importing actor), all in **one transaction**: killed at any point, the store
+holds the whole file or none of it. An id already present in the state the file says is kept;
+one whose state differs (another status, scope, title, body or tags) is a conflict: the import
+is refused whole, naming them, and nothing is written. Only a regular file of at most
+``MAX_IMPORT_BYTES`` is read. Export writes a temporary file beside the target and renames it;
+a target that cannot be written is one error, and nothing is left behind.
 Versions follow from the replayed transitions; timestamps are those of the import.
 """
 
 from __future__ import annotations
 
 import json
+import os
+import stat
+from datetime import datetime
 from pathlib import Path
 
 from pydantic import BaseModel, ConfigDict, ValidationError
 
+from arr import atomic_write
 from arr.errors import MemoryStoreError
-from arr.memory.seed import insert_with_status
-from arr.memory.store import ResearchMemoryStore
-from arr.models import MemoryStatus, ScopeKey
+from arr.memory.store import ResearchMemoryStore, now_iso
+from arr.models import MemoryStatus, ResearchMemory, ScopeKey
+
+MAX_IMPORT_BYTES = 256 * 1024 * 1024  # far above any research store; /dev/zero is refused
 
 
 class ExportRecord(BaseModel):
@@ -33,19 +43,59 @@ class ExportRecord(BaseModel):
 
 
 def export_memories(store: ResearchMemoryStore, path: Path) -> int:
+    """Write every memory as JSONL to ``path`` (replaced whole); returns how many."""
+    if path.is_dir():
+        raise MemoryStoreError(f"cannot export to {str(path)!r}: it is a directory")
+    if not path.parent.is_dir():
+        raise MemoryStoreError(
+            f"cannot export to {str(path)!r}: folder {str(path.parent)!r} does not exist"
+        )
     memories = store.list()
-    tmp = path.with_name(f".{path.name}.tmp")
-    with tmp.open("w", encoding="utf-8") as handle:
-        for memory in memories:
-            handle.write(json.dumps(memory.model_dump(mode="json"), ensure_ascii=False) + "\n")
-    tmp.replace(path)
+    text = "".join(
+        json.dumps(memory.model_dump(mode="json"), ensure_ascii=False) + "\n" for memory in memories
+    )
+    try:
+        atomic_write.write_text(path, text)
+    except OSError as exc:
+        if exc.errno in (28, 122):  # ENOSPC, EDQUOT: the CLI names a full disk itself
+            raise
+        raise MemoryStoreError(f"cannot export to {str(path)!r}: {exc.strerror or exc}") from None
     return len(memories)
+
+
+def _read_bounded(path: Path) -> bytes:
+    """The bytes of a regular file of at most MAX_IMPORT_BYTES (a FIFO, a device such as
+    /dev/zero or a folder is refused before a byte is read)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+    except OSError as exc:
+        raise MemoryStoreError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):
+            raise MemoryStoreError(f"cannot import {str(path)!r}: not a regular file")
+        if info.st_size > MAX_IMPORT_BYTES:
+            raise MemoryStoreError(
+                f"cannot import {str(path)!r}: {info.st_size} bytes, over the "
+                f"{MAX_IMPORT_BYTES} byte limit of an import"
+            )
+        chunks, total = [], 0
+        while chunk := os.read(fd, 1 << 20):
+            total += len(chunk)
+            if total > MAX_IMPORT_BYTES:  # it grew while being read
+                raise MemoryStoreError(f"cannot import {str(path)!r}: over the size limit")
+            chunks.append(chunk)
+        return b"".join(chunks)
+    except OSError as exc:
+        raise MemoryStoreError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
+    finally:
+        os.close(fd)
 
 
 def read_export(path: Path) -> list[ExportRecord]:
     try:
-        lines = path.read_text(encoding="utf-8").splitlines()
-    except (OSError, UnicodeDecodeError) as exc:
+        lines = _read_bounded(path).decode("utf-8").splitlines()
+    except UnicodeDecodeError as exc:
         raise MemoryStoreError(f"cannot read {str(path)!r}: {exc}") from None
     records = []
     for number, line in enumerate(lines, 1):
@@ -60,19 +110,68 @@ def read_export(path: Path) -> list[ExportRecord]:
     return records
 
 
+def _differences(stored: ResearchMemory, record: ExportRecord) -> list[str]:
+    """What of a stored memory differs from the file's record (empty: the same memory)."""
+    pairs = {
+        "status": (stored.status, record.status),
+        "scope": (stored.scope, record.scope),
+        "title": (stored.title, record.title),
+        "body": (stored.body, record.body),
+        "tags": (tuple(stored.tags), tuple(record.tags)),
+    }
+    return [name for name, (have, want) in pairs.items() if have != want]
+
+
 def import_memories(
     store: ResearchMemoryStore, path: Path, actor: str = "import"
 ) -> tuple[int, int]:
-    """Insert absent memories with their status; returns (added, kept). The file is checked
-    whole before anything is written."""
+    """Insert absent memories with their status in one transaction; returns (added, kept).
+    The file is checked whole before anything is written; a conflict writes nothing."""
     records = read_export(path)
     store.initialise()
     added = kept = 0
-    for record in records:
-        if not record.provenance:
-            record = record.model_copy(update={"provenance": f"import:{path.name}"})
-        if insert_with_status(store, record.id, record.scope, record, actor=actor):
+    conflicts: list[str] = []
+    seen: set[str] = set()
+    with store.transaction() as conn:
+        for record in records:
+            if record.id in seen:
+                conflicts.append(f"{record.id} (twice in the file)")
+                continue
+            seen.add(record.id)
+            stored = store.get_in(conn, record.id)
+            if stored is not None:
+                differ = _differences(stored, record)
+                if differ:
+                    conflicts.append(
+                        f"{record.id} (store: {stored.status}, file: {record.status}; "
+                        f"differs in {', '.join(differ)})"
+                    )
+                else:
+                    kept += 1
+                continue
+            now = datetime.fromisoformat(now_iso())
+            memory = ResearchMemory(
+                id=record.id,
+                scope=record.scope,
+                title=record.title,
+                body=record.body,
+                tags=record.tags,
+                status="draft",
+                version=1,
+                created_at=now,
+                updated_at=now,
+                provenance=record.provenance or f"import:{path.name}",
+            )
+            store.insert_draft(conn, memory, actor)
+            if record.status in ("published", "retracted"):
+                store.apply_transition(conn, record.id, "publish", actor)
+            if record.status == "retracted":
+                store.apply_transition(conn, record.id, "retract", actor)
             added += 1
-        else:
-            kept += 1
+        if conflicts:
+            shown = "; ".join(conflicts[:10]) + (" ..." if len(conflicts) > 10 else "")
+            raise MemoryStoreError(
+                f"import of {str(path)!r} refused, nothing written: {len(conflicts)} "
+                f"memories differ from the store: {shown}"
+            )
     return added, kept
