@@ -190,26 +190,56 @@ def process(
 
 
 def verify_chain(path: Path) -> int:
-    """Number of ledger rows; AuditError when any row or link does not check out."""
+    """Number of ledger rows; AuditError when any row, link or guard does not check out."""
     if not Path(path).is_file():
         raise AuditError(
             f"no approval ledger at {str(path)!r} yet: one is written when an evaluation "
             "replays approval requests (arr eval; eval.approvals in the config), or name one "
             "with db=<approvals database>"
         )
+    problems, rows, _, _ = verify_ledger(Path(path))
+    if problems:
+        raise AuditError(f"approval ledger {str(path)!r}: {'; '.join(problems[:5])}")
+    return rows
+
+
+_LEDGER_TRIGGERS = ("ledger_no_update", "ledger_no_delete", "ledger_no_replace")
+
+
+def verify_ledger(path: Path) -> tuple[list[str], int, str, list[str]]:
+    """(problems, rows, head hash, requests without a receipt) of an approvals ledger, read
+    read-only: verification never creates or writes a table of what it checks."""
+    from arr.memory.audit import read_only
+
     try:
-        rows = ApprovalLedger(path).rows()
+        conn = read_only(path)
+        try:
+            tables = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+            if "ledger" not in tables:
+                return ["not an approvals ledger (no ledger table)"], 0, GENESIS, []
+            triggers = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
+            }
+            rows = conn.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
+        finally:
+            conn.close()
     except sqlite3.DatabaseError as exc:
-        raise AuditError(f"approval ledger {str(path)!r} is unreadable: {exc}") from None
+        return [f"unreadable: {exc}"], 0, GENESIS, []
+    problems = [f"trigger {t} missing" for t in _LEDGER_TRIGGERS if t not in triggers]
     prev = GENESIS
+    stages: dict[str, set[str]] = {}
     for row in rows:
         if row["prev_hash"] != prev:
-            raise AuditError(f"chain broken at row {row['seq']}: previous hash does not match")
-        expected = _hash(prev, row["at"], row["request_id"], row["stage"], row["body"])
+            problems.append(f"chain broken at row {row['seq']}: previous hash does not match")
+        expected = _hash(row["prev_hash"], row["at"], row["request_id"], row["stage"], row["body"])
         if row["hash"] != expected:
-            raise AuditError(f"chain broken at row {row['seq']}: content does not match its hash")
+            problems.append(f"chain broken at row {row['seq']}: content does not match its hash")
         prev = row["hash"]
-    return len(rows)
+        stages.setdefault(row["request_id"], set()).add(row["stage"])
+    unreceipted = sorted(r for r, seen in stages.items() if "receipt" not in seen)
+    return problems, len(rows), prev, unreceipted
 
 
 def process_file(proposals: Path, decision: str, ledger_path: Path) -> dict[str, Any]:

@@ -74,7 +74,9 @@ commands:
   --json (index, search, memory, eval, scope list): one JSON object on stdout, errors too
   report FOLDER [baseline=JOB]
                              compare the jobs of a sweep (multirun folder)
-  audit verify [db=PATH]     check the approval receipt hash chain
+  audit verify [db=PATH] [head=HASH]
+                             check the memory audit and approvals chains (read-only)
+  audit head [db=PATH]       print each chain's head hash (keep it to detect truncation)
   replay [file=JSONL] [versions=v1,v2] [overrides]
                              replay controlled LLM scenarios against a local fake endpoint
 

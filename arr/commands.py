@@ -400,19 +400,22 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
         result = compare([Path(p) for p in positional], options.get("baseline"))
         print((Path(result["folder"]) / "comparison.md").read_text())
         return 0
-    from arr.approval import verify_chain
-
-    positional, options = _key_values(args, ("db",))
-    if positional != ["verify"]:
-        raise ConfigError("usage: arr audit verify [db=<approvals database>]")
+    from arr import audit_report
     from arr.locations import default_state_dir, resolve_workspace
 
-    db = Path(
-        options.get("db", default_state_dir(resolve_workspace(workspace)) / "approvals.sqlite3")
-    )
-    count = verify_chain(db)
-    from arr.approval import ApprovalLedger
+    positional, options = _key_values(args, ("db", "head"))
+    if positional not in (["verify"], ["head"]):
+        raise ConfigError(
+            "usage: arr audit verify [db=<database>] [head=<kept hash>] | arr audit head"
+        )
+    paths = audit_report.stores(default_state_dir(resolve_workspace(workspace)), options.get("db"))
+    if positional == ["head"]:
+        print("\n".join(audit_report.heads(paths)))
+        return 0
+    lines, ok = audit_report.verify(paths, options.get("head"))
+    print("\n".join(lines))
+    if not ok:
+        from arr.approval import AuditError
 
-    requests = len({row["request_id"] for row in ApprovalLedger(db).rows()})
-    print(f"audit chain ok: {count} ledger rows ({requests} requests) in {db}")
+        raise AuditError("audit verification failed (see above)")
     return 0

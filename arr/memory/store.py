@@ -23,6 +23,7 @@ from pathlib import Path
 
 from arr import codes
 from arr.errors import MemoryStoreError
+from arr.memory import audit
 from arr.models import SCOPE_FIELDS, ResearchMemory, ScopeKey
 
 SCHEMA = """
@@ -41,17 +42,8 @@ CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(memory_id UNINDEXED, ti
 CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     at TEXT NOT NULL, action TEXT NOT NULL, memory_id TEXT NOT NULL,
-    actor TEXT NOT NULL, detail TEXT NOT NULL
+    actor TEXT NOT NULL, detail TEXT NOT NULL, prev_hash TEXT, hash TEXT
 );
-CREATE TRIGGER IF NOT EXISTS audit_no_update BEFORE UPDATE ON audit
-BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
-CREATE TRIGGER IF NOT EXISTS audit_no_delete BEFORE DELETE ON audit
-BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
--- REPLACE and INSERT OR REPLACE delete the row they collide with without firing DELETE
--- triggers (recursive triggers are off): refuse any insert that names an existing row.
-CREATE TRIGGER IF NOT EXISTS audit_no_replace BEFORE INSERT ON audit
-WHEN EXISTS (SELECT 1 FROM audit WHERE seq = NEW.seq)
-BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END;
 """
 TRANSITIONS = {"publish": ("draft", "published"), "retract": ("published", "retracted")}
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -169,6 +161,7 @@ class ResearchMemoryStore:
             if create:
                 conn.execute("PRAGMA journal_mode = WAL")
                 conn.executescript(SCHEMA)
+                self._guard(conn)
             else:
                 conn.execute("SELECT 1 FROM memories LIMIT 1").fetchall()
         except sqlite3.Error as exc:
@@ -206,13 +199,40 @@ class ResearchMemoryStore:
         self._connect(create=True).close()
 
     @staticmethod
+    def _guard(conn: sqlite3.Connection) -> None:
+        """The audit log's guards before any write: the chain's columns on a store made before
+        it, and the append-only triggers. A trigger missing or altered on a store that has
+        been used is tampering: restored and recorded in the chain, never silently."""
+        if not audit.trigger_problems(conn) and not audit.lacks_chain(conn):
+            return
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            audit.chain_columns(conn)
+            problems = audit.trigger_problems(conn)  # again, now that no one else writes
+            used = conn.execute(
+                "SELECT EXISTS (SELECT 1 FROM audit) OR EXISTS (SELECT 1 FROM memories)"
+                " OR EXISTS (SELECT 1 FROM sqlite_master WHERE type = 'trigger'"
+                " AND name LIKE 'audit_%')"
+            ).fetchone()[0]
+            for name, sql in audit.TRIGGERS.items():
+                if f"trigger {name} altered" in problems:
+                    conn.execute(f"DROP TRIGGER {name}")
+                if any(p.startswith(f"trigger {name} ") for p in problems):
+                    conn.execute(sql)
+            if problems and used:
+                detail = json.dumps({"problems": problems}, sort_keys=True)
+                audit.append(conn, now_iso(), "tamper_detected", "", "arr", detail)
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    @staticmethod
     def _audit(
         conn: sqlite3.Connection, action: str, memory_id: str, actor: str, detail: dict[str, object]
     ) -> None:
-        conn.execute(
-            "INSERT INTO audit (at, action, memory_id, actor, detail) VALUES (?,?,?,?,?)",
-            (now_iso(), action, memory_id, actor, json.dumps(detail, sort_keys=True)),
-        )
+        audit.append(conn, now_iso(), action, memory_id, actor, json.dumps(detail, sort_keys=True))
 
     def add_draft(
         self,
@@ -270,7 +290,12 @@ class ResearchMemoryStore:
                 memory.provenance,
             ),
         )
-        self._audit(conn, "add_draft", memory_id, actor, {"scope": scope.label()})
+        content = audit.content_digest(
+            scope.model_dump(), memory.title, memory.body, list(memory.tags)
+        )
+        self._audit(
+            conn, "add_draft", memory_id, actor, {"scope": scope.label(), "content": content}
+        )
         return True
 
     def transition(self, memory_id: str, action: str, actor: str = "cli") -> ResearchMemory:

@@ -117,7 +117,7 @@ def test_errors_keep_hydras_helpful_line(demo_overrides: list[str]) -> None:
 def test_audit_verify_says_what_to_run_and_counts_rows(tmp_path: Path) -> None:
     missing = run("audit", "verify", f"db={tmp_path / 'none.sqlite3'}")
     assert missing.returncode == 2
-    assert "no approval ledger" in missing.stderr and "arr eval" in missing.stderr
+    assert "no database" in missing.stderr and "arr eval" in missing.stderr
     from arr.approval import process_file
 
     demo = Path(__file__).resolve().parents[2] / "data" / "demo" / "proposals.jsonl"
@@ -127,7 +127,7 @@ def test_audit_verify_says_what_to_run_and_counts_rows(tmp_path: Path) -> None:
     process_file(proposals, "approve", ledger)
     done = run("audit", "verify", f"db={ledger}")
     assert done.returncode == 0, done.stderr
-    assert "ledger rows (1 requests)" in done.stdout
+    assert "approvals ledger" in done.stdout and "ok, 4 rows" in done.stdout
 
 
 def test_mistyped_keys_get_a_did_you_mean(demo_overrides: list[str]) -> None:

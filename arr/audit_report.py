@@ -1,0 +1,108 @@
+"""``arr audit verify`` and ``arr audit head``: both stores' chains, checked read-only.
+
+A workspace keeps two hash-chained logs: the memory store's audit table (arr.memory.audit) and
+the approvals ledger (arr.approval). ``verify`` checks every store it finds (or the one named
+with ``db=``, recognised by its tables), never writing to it; ``head`` prints each chain's head
+hash to keep elsewhere, as one keeps a git commit id: ``verify head=<hash>`` then also proves
+that no row up to that point was removed or rewritten, which no chain can prove by itself (its
+owner may rewrite it whole).
+"""
+
+from __future__ import annotations
+
+import sqlite3
+from pathlib import Path
+
+from arr.approval import AuditError, verify_ledger
+from arr.memory.audit import read_only, verify_memory_db
+
+STORE_FILES = ("memory.sqlite3", "approvals.sqlite3")
+
+
+def store_kind(path: Path) -> str | None:
+    """ "memory", "ledger" or None, from the tables (read-only)."""
+    try:
+        conn = read_only(path)
+        try:
+            tables = {
+                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
+            }
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return None
+    if "memories" in tables:
+        return "memory"
+    return "ledger" if "ledger" in tables else None
+
+
+def stores(state_dir: Path, db: str | None) -> list[Path]:
+    if db is not None:
+        path = Path(db).expanduser()
+        if not path.is_file():
+            raise AuditError(
+                f"no database at {str(path)!r}: the approvals ledger is written when an "
+                "evaluation replays approval requests (arr eval), the memory store by arr memory"
+            )
+        return [path]
+    found = [state_dir / name for name in STORE_FILES if (state_dir / name).is_file()]
+    if not found:
+        raise AuditError(
+            f"no memory store or approvals ledger in {str(state_dir)!r} yet; name one with "
+            "db=<database>"
+        )
+    return found
+
+
+def _check(path: Path) -> tuple[str, list[str], int, str, list[str]]:
+    kind = store_kind(path)
+    if kind == "memory":
+        problems, rows, head = verify_memory_db(path)
+        return "memory audit", problems, rows, head, []
+    if kind == "ledger":
+        problems, rows, head, unreceipted = verify_ledger(path)
+        return "approvals ledger", problems, rows, head, unreceipted
+    return "unknown", ["neither a memory store nor an approvals ledger"], 0, "", []
+
+
+def verify(paths: list[Path], kept_head: str | None = None) -> tuple[list[str], bool]:
+    """Report lines and whether every store checks out (and holds ``kept_head``, if given)."""
+    lines, ok, heads_seen = [], True, False
+    for path in paths:
+        what, problems, rows, head, unreceipted = _check(path)
+        if kept_head is not None and _holds(path, what, kept_head):
+            heads_seen = True
+        if problems:
+            ok = False
+            lines.append(f"{what} {path}: BROKEN ({len(problems)} problems, {rows} rows)")
+            lines += [f"  - {p}" for p in problems[:50]]
+        else:
+            lines.append(f"{what} {path}: ok, {rows} rows, head {head}")
+        if unreceipted:
+            lines.append(
+                f"  {len(unreceipted)} requests without a receipt: {', '.join(unreceipted[:20])}"
+            )
+    if kept_head is not None and not heads_seen:
+        ok = False
+        lines.append(
+            f"kept head {kept_head} is in no chain: rows up to it were removed or rewritten"
+        )
+    return lines, ok
+
+
+def _holds(path: Path, what: str, kept_head: str) -> bool:
+    table = "audit" if what == "memory audit" else "ledger"
+    try:
+        conn = read_only(path)
+        try:
+            return bool(
+                conn.execute(f"SELECT 1 FROM {table} WHERE hash = ?", (kept_head,)).fetchone()
+            )
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError:
+        return False
+
+
+def heads(paths: list[Path]) -> list[str]:
+    return [f"{_check(p)[0]} {p}: {_check(p)[3]}" for p in paths]

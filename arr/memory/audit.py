@@ -1,0 +1,205 @@
+"""The memory store's audit log as a hash chain, its guards, and its verification.
+
+Each audit row's ``hash`` covers its sequence number, its content and the previous row's hash
+(``prev_hash``), as the approvals ledger does, so an edited, deleted, inserted or reordered row
+breaks the chain. Rows written before the chain existed (no hash) are folded into the first
+chained row's ``prev_hash``, so they are covered too. ``add_draft`` rows carry a digest of the
+memory's content, so an edit of a memory behind the log's back is seen as well.
+
+What triggers cannot stop (the file's owner can drop them, or edit ``sqlite_master``), the
+store notices: before each write it compares the audit triggers with their definitions; a
+missing or altered one is restored *and recorded* in the chain (``tamper_detected``), never
+silently re-created. ``verify_memory_db`` reads the database read-only (it never creates or
+writes a table) and replays the log against the memories table: every memory must have its
+``add_draft`` row, its content digest, and the status and version the transitions give.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import sqlite3
+from pathlib import Path
+from typing import Any
+
+GENESIS = "0" * 64
+TRIGGERS = {
+    "audit_no_update": "CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit\n"
+    "BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END",
+    "audit_no_delete": "CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit\n"
+    "BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END",
+    # REPLACE and INSERT OR REPLACE delete the row they collide with without firing DELETE
+    # triggers (recursive triggers are off): refuse any insert that names an existing row.
+    "audit_no_replace": "CREATE TRIGGER audit_no_replace BEFORE INSERT ON audit\n"
+    "WHEN EXISTS (SELECT 1 FROM audit WHERE seq = NEW.seq)\n"
+    "BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END",
+}
+TRIGGER_SQL = "".join(sql.replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1) + ";\n"
+                      for sql in TRIGGERS.values())  # fmt: skip
+
+
+def row_hash(*fields: object) -> str:
+    """The hash of (previous hash, seq, at, action, memory_id, actor, detail)."""
+    canonical = json.dumps(list(fields), ensure_ascii=False)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def content_digest(scope: dict[str, str], title: str, body: str, tags: list[str]) -> str:
+    """What an add_draft row vouches for: the memory's scope, title, body and tags."""
+    canonical = json.dumps([scope, title, body, list(tags)], ensure_ascii=False, sort_keys=True)
+    return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
+
+
+def trigger_problems(conn: sqlite3.Connection) -> list[str]:
+    """Audit triggers that are missing or differ from their definition."""
+    found = dict(
+        conn.execute("SELECT name, sql FROM sqlite_master WHERE type = 'trigger'").fetchall()
+    )
+    problems = []
+    for name, sql in TRIGGERS.items():
+        if name not in found:
+            problems.append(f"trigger {name} missing")
+        elif " ".join(str(found[name]).split()) != " ".join(sql.split()):
+            problems.append(f"trigger {name} altered")
+    return problems
+
+
+def lacks_chain(conn: sqlite3.Connection) -> bool:
+    """True for an audit table made before the chain (no hash columns)."""
+    return "hash" not in {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+
+
+def chain_columns(conn: sqlite3.Connection) -> None:
+    """Give an audit table made before the chain its two columns (rows stay as they are)."""
+    if lacks_chain(conn):
+        conn.execute("ALTER TABLE audit ADD COLUMN prev_hash TEXT")
+        conn.execute("ALTER TABLE audit ADD COLUMN hash TEXT")
+
+
+def _legacy_fold(prev: str, row: Any) -> str:
+    """A row without a hash (written before the chain) folded into the running hash."""
+    return row_hash(
+        prev, row["seq"], row["at"], row["action"], row["memory_id"], row["actor"], row["detail"]
+    )
+
+
+def head(conn: sqlite3.Connection) -> tuple[int, str]:
+    """(last seq, the hash the next row chains to): the last row's hash, or the fold of the
+    rows written before the chain existed."""
+    last = conn.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
+    if last is None:
+        return 0, GENESIS
+    if last["hash"]:
+        return last["seq"], last["hash"]
+    running = GENESIS
+    for row in conn.execute("SELECT * FROM audit ORDER BY seq"):
+        running = row["hash"] or _legacy_fold(running, row)
+    return last["seq"], running
+
+
+def append(
+    conn: sqlite3.Connection, at: str, action: str, memory_id: str, actor: str, detail: str
+) -> str:
+    """Append one chained row inside the caller's transaction; returns its hash."""
+    seq, prev = head(conn)
+    seq += 1
+    digest = row_hash(prev, seq, at, action, memory_id, actor, detail)
+    conn.execute(
+        "INSERT INTO audit (seq, at, action, memory_id, actor, detail, prev_hash, hash)"
+        " VALUES (?,?,?,?,?,?,?,?)",
+        (seq, at, action, memory_id, actor, detail, prev, digest),
+    )
+    return digest
+
+
+def read_only(path: Path) -> sqlite3.Connection:
+    """A connection that cannot write to the database (verification never changes it)."""
+    conn = sqlite3.connect(f"{Path(path).absolute().as_uri()}?mode=ro", uri=True, timeout=5)
+    conn.row_factory = sqlite3.Row
+    return conn
+
+
+def verify_memory_db(path: Path) -> tuple[list[str], int, str]:
+    """(problems, audit rows, head hash) of a memory database, read-only. Problems name every
+    break found: chain links and hashes, triggers, recorded tampering, and memories whose
+    state the log does not account for."""
+    conn = read_only(path)
+    try:
+        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        if "memories" not in tables:
+            return ["not a memory database (no memories table)"], 0, GENESIS
+        if "audit" not in tables:
+            return ["the audit table is missing (dropped or renamed)"], 0, GENESIS
+        problems = trigger_problems(conn)
+        rows = conn.execute("SELECT * FROM audit ORDER BY seq").fetchall()
+        columns = rows[0].keys() if rows else []
+        running, chained = GENESIS, False
+        expected: dict[str, dict[str, Any]] = {}
+        for row in rows:
+            stored = row["hash"] if "hash" in columns else None
+            if stored is None:
+                if chained:
+                    problems.append(f"row {row['seq']}: no hash after the chain began (forged)")
+                running = _legacy_fold(running, row)
+            else:
+                chained = True
+                if row["prev_hash"] != running:
+                    problems.append(f"row {row['seq']}: previous hash does not match (a row "
+                                    "before it was deleted, inserted or reordered)")  # fmt: skip
+                if stored != row_hash(
+                    row["prev_hash"], row["seq"], row["at"], row["action"], row["memory_id"],
+                    row["actor"], row["detail"],
+                ):  # fmt: skip
+                    problems.append(f"row {row['seq']}: content does not match its hash")
+                running = stored
+            _replay(row, expected, problems)
+        _compare_memories(conn, expected, problems)
+        return problems, len(rows), running
+    finally:
+        conn.close()
+
+
+_STATUS_AFTER = {"publish": "published", "retract": "retracted"}
+
+
+def _replay(row: Any, expected: dict[str, dict[str, Any]], problems: list[str]) -> None:
+    action, memory_id = row["action"], row["memory_id"]
+    try:
+        detail = json.loads(row["detail"])
+    except ValueError:
+        detail = {}
+    if action == "add_draft":
+        expected[memory_id] = {"status": "draft", "version": 1, "content": detail.get("content")}
+    elif action in _STATUS_AFTER and memory_id in expected:
+        expected[memory_id]["status"] = _STATUS_AFTER[action]
+        expected[memory_id]["version"] += 1
+    elif action == "tamper_detected":
+        problems.append(f"row {row['seq']}: the store found tampering at {row['at']}: "
+                        f"{', '.join(detail.get('problems', []))}")  # fmt: skip
+    elif action in _STATUS_AFTER:
+        problems.append(f"row {row['seq']}: {action} of {memory_id!r} before its add_draft")
+
+
+def _compare_memories(
+    conn: sqlite3.Connection, expected: dict[str, dict[str, Any]], problems: list[str]
+) -> None:
+    from arr.models import SCOPE_FIELDS
+
+    seen = set()
+    for row in conn.execute("SELECT * FROM memories ORDER BY id"):
+        memory_id = row["id"]
+        seen.add(memory_id)
+        want = expected.get(memory_id)
+        if want is None:
+            problems.append(f"memory {memory_id!r} has no add_draft row in the audit log")
+            continue
+        if (row["status"], row["version"]) != (want["status"], want["version"]):
+            problems.append(f"memory {memory_id!r} is {row['status']} v{row['version']}; the "
+                            f"log says {want['status']} v{want['version']}")  # fmt: skip
+        if want["content"] is not None:
+            scope = {f: row[f] for f in SCOPE_FIELDS}
+            tags = json.loads(row["tags"]) if row["tags"] else []
+            if content_digest(scope, row["title"], row["body"], tags) != want["content"]:
+                problems.append(f"memory {memory_id!r}: content differs from what was added")
+    for memory_id in sorted(set(expected) - seen):
+        problems.append(f"memory {memory_id!r} is in the audit log but not in the store")
