@@ -14,6 +14,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+import time
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from pathlib import Path
@@ -27,6 +28,7 @@ from arr.tools.partition import IndexBusy, exclusive_lock
 UNAVAILABLE = "vector_store_unavailable"
 MANIFEST_PREFIX = "arr_"
 WRITE_BATCH = 1000
+SWAP_WAIT_S = 2.0  # longest a reader waits for another process's swap of a rebuilt collection
 REPAIR = "arr index rebuild=true tools=[vector] (the store is derived: rebuilt from sources)"
 
 
@@ -162,10 +164,17 @@ class ChromaStore:
         if staged is None:
             return
         with _chroma_errors("swap the rebuilt collection"), self._between_processes():
-            names = {c.name if hasattr(c, "name") else c for c in self._client.list_collections()}
+            # two renames (the live name is absent for milliseconds, and readers wait for it,
+            # see _names_after_swap), then the old collection is deleted
+            retired = f"{live}-old"
+            names = self._collection_names()
+            if retired in names:
+                self._client.delete_collection(retired)
             if live in names:
-                self._client.delete_collection(live)
+                self._client.get_collection(live, embedding_function=None).modify(name=retired)
             self._client.get_collection(staged, embedding_function=None).modify(name=live)
+            if live in names:
+                self._client.delete_collection(retired)
         with self._lock:
             self._staging.pop(live, None)
             for key in (live, staged):
@@ -247,10 +256,7 @@ class ChromaStore:
                         name, embedding_function=None, configuration={"hnsw": {"space": "cosine"}}
                     )
             else:
-                names = {
-                    c.name if hasattr(c, "name") else c for c in self._client.list_collections()
-                }
-                if name not in names:
+                if name not in self._names_after_swap(name):
                     return None
                 found = self._client.get_collection(name, embedding_function=None)
         with self._lock:
@@ -273,13 +279,30 @@ class ChromaStore:
                 if not _not_found(exc):
                     raise
                 self._forget(scope)  # dropped by a rebuild (here or in another process)
-                return None
+                if self._name(scope) not in self._names_after_swap(self._name(scope)):
+                    return None
+                fresh = self._client.get_collection(self._name(scope), embedding_function=None)
             if getattr(fresh, "id", None) != getattr(collection, "id", None):
                 # another process rebuilt the collection: serve the new one from now on
                 with self._lock:
                     self._collections[self._name(scope)] = fresh
                     self._exact_cache.pop(self._name(scope), None)
             return _to_manifest(fresh.metadata)
+
+    def _collection_names(self) -> set[str]:
+        return {c.name if hasattr(c, "name") else c for c in self._client.list_collections()}
+
+    def _names_after_swap(self, name: str, wait_s: float = SWAP_WAIT_S) -> set[str]:
+        """The store's collection names; while another process swaps a rebuilt collection in
+        (``commit_staging``: two renames, milliseconds) and ``name`` is briefly absent, waits
+        for the swap to end instead of answering "no index"."""
+        deadline = time.monotonic() + wait_s
+        while True:
+            names = self._collection_names()
+            swapping = f"{name}-next" in names or f"{name}-old" in names
+            if name in names or not swapping or time.monotonic() >= deadline:
+                return names
+            time.sleep(0.02)
 
     def _forget(self, scope: ScopeKey) -> None:
         """Drop what is cached of the scope's collection (it was deleted or replaced)."""
