@@ -737,8 +737,8 @@ class GrepTool:
             written = prefilter.write_index(folder, roots, tree, self.max_file_bytes)
             manifest["documents"] = written["files"]
             manifest["words"] = written["words"]
-            if written["unreadable"]:
-                manifest["skipped"]["unreadable"] = written["unreadable"]
+            for reason, count in written["refused"].items():  # the one file rule's reasons
+                manifest["skipped"][reason] = manifest["skipped"].get(reason, 0) + count
 
         build_generation(self.index_dir, scope, manifest, write)
         with self._index_lock:

@@ -185,14 +185,15 @@ def write_index(
     entries: list[list[Any]] = []  # [root number, relative path, size, mtime_ns, always]
     vocabulary: dict[bytes, int] = {}
     pairs: list[Any] = []
-    skipped = 0
+    refused: Counter[str] = Counter()
     for number, (root, files) in enumerate(zip(roots, tree.files, strict=True)):
         for relative, (size, mtime_ns) in sorted(files.items()):
             # the one file rule: a link, hard link or credential file swapped in since the walk
             # leaves no word here (ripgrep may still report it; the verifier refuses it)
             content, reason = file_rule.read_path(str(root), relative, max_file_bytes)
             if content is None:
-                skipped += reason not in (file_rule.BINARY, file_rule.CREDENTIAL)
+                if reason != file_rule.BINARY:  # the walk counted binary files already
+                    refused[reason] += 1
                 continue
             words = file_words(content)
             row = len(entries)
@@ -224,7 +225,7 @@ def write_index(
         for relative, (size, mtime_ns) in sorted(found.items())
     ]
     (folder / BINARY_FILE).write_text(json.dumps(binary), encoding="utf-8")
-    return {"files": len(entries), "words": len(vocabulary), "unreadable": skipped}
+    return {"files": len(entries), "words": len(vocabulary), "refused": dict(refused)}
 
 
 class WordIndex:
