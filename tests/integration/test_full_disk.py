@@ -34,6 +34,19 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
         subprocess.run(["umount", "-l", str(mount)], check=False)
 
 
+def indexed_on(disk: Path, tmp_path: Path):
+    """A one-scope workspace (root tmp_path/ws/a) whose indexes live on ``disk``."""
+    from arr.workspace import Workspace
+
+    return Workspace(
+        name="t",
+        root=tmp_path / "ws",
+        index_dir=disk / "idx",
+        memory_db=tmp_path / "m.sqlite3",
+        scopes={"a": {"key": SCOPE_A, "roots": ["a"]}},
+    )
+
+
 def fill(disk: Path) -> Path:
     filler = disk / "filler"
     with filler.open("wb") as handle:
@@ -112,18 +125,11 @@ def test_index_builds_on_a_full_disk_say_so_and_keep_the_previous_index(
 
     from arr.models import ToolCall
     from arr.tools.bm25 import BM25Tool
-    from arr.workspace import Workspace
 
     root = tmp_path / "ws" / "a"
     root.mkdir(parents=True)
     (root / "anchor.md").write_text("warmup anchor document\n")
-    workspace = Workspace(
-        name="t",
-        root=tmp_path / "ws",
-        index_dir=small_disk / "idx",
-        memory_db=tmp_path / "m.sqlite3",
-        scopes={"a": {"key": SCOPE_A, "roots": ["a"]}},
-    )
+    workspace = indexed_on(small_disk, tmp_path)
     BM25Tool("bm25", workspace).build(SCOPE_A)
     for i in range(100):  # more than a full disk holds, well under what a free one does
         (root / f"big{i}.md").write_text(f"document {i} topic{i % 17} " * 40 + "\n")
@@ -151,19 +157,12 @@ def test_a_rebuild_on_a_full_index_folder_destroys_no_index(
     from arr.tools.grep import GrepTool
     from arr.tools.vector import VectorTool
     from arr.vector_store.chroma import ChromaStore
-    from arr.workspace import Workspace
 
     root = tmp_path / "ws" / "a"
     root.mkdir(parents=True)
     for i in range(40):
         (root / f"note{i}.md").write_text(f"warmup note {i} topic{i % 7} " * 30 + "\n")
-    workspace = Workspace(
-        name="t",
-        root=tmp_path / "ws",
-        index_dir=small_disk / "idx",
-        memory_db=tmp_path / "m.sqlite3",
-        scopes={"a": {"key": SCOPE_A, "roots": ["a"]}},
-    )
+    workspace = indexed_on(small_disk, tmp_path)
 
     def tools() -> dict[str, object]:
         return {
