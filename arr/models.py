@@ -176,6 +176,8 @@ class EvidenceChunk(Frozen):
     score: float
     ranks: dict[str, int] = Field(default_factory=dict)
     rerank_score: float | None = None
+    # (start, end) character spans of the query's terms in ``snippet`` (arr.snippets)
+    highlights: tuple[tuple[int, int], ...] = ()
 
 
 MemoryStatus = Literal["draft", "published", "retracted"]

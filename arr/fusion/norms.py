@@ -9,8 +9,10 @@ scores of one channel's returned list for one query and returns them normalised,
 - ``dbsf`` (distribution-based score fusion, as Qdrant defines it): ``(s - (mean - 3 std)) /
   (6 std)`` clipped to [0, 1], so the list's own spread, not its two extremes, sets the scale.
 
-Denominators are floored at 1e-9 as ranx does, so a list of equal scores maps to 0 (min-max,
-zmuv) instead of dividing by zero; dbsf maps it to 0.5, the middle of its range.
+A list without spread (one item, or equal scores) carries no score information: min-max then
+maps it by rank, 1.0 for the first down to 1/n (ranx floors the denominator and maps it to 0,
+which made a lone memory or tied grep lines weigh nothing); zmuv floors the denominator (0 for
+all); dbsf maps it to 0.5, the middle of its range.
 """
 
 from __future__ import annotations
@@ -30,8 +32,13 @@ def min_max(scores: Sequence[float]) -> list[float]:
     if not scores:
         return []
     low, high = min(scores), max(scores)
-    span = max(high - low, FLOOR)
-    return [(s - low) / span for s in scores]
+    if high - low < FLOOR:
+        # No spread: the scores say nothing, the channel's order still does. A lone item (one
+        # published memory that answers) is that channel's best: 1.0, not 0 (ranx's floor
+        # made it weigh nothing); tied items (grep lines with the same term count) step down
+        # from 1.0 by rank.
+        return [1.0 - i / len(scores) for i in range(len(scores))]
+    return [(s - low) / (high - low) for s in scores]
 
 
 def zmuv(scores: Sequence[float]) -> list[float]:

@@ -121,13 +121,26 @@ class WSumFusion:
         alone = unfused(channels, self.top_k)
         if alone is not None:
             return alone
-        weights = self.weights
-        per_query: list[Mapping[str, float]] = []
-        if self.weighting == "standout":
-            per_query.append(standout_weights(channels))
-        if self.code_gap_weight is not None and query:
-            per_query.append(code_gap_weights(query, channels, self.code_gap_weight))
-        if per_query:
-            fixed = weights or {}
-            weights = {c: fixed.get(c, 1.0) * math.prod(w[c] for w in per_query) for c in channels}
+        weights = {c: w["weight"] for c, w in self._factors(query, channels).items()}
         return assemble(channels, weighted_sum(channels, self.norm, weights), self.top_k)
+
+    def explain(self, query: str, rankings: Mapping[str, Ranking]) -> dict[str, dict[str, float]]:
+        """Per channel, the weight this query gave it and its factors (``fixed``,
+        ``standout``, ``code_gap``): what the Router writes into each channel's trace."""
+        channels = non_empty_channels(rankings)
+        if len(channels) < 2:
+            return {}
+        return self._factors(query, channels)
+
+    def _factors(self, query: str, channels: Mapping[str, Ranking]) -> dict[str, dict[str, float]]:
+        fixed = self.weights or {}
+        factors = {c: {"fixed": float(fixed.get(c, 1.0))} for c in channels}
+        if self.weighting == "standout":
+            for c, w in standout_weights(channels).items():
+                factors[c]["standout"] = w
+        if self.code_gap_weight is not None and query:
+            for c, w in code_gap_weights(query, channels, self.code_gap_weight).items():
+                factors[c]["code_gap"] = w
+        for parts in factors.values():
+            parts["weight"] = math.prod(parts.values())
+        return factors

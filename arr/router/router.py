@@ -27,6 +27,7 @@ from dataclasses import dataclass, field
 from arr import codes
 from arr.errors import ConfigError, QueryError, WorkspaceError, is_disk_full
 from arr.fusion.common import fuse
+from arr.fusion.places import lone_hits_forward, merge_overlapping, place_rankings
 from arr.models import (
     Degradation,
     EvidenceChunk,
@@ -43,6 +44,7 @@ from arr.models import (
 )
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 from arr.safety import redact_credentials
+from arr.snippets import highlights
 from arr.tools.base import REQUEST_DEADLINE, ChannelAnswer, ChannelError, Tool
 from arr.tools.partition import IndexBusy, without_waiting
 
@@ -168,6 +170,7 @@ class RetrievalRouter:
         workers: int = 4,
         deadline_ms: int | None = None,
         refresh_max_files: int = 200,
+        merge_places: bool = True,
     ) -> None:
         if workers < 1:
             raise ConfigError(f"router.workers must be >= 1, got {workers}")
@@ -194,10 +197,39 @@ class RetrievalRouter:
         if refresh_max_files < 0:
             raise ConfigError(f"router.refresh_max_files must be >= 0, got {refresh_max_files}")
         self.refresh_max_files = refresh_max_files
+        self.merge_places = bool(merge_places)
         self.warm_failures: dict[str, Degradation] = {}
         self._fallback_planner = RuleQueryPlanner()
         self._pool: ThreadPoolExecutor | None = None
         self._pool_lock = threading.Lock()
+
+    def _explain_weights(
+        self, query: str, rankings: Mapping[str, Sequence[EvidenceChunk]], run: _Run
+    ) -> None:
+        """Each channel's trace says what weight the fusion gave it for this query and why
+        (``fusion weight 0.20 = fixed 1.00 x standout 1.00 x code_gap 0.20``)."""
+        explain = getattr(self.fusion, "explain", None)
+        if explain is None:
+            return
+        try:
+            factors = explain(query, rankings)
+        except Exception:  # an explanation never fails a search
+            return
+        for number, trace in enumerate(run.traces):
+            parts = factors.get(trace.tool)
+            if parts is None or trace.status == "rejected":
+                continue
+            detail = " x ".join(f"{k} {v:.2f}" for k, v in parts.items() if k != "weight")
+            note = f"fusion weight {parts['weight']:.2f} = {detail}"
+            run.traces[number] = replaced(trace, note=note)
+
+    def _chunk_lines(self) -> int | None:
+        """The line grid of the indexed chunks (the workspace's ``chunk_lines``), or None."""
+        for tool in self.tools.values():
+            lines = getattr(getattr(tool, "workspace", None), "chunk_lines", None)
+            if isinstance(lines, int) and lines > 0:
+                return lines
+        return None
 
     def watch_changes(self) -> None:
         """For a router that lives: its channels' workspaces watch their trees instead of
@@ -251,10 +283,22 @@ class RetrievalRouter:
         run = _Run(degradations=list(outcome.degradations))
         deadline = started + self.deadline_ms / 1000 if self.deadline_ms else None
         self._execute(outcome.plan, key, run, deadline, query)
-        fused = fuse(self.fusion, query, run.rankings)
+        rankings: Mapping[str, Sequence[EvidenceChunk]] = run.rankings
+        chunk_lines = self._chunk_lines() if self.merge_places else None
+        if chunk_lines:  # one item per place (arr.fusion.places)
+            rankings = place_rankings(rankings, chunk_lines)
+        fused = fuse(self.fusion, query, rankings)
+        self._explain_weights(query, rankings, run)
+        if chunk_lines:
+            fused = merge_overlapping(fused)
+        fused = lone_hits_forward(fused, rankings)
         ranked, reranker_name = self._rerank(query, fused, run)
         # identity first: channels hand back the request's own ScopeKey when equal
-        evidence = [c for c in ranked if c.scope is key or c.scope == key]
+        evidence = [
+            replaced(c, highlights=spans) if (spans := highlights(c.snippet, query)) else c
+            for c in ranked
+            if c.scope is key or c.scope == key
+        ]
         dropped = run.scope_dropped + len(ranked) - len(evidence)
         if dropped:
             run.degradations.append(

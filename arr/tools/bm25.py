@@ -28,6 +28,7 @@ import numpy as np
 
 from arr import __version__, codes
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall, trusted
+from arr.snippets import centred
 from arr.tools import bm25_overlay as overlay
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.bm25_documents import (
@@ -668,7 +669,8 @@ class BM25Tool:
                         end_line=doc.end_line,
                         document_id=doc.document_id,
                     ),
-                    "snippet": doc.text[: self.snippet_chars],
+                    "snippet": centred(doc.text, call.query, self.snippet_chars),
+                    "highlights": (),
                     "score": float(score),
                     "ranks": {self.name: rank},
                     "rerank_score": None,

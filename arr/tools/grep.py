@@ -48,6 +48,7 @@ from arr.safety import (
 )
 from arr.tools import grep_prefilter as prefilter
 from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
+from arr.tools.grep_paths import path_hits, path_tokens
 from arr.tools.partition import (
     build_generation,
     current_generation,
@@ -880,6 +881,33 @@ class GrepTool:
             self._view = (index, tree, view)
         return view
 
+    def _path_evidence(
+        self,
+        call: ToolCall,
+        scope: ScopeKey,
+        roots: list[Path],
+        kept: list[tuple[_Candidate, str]],
+    ) -> list[EvidenceChunk]:
+        """The files the query names by path, ahead of the lines (arr.tools.grep_paths)."""
+        if call.regex or call.path or not roots or not path_tokens(call.query):
+            return []
+        tree = self._tree(scope)
+        labels = [_label(root, roots) for root in roots]
+        found = path_hits(call.query, roots, tree.files, labels, self.max_file_bytes, 3)
+        top = max((c.score for c, _ in kept), default=0.0) + 1.0
+        return [
+            EvidenceChunk(
+                id=f"grep:{label}#L1",
+                scope=scope,
+                channel=self.name,
+                location=Location(path=label, start_line=1, end_line=last),
+                snippet=snippet,
+                score=top,
+                ranks={self.name: rank},
+            )
+            for rank, (label, last, snippet) in enumerate(found, 1)
+        ]
+
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> ChannelAnswer:
         """The exact query first (phrase, or the regex); when that yields fewer lines than
         asked for, a literal query's words are searched too (OR-ed) and ranked after. Ranking
@@ -942,18 +970,22 @@ class GrepTool:
                 candidates = [c for c in candidates if (c.file, c.hit.line) not in seen]
             cut = self._take(candidates, counters, deadline, limit, kept, taken, checked) or cut
             seen.update((c.file, c.hit.line) for c, _ in kept)
-        evidence = [
-            EvidenceChunk(
-                id=f"grep:{c.file}#L{c.hit.line}",
-                scope=scope,
-                channel=self.name,
-                location=Location(path=c.file, start_line=c.hit.line, end_line=c.hit.line),
-                snippet=snippet,
-                score=c.score,
-                ranks={self.name: rank},
-            )
-            for rank, (c, snippet) in enumerate(kept, 1)
-        ]
+        named = self._path_evidence(call, scope, roots, kept)
+        evidence = (
+            named
+            + [
+                EvidenceChunk(
+                    id=f"grep:{c.file}#L{c.hit.line}",
+                    scope=scope,
+                    channel=self.name,
+                    location=Location(path=c.file, start_line=c.hit.line, end_line=c.hit.line),
+                    snippet=snippet,
+                    score=c.score,
+                    ranks={self.name: rank},
+                )
+                for rank, (c, snippet) in enumerate(kept, len(named) + 1)
+            ][:limit]
+        )
         if not cut and (
             counters["files_at_engine_cap"]
             or counters["lines_over_file_cap"]

@@ -31,6 +31,7 @@ from typing import Any
 from arr import __version__, atomic_write, codes
 from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.snippets import centred
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.partition import exclusive_lock
 from arr.tools.passages import split_all, unit_of
@@ -415,7 +416,7 @@ class VectorTool:
                     scope=owner,
                     channel=self.name,
                     location=location,
-                    snippet=(document or "")[: self.snippet_chars],
+                    snippet=centred(document or "", call.query, self.snippet_chars),
                     score=round(1.0 - float(distance), 6),
                     ranks={self.name: rank},
                     rerank_score=None,

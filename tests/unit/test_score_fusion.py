@@ -28,7 +28,8 @@ def test_norms_by_hand() -> None:
     low, span = mean - 3 * std, 6 * std
     assert dbsf([12.0, 6.0, 3.0]) == pytest.approx([(s - low) / span for s in (12, 6, 3)])
     # flat lists: no division by zero; dbsf clips into [0, 1]
-    assert min_max([2.0, 2.0]) == [0.0, 0.0]
+    assert min_max([2.0, 2.0]) == [1.0, 0.5]  # no spread: by rank, the first is 1.0
+    assert min_max([7.5]) == [1.0]  # a lone item is its channel's best
     assert zmuv([2.0, 2.0]) == [0.0, 0.0]
     assert dbsf([2.0, 2.0]) == [0.5, 0.5]
     assert all(0.0 <= v <= 1.0 for v in dbsf([100.0] + [0.0] * 50))

@@ -1,0 +1,145 @@
+"""One item per place, lone hits, snippets centred on the match, highlights and the trace's
+fusion weights (arr.fusion.places, arr.snippets, the Router)."""
+
+from __future__ import annotations
+
+from arr.fusion.places import chunk_id, lone_hits_forward, merge_overlapping, place_rankings
+from arr.fusion.wsum import WSumFusion
+from arr.models import EvidenceChunk, Location, ScopeKey, ToolCall
+from arr.planner.rule import RuleQueryPlanner
+from arr.render import render_result
+from arr.reranker.rule import RuleReranker
+from arr.router.router import RetrievalRouter
+from arr.snippets import centred, highlights
+from tests.conftest import SCOPE_A
+
+
+def item(
+    cid: str, channel: str, path: str, start: int, end: int, score: float = 1.0, text: str = ""
+) -> EvidenceChunk:
+    return EvidenceChunk(
+        id=cid,
+        scope=SCOPE_A,
+        channel=channel,
+        location=Location(path=path, start_line=start, end_line=end),
+        snippet=text or cid,
+        score=score,
+        ranks={channel: 1},
+    )
+
+
+def test_a_grep_line_joins_the_chunk_that_holds_it() -> None:
+    assert chunk_id("a.py", 1, 40) == "doc:a.py#L1"
+    assert chunk_id("a.py", 41, 40) == "doc:a.py#L41"
+    lines = [
+        item("grep:a.py#L45", "grep", "a.py", 45, 45),
+        item("grep:a.py#L50", "grep", "a.py", 50, 50),
+    ]
+    chunks = [item("doc:a.py#L41", "bm25", "a.py", 41, 80)]
+    placed = place_rankings({"grep": lines, "bm25": chunks}, 40)
+    assert [c.id for c in placed["grep"]] == ["doc:a.py#L41"]  # one place, its best line
+    fused = WSumFusion().fuse(placed)
+    assert len(fused) == 1 and fused[0].channel == "bm25"
+    assert set(fused[0].ranks) == {"bm25", "grep"}
+
+
+def test_overlapping_items_of_a_file_merge_into_the_better_one() -> None:
+    line = item("grep:a.py#L12", "grep", "a.py", 12, 12, score=3.0)
+    chunk = item("doc:a.py#L1", "vector", "a.py", 1, 40, score=2.0, text="the chunk")
+    other = item("doc:b.py#L1", "bm25", "b.py", 1, 40, score=1.5)
+    far = item("doc:a.py#L81", "bm25", "a.py", 81, 120, score=1.0)
+    merged = merge_overlapping([line, other, chunk, far])
+    assert [c.id for c in merged] == ["doc:a.py#L1", "doc:b.py#L1", "doc:a.py#L81"]
+    assert merged[0].snippet == "the chunk" and merged[0].score == 3.0  # the line's rank
+
+
+def test_a_lone_hit_of_a_channel_is_shown_within_the_top_three() -> None:
+    fused = [item(f"doc:f{i}.py#L1", "bm25", f"f{i}.py", 1, 40) for i in range(8)]
+    memory = EvidenceChunk(
+        id="mem:m1", scope=SCOPE_A, channel="memory", location=Location(memory_id="m1"),
+        snippet="m", score=0.1, ranks={"memory": 1},
+    )  # fmt: skip
+    out = lone_hits_forward([*fused, memory], {"bm25": fused, "memory": [memory]})
+    assert [c.id for c in out].index("mem:m1") == 2
+
+
+class Channel:
+    read_only, provider, summary = True, "local", "fake"
+
+    def __init__(self, name: str, found: list[EvidenceChunk]) -> None:
+        self.name, self.found = name, found
+
+    def warm_up(self) -> None:
+        pass
+
+    def freshness(self, scope: ScopeKey):
+        from arr.models import FRESH
+
+        return FRESH
+
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
+        return self.found
+
+
+def test_a_single_memory_that_answers_ranks_in_the_top_three_through_the_router() -> None:
+    """bm25 and vector agree on ten chunks (each found by both); the one published memory
+    that matched weighs 1.0 (min-max of a lone item was 0) and is shown within the top 3."""
+    docs = [
+        item(f"doc:f{i}.py#L1", "x", f"f{i}.py", 1, 40, score=10.0 - i, text=f"chunk {i}")
+        for i in range(10)
+    ]
+    memory = EvidenceChunk(
+        id="mem:warmup", scope=SCOPE_A, channel="memory", location=Location(memory_id="warmup"),
+        snippet="Warmup: linear warmup removed the spikes", score=3.2, ranks={"memory": 1},
+    )  # fmt: skip
+    router = RetrievalRouter(
+        tools={
+            "bm25": Channel("bm25", docs),
+            "vector": Channel("vector", docs),
+            "memory": Channel("memory", [memory]),
+        },  # fmt: skip
+        planner=RuleQueryPlanner(),
+        fusion=WSumFusion(weighting="standout", code_gap_weight=0.2),
+        reranker=RuleReranker(),
+    )
+    result = router.search("why did the warmup remove the loss spikes", SCOPE_A)
+    ids = [e.id for e in result.evidence]
+    assert ids.index("mem:warmup") <= 2
+    assert result.evidence[0].score > 0  # the fused score, never 0 at rank 1
+    notes = {t.tool: t.note for t in result.traces}
+    assert notes["bm25"].startswith("fusion weight ") and "standout" in notes["bm25"]
+
+
+def test_the_snippet_is_centred_on_the_matching_line() -> None:
+    head = [f"# licence line {i}" for i in range(30)]
+    tail = [f"    step_{i} = x" for i in range(30)]
+    text = "\n".join([*head, "def weight_mask(x):", *tail])
+    shown = centred(text, "weight_mask", 120)
+    assert shown.startswith("# licence line 29\ndef weight_mask(x):")  # one line before
+    near_end = "\n".join([*head, "def weight_mask(x):", "    return x"])
+    assert centred(near_end, "weight_mask", 120).endswith("def weight_mask(x):\n    return x")
+    assert centred("short", "weight_mask", 120) == "short"
+    assert centred(text, "nothing matches", 50) == text[:50]
+
+
+def test_highlights_mark_the_phrase_then_identifiers_and_words() -> None:
+    text = "Call weight_mask before the Loss spikes; loss spikes again"
+    spans = highlights(text, "loss spikes")  # the phrase first
+    assert [text[a:b] for a, b in spans] == ["Loss spikes", "loss spikes"]
+    spans = highlights(text, "loss spikes weight_mask")  # no phrase: identifier and words
+    assert [text[a:b] for a, b in spans] == ["weight_mask", "Loss", "spikes", "loss", "spikes"]
+    assert highlights(text, "the") == ()
+
+
+def test_text_output_shows_the_fused_score_and_no_marks_off_a_terminal() -> None:
+    docs = [item("doc:a.py#L1", "x", "a.py", 1, 40, score=5.0, text="x = weight_mask(y)")]
+    router = RetrievalRouter(
+        tools={"bm25": Channel("bm25", docs), "grep": Channel("grep", [])},
+        planner=RuleQueryPlanner(),
+        fusion=WSumFusion(),
+        reranker=RuleReranker(),
+    )
+    result = router.search("weight_mask", SCOPE_A)
+    assert result.evidence[0].highlights == ((4, 15),)
+    text = render_result(result)
+    assert "score 5.0000" in text and "weight_mask" in text
