@@ -6,6 +6,12 @@ ARR JSONL, one case per line::
      "relevant": {"doc:notes/a.md#L1": 2, "mem:x": 1} | ["doc:...", ...],
      "candidates": ["..."]}          # optional: the pool the relevant ids must belong to
 
+File level (``eval.level: file``, e.g. ``eval=tree``): the relevant ids are paths relative to
+the scope's root, optionally with a line range (``src/a.py``, ``src/a.py#L10-20``); a case may
+leave ``scope`` out when the eval names one (``eval.scope``). Every evidence item is mapped to
+its place (the range it overlaps, else its file; a memory stays ``mem:<id>``), each place at
+the rank of its first item (arr.eval.runner.judged_places).
+
 BEIR: ``queries.jsonl`` (``_id``, ``text``; any ``metadata`` is dropped here and never reaches
 the system), ``qrels/<split>.tsv`` with the header ``query-id corpus-id score``. Every problem
 is an EvalError naming the file and line.
@@ -46,10 +52,14 @@ class GoldCase(BaseModel):
         return value
 
 
-def _parse_line(raw: str, named: Mapping[str, ScopeKey]) -> GoldCase:
+def _parse_line(
+    raw: str, named: Mapping[str, ScopeKey], default_scope: ScopeKey | None = None
+) -> GoldCase:
     record = json.loads(raw)
     if not isinstance(record, dict):
         raise ValueError("a case must be a JSON object")
+    if "scope" not in record and default_scope is not None:
+        record["scope"] = default_scope
     if "scope" not in record:
         raise ValueError("missing field 'scope'")
     record["scope"] = resolve_scope(record["scope"], named)
@@ -63,7 +73,9 @@ def _parse_line(raw: str, named: Mapping[str, ScopeKey]) -> GoldCase:
     return case
 
 
-def load_arr_gold(path: Path, named: Mapping[str, ScopeKey]) -> list[GoldCase]:
+def load_arr_gold(
+    path: Path, named: Mapping[str, ScopeKey], default_scope: ScopeKey | None = None
+) -> list[GoldCase]:
     if not path.is_file():
         raise EvalError(f"gold file {str(path)!r} does not exist")
     cases: list[GoldCase] = []
@@ -72,7 +84,7 @@ def load_arr_gold(path: Path, named: Mapping[str, ScopeKey]) -> list[GoldCase]:
         if not raw.strip():
             continue
         try:
-            case = _parse_line(raw, named)
+            case = _parse_line(raw, named, default_scope)
         except (ValueError, ScopeError) as exc:
             message = exc.errors()[0]["msg"] if isinstance(exc, ValidationError) else str(exc)
             where = ""

@@ -11,12 +11,13 @@ from __future__ import annotations
 
 import importlib.metadata
 import platform
+import re
 import subprocess
 import sys
 import time
 import traceback
 from collections import Counter
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -81,7 +82,9 @@ def percentiles(values: list[float]) -> dict[str, float]:
 def load_cases(settings: dict[str, Any], router: RetrievalRouter) -> list[GoldCase]:
     kind = settings.get("format", "arr")
     if kind == "arr":
-        return load_arr_gold(Path(settings["gold"]), router.scopes)
+        scope = settings.get("scope")
+        default = resolve_scope(scope, router.scopes) if scope else None
+        return load_arr_gold(Path(settings["gold"]), router.scopes, default)
     if kind == "beir":
         scope = resolve_scope(settings["scope"], router.scopes)
         return load_beir_gold(Path(settings["collection"]), settings.get("split", "test"), scope)
@@ -150,12 +153,47 @@ def judged_ids(evidence: Sequence[EvidenceChunk], chunk_lines: int | None) -> li
     return ranking
 
 
+_RANGE = re.compile(r"^(?P<path>.+)#L(?P<start>\d+)(?:-(?P<end>\d+))?$")
+
+
+def judged_places(evidence: Sequence[EvidenceChunk], relevant: Mapping[str, int]) -> list[str]:
+    """File-level judging: each item mapped to its place - the relevant line range it overlaps
+    (``path#L10-20``), else its file (``path``); a memory is ``mem:<id>``, an item without a
+    path its id - and each place kept at the rank of its first item."""
+    ranges: dict[str, list[tuple[int, int, str]]] = {}
+    for judged in relevant:
+        match = _RANGE.match(judged)
+        if match:
+            start = int(match["start"])
+            ranges.setdefault(match["path"], []).append((start, int(match["end"] or start), judged))
+    ranking: list[str] = []
+    seen: set[str] = set()
+    for chunk in evidence:
+        where = chunk.location
+        if where.memory_id:
+            place = f"mem:{where.memory_id}"
+        elif where.path:
+            place = where.path
+            first, last = where.start_line or 0, where.end_line or where.start_line or 0
+            for start, end, judged in ranges.get(where.path, ()):
+                if first <= end and start <= last:
+                    place = judged
+                    break
+        else:
+            place = chunk.id
+        if place not in seen:
+            seen.add(place)
+            ranking.append(place)
+    return ranking
+
+
 def evaluate(
     router: RetrievalRouter,
     cases: list[GoldCase],
     k_values: list[int],
     progress: bool,
     chunk_lines: int | None = None,
+    level: str = "chunk",
 ) -> dict[str, Any]:
     from tqdm import tqdm
 
@@ -168,7 +206,10 @@ def evaluate(
         except ArrError as exc:  # e.g. a judged query longer than the router's limit
             per_case.append(_failed_case(case, k_values, exc))
             continue
-        ranking = judged_ids(result.evidence, chunk_lines)
+        if level == "file":
+            ranking = judged_places(result.evidence, case.relevant)
+        else:
+            ranking = judged_ids(result.evidence, chunk_lines)
         leaks = sum(e.scope != case.scope for e in result.evidence)
         admission.update(r.code for r in result.rejections)
         degradations.update(d.code for d in result.degradations)
@@ -275,10 +316,18 @@ def run_eval(container: dict[str, Any], run_dir: Path, overrides: list[str]) -> 
                 router, workspace, bool(container.get("progress"))
             )
         cases = load_cases(settings, router)
-        if settings.get("format", "arr") == "arr":
+        level = settings.get("level", "chunk")
+        if level not in ("chunk", "file"):
+            raise EvalError(f"eval.level must be 'chunk' or 'file', got {level!r}")
+        if settings.get("format", "arr") == "arr" and level == "chunk":
             check_known_ids(cases, workspace, str(settings["gold"]))
         outcome = evaluate(
-            router, cases, k_values, bool(container.get("progress", True)), workspace.chunk_lines
+            router,
+            cases,
+            k_values,
+            bool(container.get("progress", True)),
+            workspace.chunk_lines,
+            level,
         )
         approvals = settings.get("approvals")
         if approvals:

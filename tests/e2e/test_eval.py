@@ -156,3 +156,30 @@ def test_report_compares_separate_runs_and_refuses_other_gold_sets(
     (beir_run,) = (tmp_path / "beir" / "eval" / "runs").iterdir()
     refused = arr("report", str(runs[0]), str(beir_run))
     assert refused.returncode == 2 and "different gold sets" in refused.stderr
+
+
+def test_file_level_eval_on_a_tree(tmp_path: Path) -> None:
+    """eval=tree: questions whose relevant items are paths (or line ranges) of a source tree;
+    every evidence item is judged as its file, each file at the rank of its first item."""
+    collection = tmp_path / "set"
+    (collection / "tree" / "src").mkdir(parents=True)
+    (collection / "tree" / "src" / "http.py").write_text(
+        "def parse_header(value):\n    return value.strip()\n"
+    )
+    (collection / "tree" / "src" / "routing.py").write_text("def route(rule):\n    return rule\n")
+    (collection / "gold.jsonl").write_text(
+        '{"id": "c1", "query": "fix parse_header stripping", "relevant": ["src/http.py"]}\n'
+        '{"id": "c2", "query": "route rule matching", "relevant": ["src/routing.py#L1-2"]}\n'
+    )
+    done = arr(
+        "eval", "eval=tree", f"eval.collection={collection}", "embedder=hashing",
+        "progress=false", f"paths.output_dir={tmp_path / 'outputs'}",
+    )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    report = json.loads((only_run(tmp_path) / "report.json").read_text())
+    assert report["status"] == "ok" and report["cases"] == 2
+    rankings = {c["id"]: c["ranking"] for c in report["per_case"]}
+    assert rankings["c1"][0] == "src/http.py"  # a file, not a chunk or a line
+    assert rankings["c2"][0] == "src/routing.py#L1-2"  # the range the evidence overlaps
+    assert len(rankings["c1"]) == len(set(rankings["c1"]))
+    assert report["aggregate"]["ndcg@10"] == 1.0

@@ -70,3 +70,26 @@ def test_bad_qrels_header_and_duplicate_corpus_ids(tmp_path: Path) -> None:
     (collection / "qrels" / "test.tsv").write_text("query-id\tcorpus-id\tscore\n1\td1\t1\n")
     with pytest.raises(EvalError, match="corpus.jsonl:2: duplicate corpus id 'd1'"):
         load_beir_gold(collection, "test", SCOPE_A)
+
+
+def test_judged_places_map_items_to_files_and_ranges() -> None:
+    from arr.eval.runner import judged_places
+    from arr.models import EvidenceChunk, Location
+    from tests.conftest import SCOPE_A
+
+    def at(cid: str, path: str | None, start: int = 0, end: int = 0, memory: str | None = None):
+        return EvidenceChunk(
+            id=cid, scope=SCOPE_A, channel="x", snippet="", score=1.0,
+            location=Location(path=path, start_line=start or None, end_line=end or None,
+                              memory_id=memory),
+        )  # fmt: skip
+
+    evidence = [
+        at("doc:a.py#L1", "a.py", 1, 40),
+        at("grep:a.py#L90", "a.py", 90, 90),
+        at("mem:m", None, memory="m"),
+        at("doc:b.py#L41", "b.py", 41, 80),
+        at("doc:b.py#L1", "b.py", 1, 40),
+    ]
+    relevant = {"b.py#L10-12": 1, "a.py": 1}
+    assert judged_places(evidence, relevant) == ["a.py", "mem:m", "b.py", "b.py#L10-12"]
