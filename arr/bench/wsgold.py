@@ -135,6 +135,7 @@ def record(name: str, limit: int | None = None) -> list[Recorded]:
         planner=RuleQueryPlanner(lexical_tools=CHANNELS, semantic_tools=CHANNELS, top_k=100),
         fusion=recorder,
         reranker=RuleReranker(),
+        merge_places=False,  # each channel's own list, as it returned it
     )
     router.watch_changes()
     recorded = []

@@ -77,6 +77,27 @@ def standout_weights(channels: Mapping[str, Ranking]) -> dict[str, float]:
     return {c: raw[c] / mean if c in raw else 1.0 for c in channels}
 
 
+def file_supported(
+    channels: Mapping[str, Ranking], scores: Mapping[str, float], weight: float
+) -> dict[str, float]:
+    """Each item's fused score plus ``weight`` times the fused scores of the other items of its
+    file: a file that several chunks and channels point at is more likely the place (bug
+    localisation ranks files; a tree's answer is a place in a file). Items without a path
+    (documents of a collection, memories) are unchanged."""
+    path_of = {c.id: c.location.path for r in channels.values() for c in r if c.location.path}
+    per_file: dict[str, float] = {}
+    for item, value in scores.items():
+        path = path_of.get(item)
+        if path is not None:
+            per_file[path] = per_file.get(path, 0.0) + value
+    return {
+        item: value + weight * (per_file[path] - value)
+        if (path := path_of.get(item)) is not None
+        else value
+        for item, value in scores.items()
+    }
+
+
 WEIGHTINGS = ("equal", "standout")
 
 
@@ -91,6 +112,7 @@ class WSumFusion:
         weighting: str = "equal",
         fitted_on: str | None = None,
         code_gap_weight: float | None = None,
+        file_support: float = 0.0,
     ) -> None:
         if weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be one of {list(WEIGHTINGS)}, got {weighting!r}")
@@ -102,6 +124,9 @@ class WSumFusion:
             raise ValueError(
                 f"code_gap_weight must be null or a number in [0, 1], got {code_gap_weight!r}"
             )
+        if isinstance(file_support, bool) or not 0 <= float(file_support) <= 1:
+            raise ValueError(f"file_support must be a number in [0, 1], got {file_support!r}")
+        self.file_support = float(file_support)
         self.weighting = weighting
         self.code_gap_weight = None if code_gap_weight is None else float(code_gap_weight)
         # Where fitted weights came from (a training split), so reports can say so.
@@ -122,7 +147,10 @@ class WSumFusion:
         if alone is not None:
             return alone
         weights = {c: w["weight"] for c, w in self._factors(query, channels).items()}
-        return assemble(channels, weighted_sum(channels, self.norm, weights), self.top_k)
+        scores = weighted_sum(channels, self.norm, weights)
+        if self.file_support:
+            scores = file_supported(channels, scores, self.file_support)
+        return assemble(channels, scores, self.top_k)
 
     def explain(self, query: str, rankings: Mapping[str, Ranking]) -> dict[str, dict[str, float]]:
         """Per channel, the weight this query gave it and its factors (``fixed``,

@@ -24,8 +24,15 @@ STAGE_GROUPS = (
     "eval",
 )
 MINI_BEIR = Path(__file__).resolve().parents[1] / "data" / "mini_beir"
+MINI_TREE = Path(__file__).resolve().parents[1] / "data" / "mini_tree"
 # Options whose scopes are not the demo's.
-SCOPE_FOR = {"workspace=beir": "collection", "eval=beir": "collection", "workspace=local": "notes"}
+SCOPE_FOR = {
+    "workspace=beir": "collection",
+    "eval=beir": "collection",
+    "workspace=local": "notes",
+    "workspace=tree": "tree",
+    "eval=tree": "tree",
+}
 PRIMARY = sorted(p.stem for p in CONF_DIR.glob("*.yaml") if p.stem != "base")
 
 
@@ -51,10 +58,14 @@ def test_every_option_composes_and_instantiates(
     monkeypatch.setenv("SILICONFLOW_API_KEY", "test-key-not-real")
     if "scifact" in override and not (REPO.parent / "shared" / "data" / "scifact").is_dir():
         pytest.skip("the SciFact collection (../shared/data/scifact) is not on this machine")
-    primary = "eval" if override.startswith(("eval=", "workspace=beir")) else "search"
+    primary = (
+        "eval" if override.startswith(("eval=", "workspace=beir", "workspace=tree")) else "search"
+    )
     extra = [f"scope={SCOPE_FOR.get(override, 'vision-main')}", *demo_overrides]
     if override in ("eval=beir", "workspace=beir"):
         extra += ["eval=beir", f"eval.collection={MINI_BEIR}"]
+    if override in ("eval=tree", "workspace=tree"):
+        extra += ["eval=tree", f"eval.collection={MINI_TREE}"]
     if override == "workspace=local":
         from arr.workspace_file import add_scope, init_workspace
 

@@ -161,16 +161,10 @@ def test_report_compares_separate_runs_and_refuses_other_gold_sets(
 def test_file_level_eval_on_a_tree(tmp_path: Path) -> None:
     """eval=tree: questions whose relevant items are paths (or line ranges) of a source tree;
     every evidence item is judged as its file, each file at the rank of its first item."""
+    import shutil
+
     collection = tmp_path / "set"
-    (collection / "tree" / "src").mkdir(parents=True)
-    (collection / "tree" / "src" / "http.py").write_text(
-        "def parse_header(value):\n    return value.strip()\n"
-    )
-    (collection / "tree" / "src" / "routing.py").write_text("def route(rule):\n    return rule\n")
-    (collection / "gold.jsonl").write_text(
-        '{"id": "c1", "query": "fix parse_header stripping", "relevant": ["src/http.py"]}\n'
-        '{"id": "c2", "query": "route rule matching", "relevant": ["src/routing.py#L1-2"]}\n'
-    )
+    shutil.copytree(Path(__file__).resolve().parent.parent / "data" / "mini_tree", collection)
     done = arr(
         "eval", "eval=tree", f"eval.collection={collection}", "embedder=hashing",
         "progress=false", f"paths.output_dir={tmp_path / 'outputs'}",

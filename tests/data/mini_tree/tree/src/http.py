@@ -1,0 +1,3 @@
+def parse_header(value):
+    """Split a header value."""
+    return value.strip()

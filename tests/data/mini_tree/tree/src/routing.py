@@ -1,0 +1,2 @@
+def route(rule):
+    return rule
