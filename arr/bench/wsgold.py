@@ -240,12 +240,15 @@ def fused(
     from arr.fusion.places import merge_overlapping, place_rankings
     from arr.planner.rule import RuleQueryPlanner
 
-    planner = RuleQueryPlanner()
+    planner = configured("planner", "rule")
+    assert isinstance(planner, RuleQueryPlanner)
     summaries = {name: "" for name in CHANNELS}
 
     def run(item: Recorded) -> list[str]:
         rankings = item.rankings
-        if planned:  # the channels the default rule planner would have called
+        if planned:  # the channels the default rule planner would have called, as deep
+            depth = planner.top_k or 100
+            rankings = {c: r[:depth] for c, r in rankings.items()}
             plan = planner.plan(item.query[:2000], summaries).plan
             chosen = {c.tool for r in plan.tool_rounds for c in r.calls}
             rankings = {c: r for c, r in rankings.items() if c in chosen}
