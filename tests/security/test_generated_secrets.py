@@ -200,5 +200,6 @@ def test_no_channel_returns_any_part_of_a_generated_credential(
     found = router.search(f"where did the {CONTROL} experiment run", SCOPE_A)
     assert any(CONTROL in e.snippet for e in found.evidence), "the clean control is still found"
     grep = router.search(CONTROL, SCOPE_A)
-    assert any(CONTROL in e.snippet for e in grep.evidence if e.channel == "grep")
+    # found by grep (merged into the chunk that holds the line: "grep" is among its ranks)
+    assert any(CONTROL in e.snippet for e in grep.evidence if "grep" in e.ranks)
     router.close()
