@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from datetime import datetime
 from typing import Any, Literal, TypeVar
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, computed_field, field_validator
 
 from arr.errors import ScopeError
 
@@ -176,8 +176,26 @@ class EvidenceChunk(Frozen):
     score: float
     ranks: dict[str, int] = Field(default_factory=dict)
     rerank_score: float | None = None
-    # (start, end) character spans of the query's terms in ``snippet`` (arr.snippets)
-    highlights: tuple[tuple[int, int], ...] = ()
+
+    @computed_field  # type: ignore[prop-decorator]
+    @property
+    def highlights(self) -> tuple[tuple[int, int], ...]:
+        """(start, end) character spans of the query's terms in ``snippet`` (arr.snippets):
+        computed when read or serialised, not on the search path (the Router marks each
+        returned item with its query, ``for_query``)."""
+        private = self.__pydantic_private__
+        query = private.get("query") if private else None
+        if not query:
+            return ()
+        from arr.snippets import highlights
+
+        return highlights(self.snippet, query)
+
+    def for_query(self, query: str) -> EvidenceChunk:
+        """This item, marked with the query its ``highlights`` are of (set once, by the
+        Router, on the items of one answer)."""
+        _set(self, "__pydantic_private__", {"query": query})
+        return self
 
 
 MemoryStatus = Literal["draft", "published", "retracted"]

@@ -11,6 +11,7 @@ Case-insensitive, plain substring search: the same as grep's literal mode and th
 from __future__ import annotations
 
 import re
+from bisect import bisect_right
 from functools import lru_cache
 
 _TOKEN = re.compile(r"[A-Za-z_][\w.]*[\w]|[A-Za-z_]\w*|--[\w-]+|\d[\w.]*")
@@ -54,7 +55,7 @@ _STOP_WORDS = frozenset(
 )
 
 
-@lru_cache(maxsize=256)
+@lru_cache(maxsize=4096)
 def match_terms(query: str) -> tuple[tuple[str, int], ...]:
     """(lower-cased term, weight): the phrase 3, identifiers 2, words 1; longest first."""
     lowered = " ".join(query.lower().split())
@@ -81,34 +82,57 @@ def highlights(text: str, query: str) -> tuple[tuple[int, int], ...]:
     if not terms or not text:
         return ()
     lower = text.lower()
-    taken: list[tuple[int, int]] = []
+    spans: list[tuple[int, int]] = []
+    taken: bytearray | None = None  # characters inside a span, once a second span exists
     for term, _ in terms:  # longest first: a phrase wins over the words inside it
         start = lower.find(term)
         while start >= 0:
             end = start + len(term)
-            if all(end <= a or start >= b for a, b in taken):
-                taken.append((start, end))
+            if not spans:
+                spans.append((start, end))
+            else:
+                if taken is None:
+                    taken = bytearray(len(lower))
+                    first = spans[0]
+                    taken[first[0] : first[1]] = b"\x01" * (first[1] - first[0])
+                if not taken.count(1, start, end):
+                    taken[start:end] = b"\x01" * (end - start)
+                    spans.append((start, end))
             start = lower.find(term, end)
-    return tuple(sorted(taken))
+    return tuple(sorted(spans))
+
+
+MAX_OCCURRENCES = 64  # lines looked at per term: enough for a 40-line chunk
 
 
 def centred(text: str, query: str, width: int) -> str:
     """About ``width`` characters of ``text`` around its best-matching line (from the line
     before it); the head of the text when no term matches or the text is short enough."""
-    if len(text) <= width:
-        return text
+    if len(text) <= width or text.count("\n", width) < 2:
+        return text[:width]  # short, or one paragraph after the head: lines cannot centre it
     terms = match_terms(query)
     if not terms:
         return text[:width]
-    lines = text.split("\n")
-    best, best_score, offset, starts = -1, 0, 0, []
-    for number, line in enumerate(lines):
-        starts.append(offset)
-        offset += len(line) + 1
-        low = line.lower()
-        score = sum(weight for term, weight in terms if term in low)
-        if score > best_score:
-            best, best_score = number, score
+    lower = text.lower()
+    starts = [0]
+    newline = lower.find("\n")
+    while newline >= 0:
+        starts.append(newline + 1)
+        newline = lower.find("\n", newline + 1)
+    found: dict[int, dict[str, int]] = {}  # line -> term -> weight (distinct terms count)
+    lines = len(starts)
+    for term, weight in terms:
+        position, seen = lower.find(term), 0
+        while position >= 0 and seen < MAX_OCCURRENCES:
+            line = bisect_right(starts, position) - 1
+            found.setdefault(line, {})[term] = weight
+            if line + 1 >= lines:
+                break
+            # the next line that holds the term (a line counts each term once)
+            position, seen = lower.find(term, starts[line + 1]), seen + 1
+    if not found:
+        return text[:width]
+    best = min(found, key=lambda line: (-sum(found[line].values()), line))
     if best <= 0:
         return text[:width]
     start = starts[best - 1]  # one line of context before the match

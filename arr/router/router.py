@@ -44,7 +44,6 @@ from arr.models import (
 )
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 from arr.safety import redact_credentials
-from arr.snippets import highlights
 from arr.tools.base import REQUEST_DEADLINE, ChannelAnswer, ChannelError, Tool
 from arr.tools.partition import IndexBusy, without_waiting
 
@@ -284,21 +283,20 @@ class RetrievalRouter:
         deadline = started + self.deadline_ms / 1000 if self.deadline_ms else None
         self._execute(outcome.plan, key, run, deadline, query)
         rankings: Mapping[str, Sequence[EvidenceChunk]] = run.rankings
-        chunk_lines = self._chunk_lines() if self.merge_places else None
+        # with one channel there is nothing to fuse, merge across channels or move forward
+        several = sum(1 for found in rankings.values() if found) > 1
+        chunk_lines = self._chunk_lines() if several and self.merge_places else None
         if chunk_lines:  # one item per place (arr.fusion.places)
             rankings = place_rankings(rankings, chunk_lines)
         fused = fuse(self.fusion, query, rankings)
-        self._explain_weights(query, rankings, run)
-        if chunk_lines:
-            fused = merge_overlapping(fused)
-        fused = lone_hits_forward(fused, rankings)
+        if several:
+            self._explain_weights(query, rankings, run)
+            if chunk_lines:
+                fused = merge_overlapping(fused)
+            fused = lone_hits_forward(fused, rankings)
         ranked, reranker_name = self._rerank(query, fused, run)
         # identity first: channels hand back the request's own ScopeKey when equal
-        evidence = [
-            replaced(c, highlights=spans) if (spans := highlights(c.snippet, query)) else c
-            for c in ranked
-            if c.scope is key or c.scope == key
-        ]
+        evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]
         dropped = run.scope_dropped + len(ranked) - len(evidence)
         if dropped:
             run.degradations.append(

@@ -670,7 +670,6 @@ class BM25Tool:
                         document_id=doc.document_id,
                     ),
                     "snippet": centred(doc.text, call.query, self.snippet_chars),
-                    "highlights": (),
                     "score": float(score),
                     "ranks": {self.name: rank},
                     "rerank_score": None,
