@@ -97,8 +97,9 @@ def run(root: Path, rg: str, repeats: int) -> int:
     workspace = Workspace(
         name="bench",
         root=root,
-        index_dir=root / ".none",
-        memory_db=root / ".none.sqlite3",
+        # beside the tree, not in it: a root that holds ARR's own folders is refused
+        index_dir=root.parent / "arr-bench-index",
+        memory_db=root.parent / "arr-bench-memory.sqlite3",
         scopes={"tree": {"key": SCOPE, "roots": ["."]}},
     )
     # No per-file engine cap, so the match sets are comparable with plain rg.
