@@ -196,3 +196,21 @@ def test_a_rebuild_on_a_full_index_folder_destroys_no_index(
     assert reader["vector"].freshness(SCOPE_A).fresh
     assert reader["vector"].retrieve(ToolCall(tool="vector", query="warmup topic3"), SCOPE_A)
     reader["vector"].close()
+
+
+@pytest.mark.model
+def test_an_onnx_export_onto_a_full_disk_leaves_no_partial_model(small_disk: Path) -> None:
+    """The first vector search exports the model; on a full disk it fails naming the cause and
+    leaves no partial file keeping the disk full (the next try starts clean)."""
+    import errno
+
+    from arr.embedder.onnx import OnnxEmbedder
+    from arr.errors import is_disk_full
+
+    (small_disk / "taken").write_bytes(b"x" * 3 * 1024 * 1024)  # 1 MB left of 4: not the model
+    embedder = OnnxEmbedder(cache_dir=small_disk / "onnx")
+    with pytest.raises(Exception) as caught:
+        embedder.warm_up()
+    assert is_disk_full(caught.value) or getattr(caught.value, "errno", None) == errno.ENOSPC
+    left = [p.name for p in (small_disk / "onnx").rglob("*") if p.suffix != ".lock"]
+    assert left == [], left
