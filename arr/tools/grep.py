@@ -31,7 +31,8 @@ import sys
 import threading
 import time
 from collections import Counter
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping, Sequence
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 from typing import Any
@@ -150,6 +151,22 @@ class _Stage:
     at_least: int = 1
     words: bool = False  # a fallback over the query's words: its files are ranked and capped
     by_counts: bool = False  # the phrase stage: many lines are ranked from per-file counts
+
+
+# Per request: root -> the hard-linked files the walk found there (relative paths), which the
+# engine is told to skip (the one file rule: ripgrep never opens them either).
+_HARD_LINKS: ContextVar[Mapping[str, Sequence[str]] | None] = ContextVar(
+    "arr_grep_hard_links", default=None
+)
+# Beyond this many the command line grows too long; the verifier still refuses each file.
+MAX_EXCLUDED_FILES = 500
+RECENT_WALK_S = 2.0  # an unwatched walk serves the call and its trace counters, no longer
+_GLOB_SPECIAL = re.compile(r"([\\*?\[\]{}!])")
+
+
+def exclusion_glob(relative: str) -> str:
+    """A ripgrep glob that skips exactly ``relative`` below the search root."""
+    return "--glob=!/" + _GLOB_SPECIAL.sub(r"\\\1", relative)
 
 
 def find_rg(configured: str | None) -> str | None:
@@ -277,6 +294,7 @@ class GrepTool:
         self.index_dir = workspace.index_dir / name
         self._indexes: dict[str, tuple[Any, prefilter.WordIndex | None]] = {}
         self._index_lock = threading.Lock()
+        self._recent_walks: dict[str, tuple[float, prefilter.TreeWalk]] = {}
         self._view: tuple[Any, Any, tuple[np.ndarray, list[set[str]]]] | None = None
         self.max_file_bytes = max_file_bytes
         self.max_line_chars = max_line_chars
@@ -301,7 +319,12 @@ class GrepTool:
 
     # ---- the engine ---------------------------------------------------------------------------
     def _command(
-        self, patterns: list[str], regex: bool, targets: list[str], count: bool = False
+        self,
+        patterns: list[str],
+        regex: bool,
+        targets: list[str],
+        count: bool = False,
+        excluded: Sequence[str] = (),
     ) -> list[str]:
         assert self._rg is not None
         command = [
@@ -328,6 +351,8 @@ class GrepTool:
             command.append(f"--threads={self.threads}")
         command += ["--fixed-strings", "--ignore-case"] if not regex else []
         command.append(f"--iglob={ENGINE_EXCLUDE_GLOB}")
+        if len(excluded) <= MAX_EXCLUDED_FILES:
+            command += [exclusion_glob(relative) for relative in excluded]
         for pattern in patterns:
             command.append(f"--regexp={pattern}")
         return [*command, "--", *targets]
@@ -354,7 +379,9 @@ class GrepTool:
         cut, buffer = "", _LineBuffer()
         names: dict[bytes, str | None] = {}
         process = subprocess.Popen(
-            self._command(patterns, regex, targets, count),
+            self._command(
+                patterns, regex, targets, count, (_HARD_LINKS.get() or {}).get(str(root), ())
+            ),
             cwd=root,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -646,6 +673,14 @@ class GrepTool:
         """Every verified hit of the exact query (phrase or regex), in path and line order,
         for benchmarks and audits."""
         roots = self._prepare(call, scope)
+        linked = self._tree(scope).hard_links if roots else ()
+        token = _HARD_LINKS.set({str(r): found for r, found in zip(roots, linked, strict=False)})
+        try:
+            return self._retrieve(call, scope, roots)
+        finally:
+            _HARD_LINKS.reset(token)
+
+    def _retrieve(self, call: ToolCall, scope: ScopeKey, roots: list[Path]) -> ChannelAnswer:
         counters: Counter[str] = Counter()
         deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
         terms = [call.query.lower()]
@@ -719,7 +754,18 @@ class GrepTool:
                 sources,
             )
 
-        return self.workspace.derived_from_tree(scope, ("grep-walk", self.max_file_bytes), tree)
+        if self.workspace.watching:
+            return self.workspace.derived_from_tree(scope, ("grep-walk", self.max_file_bytes), tree)
+        # unwatched: the walk a call made is what its trace counts (skip_counters, just after)
+        key = scope.fingerprint()
+        with self._index_lock:
+            recent = self._recent_walks.get(key)
+        if recent is not None and time.monotonic() - recent[0] < RECENT_WALK_S:
+            return recent[1]
+        walked = tree()
+        with self._index_lock:
+            self._recent_walks[key] = (time.monotonic(), walked)
+        return walked
 
     # ---- the word index (arr index) ---------------------------------------------------------
     def build(self, scope: ScopeKey) -> dict[str, Any]:
@@ -913,6 +959,14 @@ class GrepTool:
         asked for, a literal query's words are searched too (OR-ed) and ranked after. Ranking
         comes before verification, so only files that reach the answer are re-read."""
         roots = self._prepare(call, scope)
+        linked = self._tree(scope).hard_links if roots else ()
+        token = _HARD_LINKS.set({str(r): found for r, found in zip(roots, linked, strict=False)})
+        try:
+            return self._retrieve(call, scope, roots)
+        finally:
+            _HARD_LINKS.reset(token)
+
+    def _retrieve(self, call: ToolCall, scope: ScopeKey, roots: list[Path]) -> ChannelAnswer:
         counters: Counter[str] = Counter()
         deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
         limit = call.top_k or self.top_k

@@ -64,6 +64,9 @@ class TreeWalk(NamedTuple):
     files: list[dict[str, tuple[int, int]]]
     hidden: list[list[str]]
     binary: list[dict[str, tuple[int, int]]]  # per root, files found binary (not hidden)
+    # per root, regular files with more than one name: the engine is told to skip them (the
+    # one file rule, arr.file_rule), so not even ripgrep opens them
+    hard_links: tuple[list[str], ...] = ()
 
 
 class Known(NamedTuple):
@@ -91,7 +94,10 @@ def walk(
     files: list[dict[str, tuple[int, int]]] = []
     hidden: list[list[str]] = []
     binaries: list[dict[str, tuple[int, int]]] = []
+    hard_links: list[list[str]] = []
     for number, root in enumerate(roots):
+        linked: list[str] = []
+        hard_links.append(linked)
         seen: dict[str, tuple[int, int]] = {}
         files.append(seen)
         binary: dict[str, tuple[int, int]] = {}
@@ -135,6 +141,10 @@ def walk(
                         continue
                     else:
                         info = entry.stat(follow_symlinks=False)
+                        if info.st_nlink != 1:  # a hard link: never opened, by anyone
+                            counts["skipped_hardlink"] += 1
+                            linked.append(entry.path[base:])
+                            continue
                         state = (info.st_size, info.st_mtime_ns)
                     if state[0] > max_file_bytes:
                         counts["skipped_oversize"] += 1
@@ -154,7 +164,7 @@ def walk(
                         seen[relative] = state
                 except OSError:
                     continue  # vanished meanwhile: nothing to withhold
-    return TreeWalk(dict(counts), files, hidden, binaries)
+    return TreeWalk(dict(counts), files, hidden, binaries, tuple(hard_links))
 
 
 def _looks_binary(path: str) -> bool:

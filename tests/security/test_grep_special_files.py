@@ -11,6 +11,7 @@ import pytest
 
 from arr.tools.base import ChannelError
 from arr.tools.grep import GrepTool
+from tests.conftest import SCOPE_A
 from tests.grep_fixtures import MARK, grep_workspace, returned_text, run
 
 SECRET = "hardlinked_outside_byte"
@@ -22,10 +23,14 @@ def test_hard_link_to_outside_file_is_skipped(tmp_path: Path) -> None:
     outside.write_text(f"{MARK} {SECRET}\n")
     os.link(outside, ws.root / "root" / "hard.md")
     (ws.root / "root" / "ok.md").write_text(f"{MARK} fine\n")
-    answer = run(GrepTool("grep", ws))
+    tool = GrepTool("grep", ws)
+    answer = run(tool)
     assert [e.location.path for e in answer.evidence] == ["ok.md"]
     assert SECRET not in returned_text(answer)
-    assert answer.counters["skipped_hardlink"] == 1
+    # the walk found it and told the engine to skip it: ripgrep never reported (nor opened)
+    # it, so the verifier had nothing to refuse; the trace counts it once, from the walk
+    assert "skipped_hardlink" not in answer.counters
+    assert tool.skip_counters(SCOPE_A)["skipped_hardlink"] == 1
 
 
 def test_fifo_and_socket_do_not_block(tmp_path: Path) -> None:
@@ -117,3 +122,21 @@ def test_sub_paths_naming_secrets_or_hard_links_are_refused(tmp_path: Path) -> N
         assert info.value.code == code, sub_path
     assert [e.location.path for e in run(tool, path=".").evidence] == ["ok.md"]
     assert [e.location.path for e in run(tool, path="./ok.md").evidence] == ["ok.md"]
+
+
+def test_hard_links_with_glob_characters_in_their_names_are_skipped_by_the_engine(
+    tmp_path: Path,
+) -> None:
+    ws = grep_workspace(tmp_path)
+    outside = tmp_path / "outside.md"
+    outside.write_text(f"{MARK} {SECRET}\n")
+    root = ws.root / "root"
+    (root / "sub dir").mkdir()
+    for name in ("we[ir]d *name!.md", "sub dir/{x},?.md"):
+        os.link(outside, root / name)
+    (root / "ok.md").write_text(f"{MARK} fine\n")
+    tool = GrepTool("grep", ws)
+    answer = run(tool)
+    assert [e.location.path for e in answer.evidence] == ["ok.md"]
+    assert "skipped_hardlink" not in answer.counters  # ripgrep never reported them
+    assert tool.skip_counters(SCOPE_A)["skipped_hardlink"] == 2
