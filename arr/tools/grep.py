@@ -676,11 +676,13 @@ class GrepTool:
         linked = self._tree(scope).hard_links if roots else ()
         token = _HARD_LINKS.set({str(r): found for r, found in zip(roots, linked, strict=False)})
         try:
-            return self._retrieve(call, scope, roots)
+            return self._scan(call, roots)
         finally:
             _HARD_LINKS.reset(token)
 
-    def _retrieve(self, call: ToolCall, scope: ScopeKey, roots: list[Path]) -> ChannelAnswer:
+    def _scan(
+        self, call: ToolCall, roots: list[Path]
+    ) -> tuple[list[_Candidate], Counter[str], str]:
         counters: Counter[str] = Counter()
         deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
         terms = [call.query.lower()]

@@ -28,6 +28,7 @@ from arr.tools.partition import IndexBusy, exclusive_lock
 UNAVAILABLE = "vector_store_unavailable"
 MANIFEST_PREFIX = "arr_"
 WRITE_BATCH = 1000
+QUERY_ATTEMPTS = 4  # rebuilds swapped in back to back may replace a fresh handle again
 SWAP_WAIT_S = 2.0  # longest a reader waits for another process's swap of a rebuilt collection
 REPAIR = "arr index rebuild=true tools=[vector] (the store is derived: rebuilt from sources)"
 
@@ -421,16 +422,14 @@ class ChromaStore:
         read once per build ``version`` and kept): HNSW graphs that Chroma rebuilds from its
         write log at load differ between processes, and an exact answer is the same in every
         process. Ties break by id. Larger collections use Chroma's approximate index."""
-        try:
-            return self._query(scope, embedding, top_k, version)
-        except _Replaced:
-            self._forget(scope)  # replaced by a rebuild since it was opened: once more
-        try:
-            return self._query(scope, embedding, top_k, version)
-        except _Replaced:
-            raise ChannelError(
-                INDEX_BUILDING, f"the vector collection of {scope.label()} is being rebuilt"
-            ) from None
+        for _ in range(QUERY_ATTEMPTS):
+            try:
+                return self._query(scope, embedding, top_k, version)
+            except _Replaced:
+                self._forget(scope)  # replaced by a rebuild since it was opened: again
+        raise ChannelError(
+            INDEX_BUILDING, f"the vector collection of {scope.label()} is being rebuilt"
+        )
 
     def _query(
         self, scope: ScopeKey, embedding: Any, top_k: int, version: str | None
