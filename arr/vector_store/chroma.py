@@ -443,6 +443,10 @@ class ChromaStore:
             if "NotFoundError" in exc.detail or "does not exist" in exc.detail:
                 raise _Replaced from None
             raise
+        except (ValueError, IndexError, KeyError, TypeError):
+            # a read torn by a collection deleted under it (a swap in another process): the
+            # ids and vectors do not match up; read the collection that is there now
+            raise _Replaced from None
         if exact is not None:
             import numpy as np
 
