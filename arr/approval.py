@@ -209,19 +209,14 @@ _LEDGER_TRIGGERS = ("ledger_no_update", "ledger_no_delete", "ledger_no_replace")
 def verify_ledger(path: Path) -> tuple[list[str], int, str, list[str]]:
     """(problems, rows, head hash, requests without a receipt) of an approvals ledger, read
     read-only: verification never creates or writes a table of what it checks."""
-    from arr.memory.audit import read_only
+    from arr.memory.audit import read_only, schema_names
 
     try:
         conn = read_only(path)
         try:
-            tables = {
-                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
-            if "ledger" not in tables:
+            if "ledger" not in schema_names(conn, "table"):
                 return ["not an approvals ledger (no ledger table)"], 0, GENESIS, []
-            triggers = {
-                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='trigger'")
-            }
+            triggers = schema_names(conn, "trigger")
             rows = conn.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
         finally:
             conn.close()

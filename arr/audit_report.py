@@ -14,7 +14,7 @@ import sqlite3
 from pathlib import Path
 
 from arr.approval import AuditError, verify_ledger
-from arr.memory.audit import read_only, verify_memory_db
+from arr.memory.audit import read_only, schema_names, verify_memory_db
 
 STORE_FILES = ("memory.sqlite3", "approvals.sqlite3")
 
@@ -24,9 +24,7 @@ def store_kind(path: Path) -> str | None:
     try:
         conn = read_only(path)
         try:
-            tables = {
-                r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")
-            }
+            tables = schema_names(conn, "table")
         finally:
             conn.close()
     except sqlite3.DatabaseError:
@@ -105,4 +103,9 @@ def _holds(path: Path, what: str, kept_head: str) -> bool:
 
 
 def heads(paths: list[Path]) -> list[str]:
-    return [f"{_check(p)[0]} {p}: {_check(p)[3]}" for p in paths]
+    """``<what> <path>: <head hash>`` per store (one verification each)."""
+    lines = []
+    for path in paths:
+        what, _, _, head, _ = _check(path)
+        lines.append(f"{what} {path}: {head}")
+    return lines

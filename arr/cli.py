@@ -22,7 +22,7 @@ from typing import Any
 
 from arr import atomic_write
 from arr.errors import ArrError, ConfigError, is_disk_full
-from arr.render import TerminalSafeStream, terminal_safe
+from arr.terminal import TerminalSafeStream, terminal_safe
 
 COMMANDS = (
     "serve",
@@ -586,12 +586,9 @@ def _guarded(task: Callable[[Any], int], cfg: Any) -> int:
         return fail(str(exc), kind=error_kind(exc))
     except BrokenPipeError:
         raise  # the reader went away: main() ends quietly
-    except OSError as exc:
-        if exc.errno not in STORAGE_ERRNOS:
-            log.exception("internal error")
-            return fail(f"internal error ({type(exc).__name__}: {exc}); details in the run log", 1)
-        return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
     except Exception as exc:  # a bug: keep the traceback in the run log, one line for the user
+        if isinstance(exc, OSError) and exc.errno in STORAGE_ERRNOS:  # the disk, not a bug
+            return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
         if is_disk_full(exc):  # a library's own words for ENOSPC (SQLite, Chroma)
             return fail(f"disk full: {str(exc)[:300]}; free space and run again", kind="disk_full")
         log.exception("internal error")

@@ -27,7 +27,7 @@ import os
 import stat
 from pathlib import PurePosixPath
 
-from arr.safety import SENSITIVE_DIRS, credential_kind, is_sensitive_filename, is_sensitive_name
+from arr.safety import credential_kind, is_sensitive_filename, is_sensitive_name
 
 LINK = "link"
 HARDLINK = "hardlink"
@@ -71,14 +71,6 @@ def name_reason(name: str) -> str | None:
     if name.lower().endswith(BINARY_SUFFIXES):
         return BINARY
     if is_sensitive_filename(name):
-        return SENSITIVE_NAME
-    return None
-
-
-def folder_reason(name: str) -> str | None:
-    """The verdict on a folder's name: sensitive folders are never entered."""
-    lowered = name.lower()
-    if lowered in SENSITIVE_DIRS or is_sensitive_filename(lowered):
         return SENSITIVE_NAME
     return None
 

@@ -76,7 +76,7 @@ class SourceFile(NamedTuple):
     path: str  # a str, not a Path: making 22,000 Path objects cost 0.6 s of every walk
     size: int
     mtime_ns: int
-    root: str = ""
+    root: str
 
 
 def _count(skipped: Counter[str] | None, reason: str) -> None:
@@ -398,9 +398,8 @@ class Workspace(BaseModel):
         """The chunks of one file; [] (counted in ``skipped``) when the one file rule refuses
         it now (a link or hard link swapped in since the walk, unreadable, vanished, grown past
         the cap, binary, a credential): the read itself is judged, not the walk's memory."""
-        root = source.root or os.path.dirname(source.path)
-        relative = source.path[len(root) + 1 :] if source.root else os.path.basename(source.path)
-        raw, reason = file_rule.read_path(root, relative, self.max_file_bytes)
+        relative = source.path[len(source.root) + 1 :]
+        raw, reason = file_rule.read_path(source.root, relative, self.max_file_bytes)
         if raw is None:
             _count(skipped, reason)
             return []
@@ -415,17 +414,13 @@ class Workspace(BaseModel):
         label that is no file of the scope's roots is ``path_escape``."""
         spec = self.spec_for(scope)
         roots = self.root_paths(spec) if spec is not None and spec.roots else []
-        by_name = {r.name: str(r) for r in roots}
         cap = self.max_file_bytes
 
         def reason(label: str) -> str | None:
-            if len(roots) == 1:
-                return file_rule.place_reason(str(roots[0]), label, cap)
-            head, _, relative = label.partition("/")
-            root = by_name.get(head)
-            if root is None:
+            found = root_of_label(roots, label)
+            if found is None:
                 return file_rule.PATH_ESCAPE
-            return file_rule.place_reason(root, relative, cap)
+            return file_rule.place_reason(str(found[0]), found[1], cap)
 
         return reason
 
@@ -500,6 +495,16 @@ class Workspace(BaseModel):
             chunk_lines=parsed.chunk_lines,
             max_file_bytes=parsed.max_file_bytes,
         )
+
+
+def root_of_label(roots: list[Path], label: str) -> tuple[Path, str] | None:
+    """(root, path below it) of a scope's file label: with several roots a label starts with
+    its root's folder name (as the walk writes it); None when no root has that name."""
+    if len(roots) == 1:
+        return roots[0], label
+    head, _, relative = label.partition("/")
+    root = next((r for r in roots if r.name == head), None)
+    return None if root is None else (root, relative)
 
 
 @functools.lru_cache(maxsize=256)

@@ -50,6 +50,11 @@ def content_digest(scope: dict[str, str], title: str, body: str, tags: list[str]
     return hashlib.sha256(canonical.encode("utf-8")).hexdigest()
 
 
+def schema_names(conn: sqlite3.Connection, kind: str) -> set[str]:
+    """Names of the database's tables (``kind="table"``) or triggers (``"trigger"``)."""
+    return {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type = ?", (kind,))}
+
+
 def trigger_problems(conn: sqlite3.Connection) -> list[str]:
     """Audit triggers that are missing or differ from their definition."""
     found = dict(
@@ -125,7 +130,7 @@ def verify_memory_db(path: Path) -> tuple[list[str], int, str]:
     state the log does not account for."""
     conn = read_only(path)
     try:
-        tables = {r[0] for r in conn.execute("SELECT name FROM sqlite_master WHERE type='table'")}
+        tables = schema_names(conn, "table")
         if "memories" not in tables:
             return ["not a memory database (no memories table)"], 0, GENESIS
         if "audit" not in tables:

@@ -172,12 +172,8 @@ class ResearchMemoryStore:
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (``BEGIN IMMEDIATE``): everything done on the connection
-        commits together or not at all (an import of many memories, a kill half-way)."""
-        with self._transaction() as conn:
-            yield conn
-
-    @contextmanager
-    def _transaction(self) -> Iterator[sqlite3.Connection]:
+        commits together or not at all (a write and its audit row; an import of many memories,
+        a kill half-way)."""
         conn = self._connect(create=True)
         try:
             conn.execute("BEGIN IMMEDIATE")
@@ -259,7 +255,7 @@ class ResearchMemoryStore:
             updated_at=datetime.fromisoformat(now),
             provenance=provenance,
         )
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             if not self.insert_draft(conn, memory, actor):
                 if if_absent:
                     return None
@@ -302,7 +298,7 @@ class ResearchMemoryStore:
         """publish (draft -> published) or retract (published -> retracted), audited."""
         if action not in TRANSITIONS:
             raise MemoryStoreError(f"unknown action {action!r}; valid: {sorted(TRANSITIONS)}")
-        with self._transaction() as conn:
+        with self.transaction() as conn:
             return self.apply_transition(conn, memory_id, action, actor)
 
     def apply_transition(
@@ -341,10 +337,9 @@ class ResearchMemoryStore:
     def get(self, memory_id: str) -> ResearchMemory | None:
         conn = self._connect(create=False)
         try:
-            row = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
+            return self.get_in(conn, memory_id)
         finally:
             conn.close()
-        return _row_to_memory(row) if row else None
 
     def list(
         self, scope: ScopeKey | None = None, status: str | None = None

@@ -20,7 +20,7 @@ import threading
 import time
 import unicodedata
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
 from dataclasses import dataclass, field
 
@@ -120,6 +120,15 @@ def _timed_call(tool: Tool, call: ToolCall, scope: ScopeKey, deadline: float | N
     return _Outcome(answer, failure, round((time.perf_counter() - started) * 1000, 3))
 
 
+def _chunk_grid(tools: Iterable[object]) -> int | None:
+    """The line grid of the indexed chunks (a channel workspace's ``chunk_lines``), or None."""
+    for tool in tools:
+        lines = getattr(getattr(tool, "workspace", None), "chunk_lines", None)
+        if isinstance(lines, int) and lines > 0:
+            return lines
+    return None
+
+
 def _redacted(found: list[EvidenceChunk]) -> tuple[list[EvidenceChunk], int]:
     """One credential filter for every channel: snippets lose invisible characters and every
     credential-like value before fusion, a reranker or the caller sees them."""
@@ -197,6 +206,7 @@ class RetrievalRouter:
             raise ConfigError(f"router.refresh_max_files must be >= 0, got {refresh_max_files}")
         self.refresh_max_files = refresh_max_files
         self.merge_places = bool(merge_places)
+        self._chunk_lines = _chunk_grid(self.tools.values()) if self.merge_places else None
         self.warm_failures: dict[str, Degradation] = {}
         self._fallback_planner = RuleQueryPlanner()
         self._pool: ThreadPoolExecutor | None = None
@@ -221,14 +231,6 @@ class RetrievalRouter:
             detail = " x ".join(f"{k} {v:.2f}" for k, v in parts.items() if k != "weight")
             note = f"fusion weight {parts['weight']:.2f} = {detail}"
             run.traces[number] = replaced(trace, note=note)
-
-    def _chunk_lines(self) -> int | None:
-        """The line grid of the indexed chunks (the workspace's ``chunk_lines``), or None."""
-        for tool in self.tools.values():
-            lines = getattr(getattr(tool, "workspace", None), "chunk_lines", None)
-            if isinstance(lines, int) and lines > 0:
-                return lines
-        return None
 
     def watch_changes(self) -> None:
         """For a router that lives: its channels' workspaces watch their trees instead of
@@ -285,7 +287,7 @@ class RetrievalRouter:
         rankings: Mapping[str, Sequence[EvidenceChunk]] = run.rankings
         # with one channel there is nothing to fuse, merge across channels or move forward
         several = sum(1 for found in rankings.values() if found) > 1
-        chunk_lines = self._chunk_lines() if several and self.merge_places else None
+        chunk_lines = self._chunk_lines if several else None
         if chunk_lines:  # one item per place (arr.fusion.places)
             rankings = place_rankings(rankings, chunk_lines)
         fused = fuse(self.fusion, query, rankings)

@@ -21,6 +21,7 @@ trace.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 import selectors
@@ -673,10 +674,17 @@ class GrepTool:
         """Every verified hit of the exact query (phrase or regex), in path and line order,
         for benchmarks and audits."""
         roots = self._prepare(call, scope)
+        with self._skipping_hard_links(scope, roots):
+            return self._scan(call, roots)
+
+    @contextlib.contextmanager
+    def _skipping_hard_links(self, scope: ScopeKey, roots: list[Path]) -> Iterator[None]:
+        """While inside, every engine run below one of ``roots`` skips the hard-linked files
+        the walk found there (one walk per call; its counters are the trace's too)."""
         linked = self._tree(scope).hard_links if roots else ()
         token = _HARD_LINKS.set({str(r): found for r, found in zip(roots, linked, strict=False)})
         try:
-            return self._scan(call, roots)
+            yield
         finally:
             _HARD_LINKS.reset(token)
 
@@ -961,12 +969,8 @@ class GrepTool:
         asked for, a literal query's words are searched too (OR-ed) and ranked after. Ranking
         comes before verification, so only files that reach the answer are re-read."""
         roots = self._prepare(call, scope)
-        linked = self._tree(scope).hard_links if roots else ()
-        token = _HARD_LINKS.set({str(r): found for r, found in zip(roots, linked, strict=False)})
-        try:
+        with self._skipping_hard_links(scope, roots):
             return self._retrieve(call, scope, roots)
-        finally:
-            _HARD_LINKS.reset(token)
 
     def _retrieve(self, call: ToolCall, scope: ScopeKey, roots: list[Path]) -> ChannelAnswer:
         counters: Counter[str] = Counter()
@@ -1027,21 +1031,19 @@ class GrepTool:
             cut = self._take(candidates, counters, deadline, limit, kept, taken, checked) or cut
             seen.update((c.file, c.hit.line) for c, _ in kept)
         named = self._path_evidence(call, scope, roots, kept)
-        evidence = (
-            named
-            + [
-                EvidenceChunk(
-                    id=f"grep:{c.file}#L{c.hit.line}",
-                    scope=scope,
-                    channel=self.name,
-                    location=Location(path=c.file, start_line=c.hit.line, end_line=c.hit.line),
-                    snippet=snippet,
-                    score=c.score,
-                    ranks={self.name: rank},
-                )
-                for rank, (c, snippet) in enumerate(kept, len(named) + 1)
-            ][:limit]
-        )
+        lines = [
+            EvidenceChunk(
+                id=f"grep:{c.file}#L{c.hit.line}",
+                scope=scope,
+                channel=self.name,
+                location=Location(path=c.file, start_line=c.hit.line, end_line=c.hit.line),
+                snippet=snippet,
+                score=c.score,
+                ranks={self.name: rank},
+            )
+            for rank, (c, snippet) in enumerate(kept, len(named) + 1)
+        ]
+        evidence = (named + lines)[:limit]  # named files first, the call's limit over both
         if not cut and (
             counters["files_at_engine_cap"]
             or counters["lines_over_file_cap"]

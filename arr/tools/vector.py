@@ -158,8 +158,7 @@ class VectorTool:
             self.reset(scope)
             return self.build(scope)
         self.embedder.warm_up()
-        lock = self.workspace.index_dir / "locks" / f"{self.name}-{scope.fingerprint()}.lock"
-        with exclusive_lock(lock):
+        with exclusive_lock(self._build_lock(scope)):
             try:
                 self.store.warm_up()
             except ChannelError as exc:
@@ -203,9 +202,12 @@ class VectorTool:
         self._load()
         # Builds of one scope are serialised across processes (parallel sweep jobs, a rebuild
         # while another runs); a build that waited finds the work done and embeds nothing.
-        lock = self.workspace.index_dir / "locks" / f"{self.name}-{scope.fingerprint()}.lock"
-        with exclusive_lock(lock):
+        with exclusive_lock(self._build_lock(scope)):
             return self._build_locked(scope, max_changed)
+
+    def _build_lock(self, scope: ScopeKey) -> Path:
+        """The lock that serialises builds and rebuilds of one scope across processes."""
+        return self.workspace.index_dir / "locks" / f"{self.name}-{scope.fingerprint()}.lock"
 
     def _build_locked(self, scope: ScopeKey, max_changed: int | None) -> dict[str, Any]:
         """Work proportional to what changed: files whose size and mtime match the file list

@@ -48,8 +48,10 @@ class _Replaced(Exception):
 
 def _not_found(exc: BaseException) -> bool:
     """Chroma's "collection does not exist" (its NotFoundError, or the message the Rust
-    bindings raise for a collection deleted under an open handle)."""
-    return type(exc).__name__ == "NotFoundError" or "does not exist" in str(exc)
+    bindings raise for a collection deleted under an open handle), raised as it is or already
+    named as a ChannelError by ``_chroma_errors``."""
+    text = exc.detail if isinstance(exc, ChannelError) else f"{type(exc).__name__}: {exc}"
+    return "NotFoundError" in text or "does not exist" in text
 
 
 @contextmanager
@@ -273,21 +275,22 @@ class ChromaStore:
         collection = self._collection(scope)
         if collection is None:
             return None
+        name = self._name(scope)
         with _chroma_errors("read manifest"):
             try:
-                fresh = self._client.get_collection(self._name(scope), embedding_function=None)
+                fresh = self._client.get_collection(name, embedding_function=None)
             except Exception as exc:
                 if not _not_found(exc):
                     raise
                 self._forget(scope)  # dropped by a rebuild (here or in another process)
-                if self._name(scope) not in self._names_after_swap(self._name(scope)):
+                if name not in self._names_after_swap(name):
                     return None
-                fresh = self._client.get_collection(self._name(scope), embedding_function=None)
+                fresh = self._client.get_collection(name, embedding_function=None)
             if getattr(fresh, "id", None) != getattr(collection, "id", None):
                 # another process rebuilt the collection: serve the new one from now on
                 with self._lock:
-                    self._collections[self._name(scope)] = fresh
-                    self._exact_cache.pop(self._name(scope), None)
+                    self._collections[name] = fresh
+                    self._exact_cache.pop(name, None)
             return _to_manifest(fresh.metadata)
 
     def _collection_names(self) -> set[str]:
@@ -440,7 +443,7 @@ class ChromaStore:
         try:
             exact = self._exact(scope, collection, version)
         except ChannelError as exc:
-            if "NotFoundError" in exc.detail or "does not exist" in exc.detail:
+            if _not_found(exc):
                 raise _Replaced from None
             raise
         except (ValueError, IndexError, KeyError, TypeError):

@@ -31,5 +31,7 @@ def test_a_named_file_comes_first_and_links_are_refused(tmp_path: Path) -> None:
     assert paths[0] == "httpx/_transports/default.py" and "notes.md" in paths
     assert answer.evidence[0].snippet.startswith("class HTTPTransport")
     assert [e.ranks["grep"] for e in answer.evidence] == list(range(1, len(paths) + 1))
+    one = run(GrepTool("grep", ws), query="httpx/_transports/default.py", top_k=1)
+    assert [e.location.path for e in one.evidence] == ["httpx/_transports/default.py"]  # limit
     linked = run(GrepTool("grep", ws), query="linked.py")
     assert all(e.location.path != "linked.py" for e in linked.evidence)

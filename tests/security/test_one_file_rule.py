@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from arr import file_rule
 from arr.embedder.hashing import HashingEmbedder
 from arr.models import FRESH, QueryPlan, ScopeKey, ToolCall, ToolRound
 from arr.router.router import RetrievalRouter
@@ -257,6 +258,7 @@ def test_the_walk_counts_every_rule_by_reason(tmp_path: Path) -> None:
     counted: Counter[str] = Counter()
     files = ws.source_files(SCOPE_A, counted)
     assert [f.label for f in files] == ["clean.md"]
+    assert set(counted) <= set(file_rule.REASONS)  # one vocabulary of reasons
     assert dict(counted) == {
         "link": 1,
         "hardlink": 1,
