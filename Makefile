@@ -17,6 +17,9 @@ $(VENV)/.installed: pyproject.toml
 	# torch first, exact pin: the CPU build on this machine's disk (unpinned pulls CUDA).
 	$(BIN)/pip install -q torch==2.13.0
 	$(BIN)/pip install -q --only-binary ripgrep ripgrep==14.1.0
+	# The distribution was called `arr` before; that name on the public index is another
+	# project, so an old install of it is removed first (both would claim `import arr`).
+	$(BIN)/pip uninstall -q -y arr 2>/dev/null || true
 	$(BIN)/pip install -q -e '.[vector,llm,serve,dev]'
 	touch $@
 

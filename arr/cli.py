@@ -420,7 +420,7 @@ def _composed(command: str, given: list[str], workspace: str | None) -> dict[str
 
 def _run_serve(args: list[str], workspace: str | None) -> int:
     from arr.runner import build_router
-    from arr.serve import serve
+    from arr.serve import check_listen, serve
 
     pinned: list[str] = []
     transport, host, port, warm = "stdio", "127.0.0.1", 8765, False
@@ -447,6 +447,7 @@ def _run_serve(args: list[str], workspace: str | None) -> int:
             raise ArrError(f"unknown option {arg[:40]!r} for arr serve")
         else:
             overrides.append(arg)
+    check_listen(transport, host, port)  # a busy port is said now, not after warm-up
     container = _composed("search", overrides, workspace)
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # stdout is the protocol
     router = build_router(container)

@@ -1,9 +1,10 @@
 """Where things live: arr's packaged config, the checkout (when there is one) and workspaces.
 
-The config groups (``arr/conf``), recipes (``arr/pipelines``) and prompts ship inside the
-package, so an installed wheel works from any directory. A *workspace* is a folder holding
-``.arr/workspace.yaml``; it is found like git finds ``.git``: ``--workspace PATH`` first, then
-``$ARR_WORKSPACE``, then the current directory and its ancestors. Everything arr writes for a
+The config groups (``conf/``), recipes (``pipelines/``) and prompts live at the top of the
+checkout, beside ``arr/``; the wheel maps them into the package (``arr/conf``,
+``arr/pipelines``), so an installed wheel works from any directory. A *workspace* is a folder
+holding ``.arr/workspace.yaml``; it is found like git finds ``.git``: ``--workspace PATH``
+first, then ``$ARR_WORKSPACE``, then the current directory and its ancestors. Everything arr writes for a
 workspace goes under its ``.arr/``: derived indexes in ``.arr/index`` (rebuildable), run
 folders in ``.arr/outputs``, and state (memory store, approvals ledger) in ``.arr/state``,
 which no clean-up ever touches.
@@ -17,8 +18,16 @@ from pathlib import Path
 from arr.errors import WorkspaceError
 
 PACKAGE_DIR = Path(__file__).resolve().parent
-CONF_DIR = PACKAGE_DIR / "conf"
-PIPELINES_DIR = PACKAGE_DIR / "pipelines"
+
+
+def _shipped(name: str) -> Path:
+    """``arr/<name>`` inside an installed wheel, else the checkout's top-level ``<name>/``."""
+    packaged = PACKAGE_DIR / name
+    return packaged if packaged.is_dir() else PACKAGE_DIR.parent / name
+
+
+CONF_DIR = _shipped("conf")
+PIPELINES_DIR = _shipped("pipelines")
 WORKSPACE_DIRNAME = ".arr"
 WORKSPACE_FILE = "workspace.yaml"
 ENV_WORKSPACE = "ARR_WORKSPACE"

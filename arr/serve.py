@@ -4,15 +4,18 @@ One warm RetrievalRouter serves every request; the server is one more front door
 around the Router: every search goes through the same admission, scope checks and reason codes
 as ``arr search``. Tools (all read-only):
 
-- ``search(query, scope, tools?, top_k?)`` -> the RouterResult as structured content;
+- ``search(query, scope, tools?, top_k?)`` -> the RouterResult as structured content, its
+  evidence cut to the ``top_k`` best items (default 10) with short snippets centred on the
+  match (``omitted_evidence`` counts the rest); ``tools`` picks channels, never the size;
 - ``list_scopes()`` -> the scopes this server may answer for, with their five fields;
 - ``index_status(scope?)`` -> fresh/stale per channel and scope;
 - ``memory_get(id, scope)`` -> one *published* research memory of that scope.
 
 ``--scope A --scope B`` pins the server to those scopes at start: a request for any other scope
 is refused (``scope_not_allowed``), whatever the client sends. Bad input and refusals come back
-as MCP tool errors whose text is ``{"error": {"code", "message"}}`` with a fixed code; the
-server keeps serving. Transport: stdio (what agent clients launch) or streamable HTTP on a
+as MCP tool errors whose text is exactly ``{"error": {"code", "message"}}`` with a fixed code
+(an unknown argument or a wrong type is ``bad_request`` naming the tool's fields); the server
+keeps serving. Transport: stdio (what agent clients launch) or streamable HTTP on a
 loopback address only.
 """
 
@@ -35,7 +38,11 @@ SCOPE_INVALID = "scope_invalid"
 QUERY_INVALID = "query_invalid"
 BAD_REQUEST = "bad_request"
 NOT_FOUND = "not_found"
+UNKNOWN_TOOL = "unknown_tool"
 MAX_ECHO = 200
+DEFAULT_TOP_K = 10
+MAX_TOP_K = 100
+SNIPPET_CHARS = 240  # an agent reads ~10 items: a few lines each, centred on the match
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
 
 
@@ -54,6 +61,20 @@ class ServiceError(Exception):
 def _echo(value: object) -> str:
     text = repr(value)
     return text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + f"... ({len(text)} chars)"
+
+
+def _for_agent(answer: dict[str, Any], query: str, top_k: int) -> dict[str, Any]:
+    """The ``top_k`` best items, each snippet cut to a few lines around its match."""
+    from arr.snippets import centred, highlights
+
+    evidence = answer.get("evidence") or []
+    answer["evidence"] = evidence[:top_k]
+    answer["omitted_evidence"] = max(0, len(evidence) - top_k)
+    for item in answer["evidence"]:
+        snippet = centred(str(item.get("snippet") or ""), query, SNIPPET_CHARS)
+        item["snippet"] = snippet
+        item["highlights"] = [list(span) for span in highlights(snippet, query)]
+    return answer
 
 
 class ArrService:
@@ -110,8 +131,9 @@ class ArrService:
             check_query(query, self.router.max_query_chars)
         except QueryError as exc:
             raise ServiceError(QUERY_INVALID, str(exc)) from None
-        if top_k is not None and not 1 <= top_k <= 100:
-            raise ServiceError(BAD_REQUEST, f"top_k must be in 1..100, got {_echo(top_k)}")
+        size = DEFAULT_TOP_K if top_k is None else top_k
+        if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_TOP_K:
+            raise ServiceError(BAD_REQUEST, f"top_k must be in 1..{MAX_TOP_K}, got {_echo(top_k)}")
         plan = None
         if tools:
             if len(tools) > self.router.max_calls:
@@ -119,7 +141,8 @@ class ArrService:
                     BAD_REQUEST, f"at most {self.router.max_calls} tools, got {len(tools)}"
                 )
             try:
-                calls = tuple(ToolCall(tool=t, query=query, top_k=top_k) for t in tools)
+                # Each channel searches at the planner's depth: top_k is the answer's size.
+                calls = tuple(ToolCall(tool=t, query=query) for t in tools)
                 plan = QueryPlan(tool_rounds=(ToolRound(calls=calls),))
             except ValueError as exc:
                 raise ServiceError(BAD_REQUEST, f"invalid tools: {str(exc)[:300]}") from None
@@ -141,7 +164,7 @@ class ArrService:
             refused = ", ".join(f"{r.tool[:60]}: {r.code}" for r in result.rejections)
             code = result.rejections[0].code
             raise ServiceError(code, f"every requested tool was refused ({refused})")
-        return json.loads(result.model_dump_json())
+        return _for_agent(json.loads(result.model_dump_json()), str(query), size)
 
     def list_scopes(self) -> dict[str, Any]:
         return {
@@ -189,6 +212,26 @@ class ArrService:
         return next(n for n, k in self.allowed.items() if k == key)
 
 
+def _argument_error(tool: str, fields: list[str], unknown: list[str]) -> ServiceError:
+    named = ", ".join(repr(f[:40]) for f in unknown[:5])
+    return ServiceError(
+        BAD_REQUEST,
+        f"unknown argument{'s' if len(unknown) > 1 else ''} {named} for {tool}; "
+        f"allowed: {', '.join(fields)}",
+    )
+
+
+def _type_error(tool: str, fields: list[str], error: Any) -> ServiceError:
+    """A pydantic ValidationError of the SDK -> which argument, what it must be (no echo)."""
+    first = error.errors()[0]
+    where = ".".join(str(p) for p in first.get("loc", ())) or "arguments"
+    return ServiceError(
+        BAD_REQUEST,
+        f"argument {where[:60]!r} of {tool}: {str(first.get('msg', 'invalid'))[:200]}; "
+        f"allowed: {', '.join(fields)}",
+    )
+
+
 def build_server(service: ArrService) -> Any:
     """The MCP server object with ARR's four tools (each runs on a worker thread)."""
     import anyio
@@ -198,12 +241,42 @@ def build_server(service: ArrService) -> Any:
 
     from arr import __version__
 
-    server = MCPServer(
+    class ArrMCPServer(MCPServer):
+        """The SDK's server, with ARR's error contract: every failed call's text is exactly
+        ``{"error": {"code", "message"}}`` (the SDK prefixes its own words and passes pydantic
+        text through), and an argument the tool does not take is refused, not ignored."""
+
+        async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
+            tool = self._tool_manager.get_tool(name)
+            if tool is None:
+                error = ServiceError(
+                    UNKNOWN_TOOL,
+                    f"unknown tool {_echo(name)}; tools: search, list_scopes, index_status, "
+                    "memory_get",
+                )
+                raise ToolError(error.payload())
+            fields = sorted((tool.parameters or {}).get("properties", {}))
+            unknown = sorted(set(arguments) - set(fields))
+            if unknown:
+                raise ToolError(_argument_error(name, fields, unknown).payload())
+            try:
+                return await super().call_tool(name, arguments, context)
+            except ToolError as exc:
+                cause = exc.__cause__
+                if isinstance(cause, ToolError):  # ARR's own payload, under the SDK's prefix
+                    raise ToolError(str(cause)) from None
+                if isinstance(cause, ValidationError):
+                    raise ToolError(_type_error(name, fields, cause).payload()) from None
+                error = ServiceError("internal_error", f"{name} failed; see the server's log")
+                raise ToolError(error.payload()) from exc
+
+    server = ArrMCPServer(
         name="arr",
         version=__version__,
         instructions=(
             "ARR: local, read-only evidence retrieval over this workspace's scopes. Call "
-            "list_scopes first; search returns evidence with locations plus the full trace."
+            "list_scopes first; search returns the top_k (default 10) best evidence items with "
+            "locations, plus the full trace."
         ),
         log_level="WARNING",
     )
@@ -226,8 +299,8 @@ def build_server(service: ArrService) -> Any:
         top_k: int | None = None,
     ) -> dict[str, Any]:
         """Search one scope (a name from list_scopes, or its five fields). Optional tools
-        (e.g. ["bm25", "grep"]) and top_k. Returns evidence, traces, rejections,
-        degradations and partial."""
+        (channels, e.g. ["bm25", "grep"]) and top_k (items returned, 1-100, default 10).
+        Returns evidence, omitted_evidence, traces, rejections, degradations and partial."""
         return await run(service.search, query, scope, tools, top_k)
 
     @server.tool(annotations=read_only)
@@ -248,6 +321,35 @@ def build_server(service: ArrService) -> Any:
     return server
 
 
+def http_url(host: str, port: int) -> str:
+    return f"http://{f'[{host}]' if ':' in host else host}:{port}/mcp"
+
+
+def check_listen(transport: str, host: str, port: int) -> None:
+    """Refuse a bad transport, a non-loopback host or a port already in use before the
+    router is built (minutes with a cold model), with one clear line."""
+    import errno
+    import socket
+
+    if transport not in ("stdio", "http"):
+        raise ConfigError(f"transport must be stdio or http, got {transport!r}")
+    if transport != "http":
+        return
+    if host not in LOOPBACK_HOSTS:
+        raise ConfigError(f"arr serve binds to loopback only (127.0.0.1, ::1), got {host!r}")
+    family = socket.AF_INET6 if ":" in host else socket.AF_INET
+    with socket.socket(family, socket.SOCK_STREAM) as probe:
+        probe.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)  # as the server will
+        try:
+            probe.bind((host, port))
+        except OSError as exc:
+            if exc.errno == errno.EADDRINUSE:
+                raise ConfigError(
+                    f"port {port} on {host} is already in use; choose another with --port"
+                ) from None
+            raise ConfigError(f"cannot listen on {host}:{port}: {exc.strerror}") from None
+
+
 def serve(
     router: RetrievalRouter,
     pinned: list[str] | None,
@@ -255,12 +357,24 @@ def serve(
     host: str = "127.0.0.1",
     port: int = 8765,
 ) -> None:
-    if transport not in ("stdio", "http"):
-        raise ConfigError(f"transport must be stdio or http, got {transport!r}")
-    if transport == "http" and host not in LOOPBACK_HOSTS:
-        raise ConfigError(f"arr serve binds to loopback only (127.0.0.1, ::1), got {host!r}")
-    server = build_server(ArrService(router, pinned))
-    if transport == "stdio":
+    import sys
+
+    check_listen(transport, host, port)
+    service = ArrService(router, pinned)
+    server = build_server(service)
+    scopes = ", ".join(sorted(service.allowed))
+    if transport == "stdio":  # stdout is the protocol: the start line goes to stderr
+        print(f"arr serve: MCP over stdio; scopes: {scopes}", file=sys.stderr, flush=True)
         server.run("stdio")
-    else:
+        return
+    print(
+        f"arr serve: MCP over streamable HTTP at {http_url(host, port)}; scopes: {scopes}; "
+        "Ctrl-C stops",
+        file=sys.stderr,
+        flush=True,
+    )
+    try:
         server.run("streamable-http", host=host, port=port)
+    except SystemExit as exc:  # uvicorn exits when it cannot bind (taken since the check)
+        if exc.code not in (0, None):
+            raise ConfigError(f"cannot listen on {host}:{port} (taken since start?)") from None

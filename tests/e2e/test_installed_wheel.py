@@ -55,7 +55,8 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
         base,
         env,
     )
-    wheel = next((base / "dist").glob("arr-*.whl"))
+    # The distribution's own name: "arr" on the public index is another project.
+    wheel = next((base / "dist").glob("agentic_research_retrieval-*.whl"))
     venv = base / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base, env)
     site = Path(
@@ -99,8 +100,16 @@ def test_wheel_runs_anywhere_and_writes_only_into_the_workspace(
     ).stdout.split()
     assert where[0].startswith(str(venv)) and where[1] == "None"
     package = Path(where[0]).parent
+    # conf/ and pipelines/ live at the checkout's top level and are mapped into the wheel.
+    assert (REPO / "conf" / "search.yaml").is_file() and not (REPO / "arr" / "conf").exists()
     assert (package / "conf" / "search.yaml").is_file()
     assert (package / "pipelines" / "pipeline" / "bm25_only.yaml").is_file()
+    job = run([str(venv / "bin" / "arr"), "search", "--cfg", "job"], tmp_path, env).stdout
+    assert "task_name: search" in job and "\ntools:" in job and "vector:" in job
+    recipe = run(  # a recipe from pipelines/ composes from the wheel too
+        [str(venv / "bin" / "arr"), "search", "pipeline=bm25_only", "--cfg", "job"], tmp_path, env
+    ).stdout
+    assert "bm25:" in recipe and "vector:" not in recipe.split("\ntools:")[1].split("\nfusion:")[0]
     before = sorted(
         p.relative_to(package).as_posix()
         for p in package.rglob("*")

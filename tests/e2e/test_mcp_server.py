@@ -41,9 +41,11 @@ def served(demo_overrides: list[str]) -> list[str]:
 
 
 def error_of(result: Any) -> dict[str, str]:
+    """The error object; the text must be exactly the JSON the README promises."""
     assert result.is_error
-    text = result.content[0].text
-    return json.loads(text[text.index("{") :])["error"]
+    payload = json.loads(result.content[0].text)
+    assert list(payload) == ["error"] and set(payload["error"]) == {"code", "message"}
+    return payload["error"]
 
 
 async def exercise(client: Client) -> None:
@@ -60,6 +62,18 @@ async def exercise(client: Client) -> None:
     assert all(e["scope"] == result["scope"] for e in result["evidence"])
     assert "mem:vis-warmup-001" in {e["id"] for e in result["evidence"]}
     assert result["traces"] and "partial" in result
+    # An answer an agent can read: ten items by default, short snippets centred on the match.
+    assert len(result["evidence"]) <= 10
+    assert all(len(e["snippet"]) <= 240 for e in result["evidence"])
+    for size, tools in ((3, None), (3, ["bm25", "grep"]), (25, ["bm25", "grep", "memory"])):
+        arguments = {"query": "batch_size", "scope": "vision-main", "top_k": size}
+        sized = (
+            await client.call_tool("search", (arguments | {"tools": tools}) if tools else arguments)
+        ).structured_content
+        total = len(sized["evidence"]) + sized["omitted_evidence"]
+        assert len(sized["evidence"]) == min(size, total), (size, tools)
+    one = await client.call_tool("search", {"query": QUESTION, "scope": "vision-main", "top_k": 1})
+    assert len(one.structured_content["evidence"]) == 1
 
     bad_requests = [
         ({"query": QUESTION, "scope": "vision-dev"}, "scope_not_allowed"),
@@ -70,6 +84,13 @@ async def exercise(client: Client) -> None:
         ({"query": "", "scope": "vision-main"}, "query_invalid"),
         ({"query": "x" * 100_000, "scope": "vision-main"}, "query_invalid"),
         ({"query": QUESTION, "scope": "vision-main", "top_k": 0}, "bad_request"),
+        ({"query": QUESTION, "scope": "vision-main", "top_k": 101}, "bad_request"),
+        ({"query": QUESTION, "scope": "vision-main", "path": "/etc"}, "bad_request"),
+        ({"query": QUESTION, "scope": "vision-main", "regex": ".*", "evil": 1}, "bad_request"),
+        ({"query": QUESTION, "scope": "vision-main", "top_k": "many"}, "bad_request"),
+        ({"query": QUESTION, "scope": "vision-main", "tools": "bm25"}, "bad_request"),
+        ({"query": ["a"], "scope": "vision-main"}, "bad_request"),
+        ({"scope": "vision-main"}, "bad_request"),
     ]
     for arguments, code in bad_requests:
         answer = await client.call_tool("search", arguments)
@@ -88,6 +109,15 @@ async def exercise(client: Client) -> None:
     }
     widened = await client.call_tool("search", {"query": QUESTION, "scope": dev})
     assert error_of(widened)["code"] == "scope_not_allowed"
+    # Unknown arguments and wrong types name the tool's fields; the values are not echoed.
+    unknown = error_of(await client.call_tool("search", {"query": "q", "scope": "x", "evil": 1}))
+    assert "'evil'" in unknown["message"] and "query, scope, tools, top_k" in unknown["message"]
+    typed = error_of(await client.call_tool("search", {"query": "q", "scope": "x", "top_k": "zz"}))
+    assert "top_k" in typed["message"] and "zz" not in typed["message"]
+    stray = error_of(await client.call_tool("list_scopes", {"scope": "vision-main"}))
+    assert stray["code"] == "bad_request"
+    nothing = error_of(await client.call_tool("no_such_tool", {}))
+    assert nothing["code"] == "unknown_tool"
 
     status = (await client.call_tool("index_status", {})).structured_content["status"]
     assert {(s["scope"], s["tool"]) for s in status} >= {("vision-main", "bm25")}
@@ -137,17 +167,23 @@ def http_server(served: list[str]) -> Iterator[str]:
         env=ENV,
         stdout=subprocess.DEVNULL,
         stderr=subprocess.PIPE,
+        text=True,
     )
     try:
+        assert process.stderr is not None
+        # The start line names the URL to give the client (read before the first connect).
+        start = process.stderr.readline()
+        url = f"http://127.0.0.1:{port}/mcp"
+        assert start.startswith("arr serve: MCP over streamable HTTP at ") and url in start, start
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
-            assert process.poll() is None, process.stderr.read().decode() if process.stderr else ""
+            assert process.poll() is None, process.stderr.read()
             try:
                 socket.create_connection(("127.0.0.1", port), timeout=0.5).close()
                 break
             except OSError:
                 time.sleep(0.2)
-        yield f"http://127.0.0.1:{port}/mcp"
+        yield url
     finally:
         process.terminate()
         process.wait(timeout=20)
@@ -170,6 +206,26 @@ def test_http_refuses_a_non_loopback_address(demo_overrides: list[str]) -> None:
         env=ENV,
     )
     assert done.returncode == 2 and "loopback" in done.stderr
+
+
+def test_a_busy_port_is_one_error_line(demo_overrides: list[str]) -> None:
+    with socket.socket() as taken:
+        taken.bind(("127.0.0.1", 0))
+        taken.listen()
+        port = taken.getsockname()[1]
+        started = time.monotonic()
+        done = subprocess.run(
+            [sys.executable, "-m", "arr.cli", "serve", "--http", "--port", str(port)]
+            + demo_overrides,
+            capture_output=True,
+            text=True,
+            timeout=120,
+            env=ENV,
+        )
+    assert done.returncode == 2, done.stderr
+    assert done.stderr.startswith("arr: error") and f"port {port}" in done.stderr
+    assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
+    assert time.monotonic() - started < 30  # refused before the router is built
 
 
 def test_lexical_search_imports_no_model_stack(demo_overrides: list[str]) -> None:
