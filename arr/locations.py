@@ -4,10 +4,10 @@ The config groups (``conf/``), recipes (``pipelines/``) and prompts live at the 
 checkout, beside ``arr/``; the wheel maps them into the package (``arr/conf``,
 ``arr/pipelines``), so an installed wheel works from any directory. A *workspace* is a folder
 holding ``.arr/workspace.yaml``; it is found like git finds ``.git``: ``--workspace PATH``
-first, then ``$ARR_WORKSPACE``, then the current directory and its ancestors. Everything arr writes for a
-workspace goes under its ``.arr/``: derived indexes in ``.arr/index`` (rebuildable), run
-folders in ``.arr/outputs``, and state (memory store, approvals ledger) in ``.arr/state``,
-which no clean-up ever touches.
+first, then ``$ARR_WORKSPACE``, then the current directory and its ancestors. Everything arr
+writes for a workspace goes under its ``.arr/``: derived indexes in ``.arr/index``
+(rebuildable), run folders in ``.arr/outputs``, and state (memory store, approvals ledger) in
+``.arr/state``, which no clean-up ever touches.
 """
 
 from __future__ import annotations
