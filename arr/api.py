@@ -69,8 +69,12 @@ def hydra_message(exc: BaseException) -> str:
             options = [o for o in lines[index + 1 : index + 40] if " " not in o]
             helpful.append(f"{line} {', '.join(options)}")
             break
-        if line.startswith(("To append", "Did you mean", "Key '")):
+        # (Hydra's "To append to your config use +key=value" is dropped: arr refuses a key
+        # that nothing reads, see refuse_added_keys)
+        if line.startswith(("Did you mean", "Key '")):
             helpful.append(line)
+        elif line.startswith("To append") and lines[0].startswith("Could not override"):
+            helpful.append("arr has no such option (arr <command> --cfg job lists them).")
     return " ".join([lines[0], *helpful])[:2000]
 
 
@@ -111,6 +115,26 @@ def did_you_mean(message: str, config_name: str, overrides: list[str]) -> str:
     return f" Did you mean '{close[0]}'?" if close and close[0] != key else ""
 
 
+def refuse_added_keys(overrides: list[str]) -> None:
+    """A ``+key=value`` (or ``++``) override adds a key that no part of arr reads: Hydra
+    accepts it and the run silently ignores it (``+top_k=3``). Every key arr reads is in its
+    config already, so such an addition is refused, naming the plain override; adding a config
+    group (``+tools=...``) or a Hydra setting (``+hydra.job...``) stays allowed."""
+    groups = {p.name for p in (*CONF_DIR.iterdir(), *PIPELINES_DIR.iterdir()) if p.is_dir()}
+    for override in overrides:
+        if not override.startswith("+") or "=" not in override:
+            continue
+        key = override.lstrip("+").split("=", 1)[0].strip()
+        head = key.split(".", 1)[0].split("@", 1)[0]
+        if head in groups or head == "hydra":
+            continue
+        raise ConfigError(
+            f"{override.split('=', 1)[0][:80]!r} adds a key arr does not read (it would be "
+            f"ignored); to set an existing option write {key[:80]}=..., and see "
+            "arr <command> --cfg job for every option"
+        )
+
+
 def full_overrides(
     overrides: list[str] | None, workspace: str | os.PathLike[str] | None
 ) -> list[str]:
@@ -135,6 +159,7 @@ def compose(
     if not CONF_DIR.is_dir():
         raise ConfigError(f"config folder {str(CONF_DIR)!r} is missing; reinstall arr")
     register_resolvers()
+    refuse_added_keys(list(overrides or []))
     everything = list(overrides or []) if resolved else full_overrides(overrides, workspace)
     try:
         with initialize_config_dir(config_dir=str(CONF_DIR), version_base="1.3"):

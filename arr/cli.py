@@ -304,6 +304,9 @@ def _main(argv: list[str] | None = None) -> int:
     texts, overrides = split_arguments(rest)
     multirun = any(o in ("-m", "--multirun") for o in overrides)
     try:
+        from arr.api import refuse_added_keys
+
+        refuse_added_keys(overrides)  # also before the compose cache could answer
         if (
             command in FAST_COMMANDS
             and not multirun
@@ -342,7 +345,10 @@ def _main(argv: list[str] | None = None) -> int:
             [*overrides, *flags],
         )
     except ArrError as exc:
-        return fail(str(exc), kind=error_kind(exc))
+        message = str(exc)
+        if command == "search" and "query" not in texts and " " in (rest[:1] or [""])[0]:
+            message += ' (a query that starts like key=value is written query="...")'
+        return fail(message, kind=error_kind(exc))
     except OSError as exc:
         if exc.errno not in STORAGE_ERRNOS:
             raise
@@ -382,6 +388,11 @@ def _run_fast(
     (or one compose), the run folder and its log are made here. Same folder layout and files
     (config.resolved.json, <task>.log, result.json) as a Hydra run; sweeps use Hydra."""
     container = _composed(command, given, workspace)
+    keep = None
+    if command == "search":
+        from arr.run_folders import check_keep
+
+        keep = check_keep(container.get("keep_runs", 20))
     run_dir = _new_run_dir(container, command)
     handler = logging.FileHandler(run_dir / f"{container.get('task_name', command)}.log")
     handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] %(message)s"))
@@ -396,6 +407,10 @@ def _run_fast(
     finally:
         root.removeHandler(handler)
         handler.close()
+        if keep is not None:
+            from arr.run_folders import prune
+
+            prune(run_dir, keep)
 
 
 def _composed(command: str, given: list[str], workspace: str | None) -> dict[str, Any]:

@@ -14,6 +14,8 @@ INDEX_EMBEDDER_MISMATCH = "index_embedder_mismatch"
 # stale, and an index build of the scope is running: answered without the channel meanwhile
 INDEX_BUILDING = "index_building"
 FRESHNESS_UNKNOWN = "freshness_unknown"
+# a root of the scope was deleted or unmounted since `arr scope add`: that scope only
+SCOPE_ROOT_MISSING = "scope_root_missing"
 BUDGET_ROUNDS = "budget_rounds_exhausted"
 BUDGET_CALLS = "budget_calls_exhausted"
 
@@ -47,6 +49,7 @@ ADMISSION_CODES: tuple[str, ...] = (
     INDEX_MISSING,
     INDEX_BUILDING,
     FRESHNESS_UNKNOWN,
+    SCOPE_ROOT_MISSING,
     BUDGET_ROUNDS,
     BUDGET_CALLS,
 )

@@ -99,14 +99,29 @@ def run_search(
         raise ConfigError(
             f"scope is required: add scope=<name>; known scopes: {sorted(router.scopes)}"
         )
+    top_k = _top_k(container.get("top_k"))
     router.warm_up()
     result = _search_one(router, texts["query"], container["scope"])
+    if top_k is not None:
+        result = result.model_copy(update={"evidence": result.evidence[:top_k]})
     atomic_write.write_text(run_dir / "result.json", json.dumps(for_disk(result), indent=2))
     if _as_json(container):
         print(result.model_dump_json(indent=2))  # the caller may see its own query
     else:
-        print(render_result(result, container["scope"], locate=_locator(router, result.scope)))
+        locate = _locator(router, result.scope)
+        print(render_result(result, container["scope"], max_evidence=top_k or 10, locate=locate))
     return 0
+
+
+MAX_TOP_K = 1000
+
+
+def _top_k(value: object) -> int | None:
+    if value is None:
+        return None
+    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
+        raise ConfigError(f"top_k must be a whole number in 1..{MAX_TOP_K}, got {value!r:.40}")
+    return value
 
 
 def _locator(router: Any, scope: Any) -> Any:
@@ -275,6 +290,7 @@ def run_eval(
             {
                 "eval": report["eval"].get("name"),
                 "cases": report["cases"],
+                "failed": report.get("failed", {}),
                 "aggregate": agg,
                 "latency_ms": report["latency_ms"],
                 "report": str(run_dir / "report.json"),
@@ -286,8 +302,11 @@ def run_eval(
         for k in ("ndcg@10", "recall@10", "mrr@10", "map", "recall@100")
         if k in agg
     )
+    from arr.eval.report import failed_text
+
     print(
-        f"{report['eval'].get('name')}: {report['cases']} queries, {shown}, scope leaks "
+        f"{report['eval'].get('name')}: {report['cases']} queries ({failed_text(report)}), "
+        f"{shown}, scope leaks "
         f"{agg['scope_leak_count']}, p50 {report['latency_ms']['search']['p50']:.1f} ms"
     )
     print(f"report: {run_dir / 'report.md'}")

@@ -23,7 +23,12 @@ class ScopeError(ArrError):
 
 
 class WorkspaceError(ArrError):
-    """The workspace, an index or a store cannot be read or written."""
+    """The workspace, an index or a store cannot be read or written. ``code`` is a fixed
+    reason code when the Router should record one (``scope_root_missing``), else None."""
+
+    def __init__(self, message: str, code: str | None = None) -> None:
+        super().__init__(message)
+        self.code = code
 
 
 class MemoryStoreError(ArrError):

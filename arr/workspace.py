@@ -20,7 +20,7 @@ from typing import NamedTuple, TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
-from arr import file_rule
+from arr import codes, file_rule
 from arr.errors import WorkspaceError
 from arr.file_rule import BINARY_SUFFIXES  # noqa: F401  (re-exported: benches and tests)
 from arr.models import ScopeKey
@@ -232,7 +232,13 @@ class Workspace(BaseModel):
                 + hint
             )
         for spec in self.scopes.values():
-            self.root_paths(spec)
+            try:
+                self.root_paths(spec)
+            except WorkspaceError as exc:
+                # A root deleted since `arr scope add` degrades its own scope when used and
+                # never stops the others; a root the safety rules refuse stops everything.
+                if exc.code != codes.SCOPE_ROOT_MISSING:
+                    raise
 
     def named_scopes(self) -> dict[str, ScopeKey]:
         return {name: spec.key for name, spec in sorted(self.scopes.items())}
@@ -257,7 +263,11 @@ class Workspace(BaseModel):
                 raise WorkspaceError(f"scope root {root!r} must be a non-empty path without '..'")
             path = (self.root / root) if not Path(root).is_absolute() else Path(root)
             if not path.is_dir():
-                raise WorkspaceError(f"scope root {str(path)!r} is not a readable directory")
+                raise WorkspaceError(
+                    f"scope root {str(path)!r} is not a readable directory (deleted or "
+                    "unmounted? arr scope remove drops the scope)",
+                    code=codes.SCOPE_ROOT_MISSING,
+                )
             resolved = os.path.realpath(path)
             reason = unsafe_root_reason(resolved)
             if reason is not None:

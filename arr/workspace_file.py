@@ -13,7 +13,8 @@ The file is small, commented and human-editable::
 ``arr scope add NAME PATH...`` fills the five ScopeKey fields: team_id, project_id and
 experiment_environment from ``defaults``; repository and branch from the git metadata of the
 first root (the repository folder's name and the checked-out branch; ``detached-<sha>`` for a
-detached HEAD), or the workspace name and ``local`` when the root is not in a git repository.
+detached HEAD; ``<repository>/<scope>`` when another scope already has that repository and
+branch), or the scope's name and ``local`` when the root is not in a git repository.
 Any field can be given explicitly (``branch=dev``). The key is written in full, so a later
 branch switch never silently moves a scope. Every change is validated as a whole before the
 file is replaced atomically: a refused change writes nothing.
@@ -36,7 +37,7 @@ from arr.locations import (
     workspace_config,
 )
 from arr.models import SCOPE_FIELDS, ScopeKey
-from arr.safety import unsafe_root_reason
+from arr.safety import holds_arr_data, unsafe_root_reason
 
 _SCOPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 HEADER = """\
@@ -109,19 +110,44 @@ def root_path(folder: Path, root: str) -> Path:
     return path if path.is_absolute() else folder / path
 
 
-def check_root(folder: Path, root: str, where: str) -> None:
-    """A root must exist, be a directory and be a folder arr may trust."""
+def check_root_text(root: str, where: str) -> None:
+    """What the file may say: a non-empty path without '..' (the same rule as at search)."""
     if not root or ".." in Path(root).parts:
-        raise WorkspaceError(f"{where}: root {root!r} must be a non-empty path without '..'")
+        raise WorkspaceError(
+            f"{where}: root {root[:200]!r} refused: a root must be a non-empty path without "
+            "'..' (give the folder's own path, e.g. its absolute path)"
+        )
+
+
+def check_root(folder: Path, root: str, where: str) -> None:
+    """A root being added must exist, be a directory, be a folder arr may trust, and be
+    neither inside the workspace's own ``.arr`` folder nor hold its index or state outside
+    it: what every later command would refuse is refused now, before it is written."""
+    check_root_text(root, where)
     path = root_path(folder, root)
     if not path.is_dir():
         raise WorkspaceError(f"{where}: root {str(path)!r} does not exist or is not a directory")
-    reason = unsafe_root_reason(os.path.realpath(path))
+    resolved = os.path.realpath(path)
+    reason = unsafe_root_reason(resolved)
     if reason is not None:
         raise WorkspaceError(f"{where}: root {str(path)!r} refused: {reason}")
+    own = Path(os.path.realpath(folder / WORKSPACE_DIRNAME))
+    if Path(resolved) == own or own in Path(resolved).parents:
+        raise WorkspaceError(
+            f"{where}: root {str(path)!r} refused: it is inside the workspace's own "
+            f"{WORKSPACE_DIRNAME} folder (indexes, run folders and state, never searched)"
+        )
+    for what in ("index", "state"):
+        if holds_arr_data(resolved, str(own / what)):
+            raise WorkspaceError(
+                f"{where}: root {str(path)!r} refused: it holds the workspace's {what} folder"
+            )
 
 
 def check_scopes(folder: Path, parsed: WorkspaceFile) -> None:
+    """The file's own rules (names, root paths as text). Whether each root still exists is
+    not asked here: a deleted root degrades its own scope at search time and never stops
+    another scope, ``arr scope list`` or ``arr scope remove``."""
     path = workspace_config(folder)
     for name, entry in parsed.scopes.items():
         if not _SCOPE_NAME.match(name):
@@ -129,7 +155,7 @@ def check_scopes(folder: Path, parsed: WorkspaceFile) -> None:
                 f"{path}: scope name {name[:80]!r} must be 1-64 letters, digits, '.', '_' or '-'"
             )
         for root in entry.roots:
-            check_root(folder, root, f"{path}: scope {name!r}")
+            check_root_text(root, f"{path}: scope {name!r}")
 
 
 def render(parsed: WorkspaceFile) -> str:
@@ -272,6 +298,7 @@ def add_scope(folder: Path, name: str, roots: list[str], fields: dict[str, str])
         )
     stored = []
     for root in roots:
+        check_root_text(root, f"arr scope add {name}")  # as typed: '..' is refused, not resolved
         absolute = Path(root).expanduser().resolve()
         check_root(folder, str(absolute), f"arr scope add {name}")
         try:
@@ -279,17 +306,19 @@ def add_scope(folder: Path, name: str, roots: list[str], fields: dict[str, str])
         except ValueError:
             stored.append(str(absolute))
     git = git_metadata(root_path(folder, stored[0]))
+    # Outside git the scope's own name is its repository: distinct by construction, so a
+    # second scope never collides with the first. Two scopes of one git repository and branch
+    # get "<repository>/<scope>" unless a field was given explicitly.
     key_values: dict[str, Any] = {
         **parsed.defaults.model_dump(),
-        "repository": git[0] if git else parsed.name,
+        "repository": git[0] if git else name,
         "branch": git[1] if git else "local",
         **fields,
     }
-    try:
-        entry = ScopeEntry(roots=stored, key=ScopeKey.model_validate(key_values))
-    except ValidationError as exc:
-        raise WorkspaceError(f"arr scope add {name}: {_describe(exc)}") from None
-    clash = next((n for n, e in parsed.scopes.items() if e.key == entry.key), None)
+    entry = _entry(name, stored, key_values)
+    if git and not {"repository", "branch"} & set(fields) and _clash(parsed, entry):
+        entry = _entry(name, stored, key_values | {"repository": f"{git[0]}/{name}"})
+    clash = _clash(parsed, entry)
     if clash is not None:
         raise WorkspaceError(
             f"{path}: scope {name!r} would have the same ScopeKey as scope {clash!r} "
@@ -297,6 +326,17 @@ def add_scope(folder: Path, name: str, roots: list[str], fields: dict[str, str])
         )
     write_file(folder, parsed.model_copy(update={"scopes": {**parsed.scopes, name: entry}}))
     return entry
+
+
+def _entry(name: str, roots: list[str], key_values: dict[str, Any]) -> ScopeEntry:
+    try:
+        return ScopeEntry(roots=roots, key=ScopeKey.model_validate(key_values))
+    except ValidationError as exc:
+        raise WorkspaceError(f"arr scope add {name}: {_describe(exc)}") from None
+
+
+def _clash(parsed: WorkspaceFile, entry: ScopeEntry) -> str | None:
+    return next((n for n, e in parsed.scopes.items() if e.key == entry.key), None)
 
 
 def remove_scope(folder: Path, name: str) -> None:

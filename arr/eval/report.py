@@ -159,13 +159,23 @@ def fusion_line(fusion: dict[str, Any]) -> str:
     return f"{fusion.get('method', '?')} ({options})" + (f"; fitted on: {fitted}" if fitted else "")
 
 
+def failed_text(report: dict[str, Any]) -> str:
+    """``5 failed: query_invalid 5`` or ``none failed``: every format says what it dropped."""
+    count = (report.get("aggregate") or {}).get("failed_queries", 0)
+    if not count:
+        return "none failed"
+    codes = ", ".join(f"{k} {v}" for k, v in (report.get("failed") or {}).items())
+    return f"{count} failed" + (f": {codes}" if codes else "")
+
+
 def markdown(report: dict[str, Any]) -> str:
     agg = report["aggregate"]
     lines = [
         f"# ARR evaluation: {report['eval'].get('name', '?')}",
         "",
-        f"- status: **{report['status']}**, {report['cases']} queries, "
-        f"{report['duration_s']} s, commit `{report['git_commit'][:12]}`",
+        f"- status: **{report['status']}**, {report['cases']} queries "
+        f"({failed_text(report)}), {report['duration_s']} s, "
+        f"commit `{report['git_commit'][:12]}`",
         f"- tools: {', '.join(report['tools'])}; overrides: "
         f"{' '.join(report['overrides']) or '(none)'}",
         f"- fusion: {fusion_line(report.get('fusion') or {})}",
@@ -187,6 +197,12 @@ def markdown(report: dict[str, Any]) -> str:
         + (", ".join(f"{k} {v}" for k, v in (report.get("routes") or {}).items()) or "none")
         + ".",
     ]
+    failures = [c for c in report["per_case"] if c.get("error")]
+    if failures:
+        lines += ["", f"Failed queries (refused, scored 0 in every metric): {len(failures)}", ""]
+        lines += [f"- `{c['id']}`: {c['error'][:160]}" for c in failures[:50]]
+        if len(failures) > 50:
+            lines.append(f"- ... {len(failures) - 50} more in report.json")
     worst = sorted(report["per_case"], key=lambda c: c["metrics"].get("ndcg@10", 0))[:5]
     lines += ["", "Hardest queries (nDCG@10):", ""]
     lines += [
@@ -273,7 +289,7 @@ td,th{{border-bottom:1px solid #ddd;padding:3px 8px;text-align:left;vertical-ali
 table.sortable th{{cursor:pointer;background:#f0f0f0}}</style></head><body>
 <h1>ARR evaluation: {name}</h1>
 <p>status <b>{html.escape(str(report.get("status", "")))}</b>, {report["cases"]} queries
-({agg.get("failed_queries", 0)} failed), tools {html.escape(", ".join(report["tools"]))},
+({html.escape(failed_text(report))}), tools {html.escape(", ".join(report["tools"]))},
 scope leaks <b>{agg.get("scope_leak_count", 0)}</b>, partial results
 {agg.get("partial_results", 0)}, commit {html.escape(report["git_commit"][:12])}</p>
 <p>overrides: <code>{html.escape(overrides)}</code></p>
@@ -283,6 +299,7 @@ scope leaks <b>{agg.get("scope_leak_count", 0)}</b>, partial results
 {svg_histogram(latencies, "Search latency per query", "ms", axis="latency")}
 <h2>Per stage latency</h2>
 <table><tr><th>stage</th><th>p50 ms</th><th>p95 ms</th></tr>{stages}</table>
+{_counts_table("Failed queries by code (refused, scored 0)", report.get("failed", {}))}
 {_counts_table("Rejections by code", report.get("admission", {}))}
 {_counts_table("Degradations by code", report.get("degradations", {}))}
 {_counts_table("Queries per planned channel set", report.get("routes", {}))}

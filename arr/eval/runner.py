@@ -250,6 +250,10 @@ def evaluate(
         "per_case": per_case,
         "admission": dict(sorted(admission.items())),
         "degradations": dict(sorted(degradations.items())),
+        # queries the Router refused before any channel ran (scored 0 in every metric)
+        "failed": dict(
+            sorted(Counter(c["error_code"] for c in per_case if c.get("error")).items())
+        ),
         # queries per planned channel set: how often the planner routed lexical-only
         "routes": dict(sorted(routes.items())),
         "latency_ms": {k: percentiles(v) for k, v in latency.items()},
@@ -270,7 +274,16 @@ def _failed_case(case: GoldCase, k_values: list[int], exc: Exception) -> dict[st
         "returned": 0,
         "ranking": [],
         "error": f"{type(exc).__name__}: {str(exc)[:300]}",
+        "error_code": _failure_code(exc),
     }
+
+
+def _failure_code(exc: Exception) -> str:
+    from arr.errors import QueryError, ScopeError
+
+    if isinstance(exc, QueryError):
+        return "query_invalid"  # e.g. longer than router.max_query_chars
+    return "scope_invalid" if isinstance(exc, ScopeError) else "query_failed"
 
 
 def fusion_summary(config: object) -> dict[str, Any]:

@@ -61,6 +61,8 @@ MAX_ROUNDS = 6
 STALE_CODES = frozenset(
     {codes.INDEX_STALE, codes.INDEX_MISSING, codes.INDEX_EMBEDDER_MISMATCH, codes.INDEX_BUILDING}
 )
+# refusals that drop a channel the plan wanted: the answer is partial, with a degradation
+DROPPED_CODES = STALE_CODES | {codes.SCOPE_ROOT_MISSING}
 MAX_CALLS = 12
 
 
@@ -111,7 +113,10 @@ def _timed_call(tool: Tool, call: ToolCall, scope: ScopeKey, deadline: float | N
         answer, failure = None, Degradation(stage=call.tool, code=exc.code, detail=exc.detail)
     except Exception as exc:  # any channel failure is a degradation, never a lost search
         answer = None
-        code = codes.DISK_FULL if is_disk_full(exc) else codes.CHANNEL_ERROR
+        if isinstance(exc, WorkspaceError) and exc.code:
+            code = exc.code  # e.g. scope_root_missing: the cause, not "channel_error"
+        else:
+            code = codes.DISK_FULL if is_disk_full(exc) else codes.CHANNEL_ERROR
         failure = Degradation(
             stage=call.tool, code=code, detail=f"{type(exc).__name__}: {exc}"[:300]
         )
@@ -511,6 +516,9 @@ class RetrievalRouter:
             freshness = tool.freshness(scope)
         except ChannelError:
             raise  # the channel itself is down: a degradation, recorded by the caller
+        except WorkspaceError as exc:  # e.g. the scope's root was deleted: its own code
+            code = exc.code if exc.code in codes.ADMISSION_CODES else codes.FRESHNESS_UNKNOWN
+            return code, str(exc)[:300]
         except Exception as exc:  # cannot tell: refuse rather than serve a possibly stale index
             return codes.FRESHNESS_UNKNOWN, f"{type(exc).__name__}: {exc}"[:300]
         if not freshness.fresh and freshness.code == codes.INDEX_STALE:
@@ -604,7 +612,7 @@ class RetrievalRouter:
             self._reject(run, number, call.tool, *refusal, run.admission_us.get(call.tool))
             if refusal[0] == codes.BUDGET_CALLS:
                 run.partial = True
-            if refusal[0] in STALE_CODES:
+            if refusal[0] in DROPPED_CODES:
                 # A dropped channel is never silent: the answer is partial and says the fix.
                 run.partial = True
                 run.degradations.append(
@@ -612,8 +620,8 @@ class RetrievalRouter:
                         stage=call.tool,
                         code=refusal[0],
                         detail=(
-                            refusal[1]  # the running build is the fix
-                            if refusal[0] == codes.INDEX_BUILDING
+                            refusal[1]  # the running build, or the missing root, says the fix
+                            if refusal[0] in (codes.INDEX_BUILDING, codes.SCOPE_ROOT_MISSING)
                             else f"{refusal[1]}; fix: {self.fix_command(call.tool, scope)}"
                         )[:600],
                     )

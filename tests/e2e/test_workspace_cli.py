@@ -72,7 +72,7 @@ def test_own_workspace_end_to_end(project: Path) -> None:
     listed = arr("scope", "list", "--json", cwd=project)
     scopes = {s["name"]: s for s in json.loads(listed.stdout)["scopes"]}
     assert scopes["a"]["key"]["team_id"] == "lab" and scopes["a"]["key"]["branch"] == "a"
-    assert scopes["code"]["key"]["repository"] == "project"  # no git: the workspace name
+    assert scopes["code"]["key"]["repository"] == "code"  # no git: the scope's own name
     done = arr("index", *FAST, cwd=project / "src")  # found from a sub-folder, like git
     assert done.returncode == 0, done.stderr
     assert (project / ".arr" / "index" / "bm25").is_dir()
@@ -133,6 +133,24 @@ def test_long_gold_query_is_a_recorded_failure_not_an_abort(tmp_path: Path) -> N
     failed = [c for c in report["per_case"] if c.get("error")]
     assert len(failed) == 1 and "limit" in failed[0]["error"]
     assert report["aggregate"]["failed_queries"] == 1
+    # ... and every form of the report says so: console, report.md, report.html, JSON.
+    assert "(1 failed: query_invalid 1)" in done.stdout
+    assert report["failed"] == {"query_invalid": 1}
+    run = next(out.glob("eval/runs/*"))
+    markdown = (run / "report.md").read_text()
+    assert "(1 failed: query_invalid 1)" in markdown
+    assert f"`{failed[0]['id']}`" in markdown.split("Failed queries")[1]
+    assert "1 failed: query_invalid 1" in (run / "report.html").read_text()
+    as_json = arr(
+        "eval",
+        "eval=beir",
+        f"eval.collection={collection}",
+        f"paths.output_dir={out}",
+        "--json",
+        *FAST,
+        cwd=tmp_path,
+    )
+    assert json.loads(as_json.stdout)["failed"] == {"query_invalid": 1}
 
 
 def test_scifact_without_data_says_where_it_looks(tmp_path: Path) -> None:
@@ -169,8 +187,8 @@ def test_bad_workspace_input_is_one_line_and_writes_nothing(project: Path, tmp_p
     _one_line_refusal(arr("search", "query=x", "scope=a", cwd=project), "colour", str(config))
     config.write_text(before.replace("roots: [notes-a]", "roots: []"))
     _one_line_refusal(arr("scope", "list", cwd=project), "roots", str(config))
-    config.write_text(before.replace("roots: [notes-a]", "roots: [gone]"))
-    _one_line_refusal(arr("index", *FAST, cwd=project), "gone", str(config))
+    config.write_text(before.replace("roots: [notes-a]", "roots: [../outside]"))
+    _one_line_refusal(arr("scope", "list", cwd=project), "..", str(config))
 
     # Two workspaces nested in each other (made by hand): refused wherever arr runs.
     config.write_text(before)
@@ -219,3 +237,111 @@ def test_memory_add_conventions(project: Path) -> None:
     _one_line_refusal(refused, "status")
     bad_id = arr("memory", "add", "id=-bad id", "scope=a", "title=T", "body=B", cwd=project)
     _one_line_refusal(bad_id, "'id'")
+
+
+def _key(folder: Path, name: str) -> dict[str, str]:
+    listed = arr("scope", "list", "--json", cwd=folder)
+    assert listed.returncode == 0, listed.stderr
+    return next(s["key"] for s in json.loads(listed.stdout)["scopes"] if s["name"] == name)
+
+
+def test_every_scope_gets_a_distinct_default_key(tmp_path: Path) -> None:
+    """Outside git each scope's repository is its own name; in one git repository and branch
+    the second scope gets <repository>/<scope>: a second scope add never collides."""
+    plain = tmp_path / "plain"
+    for sub in ("x", "y", "z"):
+        (plain / sub).mkdir(parents=True)
+    assert arr("init", cwd=plain).returncode == 0
+    for sub in ("x", "y", "z"):
+        done = arr("scope", "add", f"s{sub}", sub, cwd=plain)
+        assert done.returncode == 0, done.stderr
+    keys = [_key(plain, f"s{sub}") for sub in ("x", "y", "z")]
+    assert len({tuple(k.values()) for k in keys}) == 3
+    assert [k["repository"] for k in keys] == ["sx", "sy", "sz"]
+
+    if shutil.which("git") is None:
+        pytest.skip("git is not installed: the git half of this test needs it")
+    repo = tmp_path / "thesis"
+    for sub in ("src", "notes"):
+        (repo / sub).mkdir(parents=True)
+    subprocess.run(["git", "init", "-q", "-b", "main", str(repo)], check=True)
+    assert arr("init", cwd=repo).returncode == 0
+    assert arr("scope", "add", "code", "src", cwd=repo).returncode == 0
+    second = arr("scope", "add", "notes", "notes", cwd=repo)
+    assert second.returncode == 0, second.stderr
+    assert _key(repo, "code")["repository"] == "thesis"
+    assert _key(repo, "notes")["repository"] == "thesis/notes"
+    assert _key(repo, "notes")["branch"] == "main"
+    # An explicit field is the user's choice: a clash is then refused, naming the scope.
+    third = arr("scope", "add", "more", "notes", "branch=main", "repository=thesis", cwd=repo)
+    _one_line_refusal(third, "same ScopeKey", "'code'")
+
+
+def test_roots_every_later_command_would_refuse_are_refused_at_add(project: Path) -> None:
+    config = project / ".arr" / "workspace.yaml"
+    before = config.read_text()
+    (project / ".arr" / "index").mkdir(parents=True, exist_ok=True)
+    _one_line_refusal(arr("scope", "add", "idx", ".arr/index", cwd=project), "inside", ".arr")
+    _one_line_refusal(arr("scope", "add", "own", ".arr", cwd=project), "inside", ".arr")
+    _one_line_refusal(arr("scope", "add", "up", "..", cwd=project), "'..'")
+    _one_line_refusal(arr("scope", "add", "via", "src/../notes-a", cwd=project), "'..'")
+    _one_line_refusal(arr("scope", "add", "deep", "src/..", cwd=project / "src"), "'..'")
+    assert config.read_text() == before
+    # What is accepted keeps working: every command still runs.
+    assert arr("index", *FAST, cwd=project).returncode == 0
+    assert search(project, "warmup schedule", "a")["evidence"]
+
+
+def test_a_deleted_root_degrades_only_its_own_scope(project: Path) -> None:
+    assert arr("index", *FAST, cwd=project).returncode == 0
+    shutil.rmtree(project / "notes-b")
+    listed = arr("scope", "list", cwd=project)
+    assert listed.returncode == 0 and "notes-b" in listed.stdout
+    assert search(project, "warmup schedule", "a")["evidence"]  # the others answer
+    gone = search(project, "warmup schedule", "b")
+    codes = {r["code"] for r in gone["rejections"]} | {d["code"] for d in gone["degradations"]}
+    assert gone["partial"] and codes == {"scope_root_missing"}, gone
+    assert not gone["evidence"]
+    indexed = arr("index", *FAST, cwd=project)
+    assert "notes-b" in indexed.stdout and "Traceback" not in indexed.stderr
+    rows = [line.split() for line in indexed.stdout.splitlines() if len(line.split()) > 2]
+    assert all("FAILED:" not in row for row in rows if row[1] == "a")
+    assert any("FAILED:" in row for row in rows if row[1] == "b")
+    removed = arr("scope", "remove", "b", cwd=project)
+    assert removed.returncode == 0, removed.stderr
+    assert arr("index", *FAST, cwd=project).returncode == 0
+
+
+def test_search_size_is_an_option_and_added_keys_are_refused(project: Path) -> None:
+    assert arr("index", *FAST, cwd=project).returncode == 0
+    everything = search(project, "bm25 retrieve", "code")["evidence"]
+    assert len(everything) > 3
+    three = search(project, "bm25 retrieve", "code", "top_k=3")["evidence"]
+    assert [e["id"] for e in three] == [e["id"] for e in everything[:3]]
+    text = arr("search", "bm25 retrieve", "scope=code", "top_k=2", *FAST, cwd=project)
+    assert text.returncode == 0 and " 2. [" in text.stdout and " 3. [" not in text.stdout
+    for bad in ("+top_k=3", "++top_k=3", "+colour=red", "+limits.speed=9"):
+        _one_line_refusal(
+            arr("search", "x", "scope=code", bad, *FAST, cwd=project), "does not read"
+        )
+    # a key added inside a stage's group reaches its class, which names it
+    _one_line_refusal(
+        arr("search", "x", "scope=code", "+fusion.nrom=1", *FAST, cwd=project), "nrom"
+    )
+    _one_line_refusal(arr("search", "x", "scope=code", "top_k=0", *FAST, cwd=project), "top_k")
+    _one_line_refusal(arr("eval", "+colour=red", *FAST, cwd=project), "does not read")
+
+
+def test_search_run_folders_are_bounded(project: Path) -> None:
+    assert arr("index", *FAST, cwd=project).returncode == 0
+    runs = project / ".arr" / "outputs" / "search" / "runs"
+    for _ in range(4):
+        search(project, "warmup", "a", "keep_runs=2")
+    kept = sorted(p.name for p in runs.iterdir())
+    assert len(kept) == 2
+    keep_mine = runs / "2000-01-01_00-00-00-000000"
+    keep_mine.mkdir()
+    (keep_mine / "my-notes.txt").write_text("mine")  # not what a search writes: kept
+    search(project, "warmup", "a", "keep_runs=0")
+    assert [p.name for p in runs.iterdir()] == [keep_mine.name]
+    _one_line_refusal(arr("search", "x", "scope=a", "keep_runs=-1", *FAST, cwd=project), "keep")

@@ -33,12 +33,21 @@ def workspace(root: Path, roots: list[str]) -> Workspace:
         pytest.param("/etc", "system directory", id="etc"),
         pytest.param("", "non-empty", id="empty"),
         pytest.param("../outside", "without '..'", id="dotdot"),
-        pytest.param("missing-dir", "not a readable directory", id="missing"),
     ],
 )
 def test_unsafe_roots_are_refused(tmp_path: Path, root: str, message: str) -> None:
     with pytest.raises(WorkspaceError, match=message):
         workspace(tmp_path, [root]).check()
+
+
+def test_a_missing_root_stops_only_its_scope_when_used(tmp_path: Path) -> None:
+    """A root deleted since it was added: the workspace loads (other scopes answer); using
+    that scope raises with the fixed code the Router records (scope_root_missing)."""
+    built = workspace(tmp_path, ["missing-dir"])
+    built.check()
+    with pytest.raises(WorkspaceError, match="not a readable directory") as raised:
+        built.root_paths(built.scopes["a"])
+    assert raised.value.code == "scope_root_missing"
 
 
 def test_relative_roots_must_resolve_to_absolute() -> None:
