@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import re
 import shlex
-import tomllib
 from pathlib import Path
 
 import pytest
+import tomllib
 
 from arr import cli
 from arr.api import compose, refuse_added_keys
