@@ -23,7 +23,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from arr.api import PROJECT_ROOT
+from arr.bench.core import bench_out
 
 _SENTENCE = re.compile(r"^(.+?[.!?])(\s|$)", re.S)
 
@@ -66,7 +66,7 @@ def functions(package_dir: Path) -> list[tuple[str, str, str]]:
 
 def codesearch_dir(package: str) -> Path:
     """Where the collection of ``package`` is written (networkx's, the first, kept its place)."""
-    base = PROJECT_ROOT / "outputs" / "bench" / "codesearch"
+    base = bench_out() / "codesearch"
     return base if package == "networkx" else base.with_name(f"codesearch-{package}")
 
 

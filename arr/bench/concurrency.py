@@ -21,8 +21,7 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-from arr.api import PROJECT_ROOT
-from arr.bench.core import BENCH_SCOPE, percentile, read_queries, scifact_dir
+from arr.bench.core import BENCH_SCOPE, bench_out, percentile, read_queries, scifact_dir
 from arr.embedder.sentence_transformer import SentenceTransformerEmbedder
 from arr.fusion.rrf import RRFFusion
 from arr.models import QueryPlan
@@ -37,7 +36,7 @@ from arr.workspace import Workspace
 
 
 def build_tools(data: Path) -> dict[str, object]:
-    bench = PROJECT_ROOT / "outputs" / "bench"
+    bench = bench_out()
     corpus = Workspace(
         name="scifact",
         root=data,

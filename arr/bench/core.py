@@ -40,6 +40,13 @@ BENCH_SCOPE = ScopeKey(
 )
 
 
+def bench_out() -> Path:
+    """Where benchmarks keep their caches and trees: ``$ARR_BENCH_OUT`` (the smoke tests point
+    it at a temporary folder, so tiny inputs never replace a real cache), else
+    ``outputs/bench`` of the checkout."""
+    return Path(os.environ.get("ARR_BENCH_OUT") or PROJECT_ROOT / "outputs" / "bench")
+
+
 def scifact_dir() -> Path:
     return Path(os.environ.get("ARR_SCIFACT", PROJECT_ROOT.parent / "shared" / "data" / "scifact"))
 
@@ -108,8 +115,8 @@ def bench_scifact(top_k: int = 10, repeats: int = 8) -> None:
     workspace = Workspace(
         name="scifact",
         root=data,
-        index_dir=PROJECT_ROOT / "outputs" / "bench" / "index",
-        memory_db=PROJECT_ROOT / "outputs" / "bench" / "none.sqlite3",
+        index_dir=bench_out() / "index",
+        memory_db=bench_out() / "none.sqlite3",
         scopes={"scifact": {"key": BENCH_SCOPE, "beir_corpus": "corpus.jsonl"}},
     )
     tool = BM25Tool("bm25", workspace, top_k=top_k)

@@ -23,7 +23,7 @@ import time
 from collections import Counter
 from pathlib import Path
 
-from arr.api import PROJECT_ROOT
+from arr.bench.core import bench_out
 from arr.fusion.rrf import RRFFusion
 from arr.models import ScopeKey
 from arr.planner.rule import RuleQueryPlanner
@@ -62,9 +62,9 @@ def build_tree(target: Path, packages: list[str]) -> int:
     return sum(len(files) for _, _, files in os.walk(target))
 
 
-def main() -> None:
+def main() -> int:
     packages = os.environ.get("ARR_BENCH_PACKAGES", " ".join(DEFAULT_PACKAGES)).split()
-    base = PROJECT_ROOT / "outputs" / "bench" / "freshness"
+    base = bench_out() / "freshness"
     tree = base / "tree"
     files = build_tree(tree, packages)
     shutil.rmtree(base / "index", ignore_errors=True)
@@ -128,7 +128,7 @@ def main() -> None:
     record("freshness check per search, big tree (watched)", watched[0], "ms", walked[0], "walk")
     record("warm lexical search p50, big tree (watched)", watched[1], "ms", walked[1], "walk")
 
-    target = next(s.path for s in sources if s.path.suffix == ".py" and s.size > 2000)
+    target = next(Path(s.path) for s in sources if s.path.endswith(".py") and s.size > 2000)
     original = target.read_text(encoding="utf-8", errors="replace")
     timings = []
     try:
@@ -155,7 +155,8 @@ def main() -> None:
         f"watched: {all(t[2] for t in timings)}"
     )
     router.close()
+    return 0
 
 
 if __name__ == "__main__":
-    main()
+    raise SystemExit(main())

@@ -27,13 +27,13 @@ from pathlib import Path
 
 from arr.api import PROJECT_ROOT
 from arr.bench.codesearch import codesearch_dir
-from arr.bench.core import BENCH_SCOPE, percentile, read_qrels, read_queries, scifact_dir
+from arr.bench.core import BENCH_SCOPE, bench_out, percentile, read_qrels, read_queries, scifact_dir
 from arr.eval.metrics import mrr_at, ndcg_at, recall_at
 from arr.eval.stats import randomization_test
 from arr.fusion.common import fuse
 from arr.models import EvidenceChunk, ScopeKey
 
-OUT = PROJECT_ROOT / "outputs" / "bench" / "fusion"
+OUT = bench_out() / "fusion"
 # Code-search sets built here from installed packages (arr.bench.codesearch): networkx was the
 # first; pandas and matplotlib were added as held-out sets for the code-gap weighting.
 CODESEARCH_PACKAGES = ("networkx", "pandas", "matplotlib")
@@ -63,7 +63,7 @@ def collections() -> dict[str, Collection]:
         )
 
     scifact = scifact_dir()
-    base = PROJECT_ROOT / "outputs" / "bench" / "hybrid"
+    base = bench_out() / "hybrid"
     return {
         "scifact": Collection("scifact", scifact, "test", base, BENCH_SCOPE),
         "scifact-train": Collection("scifact-train", scifact, "train", base, BENCH_SCOPE),

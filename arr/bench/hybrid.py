@@ -12,9 +12,9 @@ import os
 import statistics
 import time
 
-from arr.api import PROJECT_ROOT
 from arr.bench.core import (
     BENCH_SCOPE,
+    bench_out,
     ndcg_at_10,
     percentile,
     read_qrels,
@@ -37,7 +37,7 @@ def main() -> None:
 
     quantize = os.environ.get("ARR_BENCH_QUANTIZE") == "1"
     data = scifact_dir()
-    base = PROJECT_ROOT / "outputs" / "bench" / ("hybrid-int8" if quantize else "hybrid")
+    base = bench_out() / ("hybrid-int8" if quantize else "hybrid")
     workspace = Workspace(
         name="scifact",
         root=data,

@@ -15,8 +15,7 @@ import time
 
 import numpy as np
 
-from arr.api import PROJECT_ROOT
-from arr.bench.core import ndcg_at_10, percentile, read_qrels, read_queries, scifact_dir
+from arr.bench.core import bench_out, ndcg_at_10, percentile, read_qrels, read_queries, scifact_dir
 
 
 def main() -> None:
@@ -37,7 +36,7 @@ def main() -> None:
     size = int(os.environ.get("ARR_BENCH_ONNX_DOCS", "1000"))
     ids = sorted(judged) + others[: max(0, size - len(judged))]
     texts = [corpus[i] for i in ids]
-    cache = PROJECT_ROOT / "outputs" / "bench" / "onnx"
+    cache = bench_out() / "onnx"
     onnx = OnnxEmbedder(cache_dir=cache)
     if not onnx.model_file().is_file():
         started = time.perf_counter()

@@ -18,8 +18,7 @@ import random
 import statistics
 import time
 
-from arr.api import PROJECT_ROOT
-from arr.bench.core import BENCH_SCOPE, read_qrels, read_queries, scifact_dir
+from arr.bench.core import BENCH_SCOPE, bench_out, read_qrels, read_queries, scifact_dir
 from arr.eval.metrics import ndcg_at, recall_at
 
 
@@ -27,7 +26,7 @@ def code_tree_share(embedder: object, files: int = 600) -> None:
     from arr.tools.passages import split_all
     from arr.workspace import _chunk_lines
 
-    tree = PROJECT_ROOT / "outputs" / "bench" / "freshness" / "tree"
+    tree = bench_out() / "freshness" / "tree"
     paths = sorted(tree.rglob("*.py"))
     if not paths:
         print("[passages] code tree: skipped (run make bench-freshness first)")
@@ -58,7 +57,7 @@ def main() -> None:
     from arr.workspace import Workspace
 
     data = scifact_dir()
-    base = PROJECT_ROOT / "outputs" / "bench" / "passages"
+    base = bench_out() / "passages"
     workspace = Workspace(
         name="scifact",
         root=data,
@@ -66,7 +65,7 @@ def main() -> None:
         memory_db=base / "none.sqlite3",
         scopes={"scifact": {"key": BENCH_SCOPE, "beir_corpus": "corpus.jsonl"}},
     )
-    embedder = OnnxEmbedder(cache_dir=PROJECT_ROOT / "outputs" / "bench" / "hybrid" / "onnx")
+    embedder = OnnxEmbedder(cache_dir=bench_out() / "hybrid" / "onnx")
     code_tree_share(embedder)
     units = list(workspace.beir_documents(BENCH_SCOPE))
     sizes = embedder.token_counts([u.text for u in units])

@@ -28,11 +28,12 @@ import sysconfig
 import time
 from pathlib import Path
 
-from arr.api import PROJECT_ROOT
+from arr.bench.core import bench_out
 from arr.bench.freshness import DEFAULT_PACKAGES
 
 _LARGE = tuple(name for name in DEFAULT_PACKAGES if name != "networkx")  # the freshness tree's
 SIZES: dict[str, tuple[str, ...]] = {
+    "T": ("tqdm",),  # tiny: the smoke test (not in the default run)
     "S": ("networkx",),
     "M": ("transformers",),
     "L": _LARGE,
@@ -123,8 +124,8 @@ def session(workspace: Path) -> dict[str, float]:
 
 
 def main() -> int:
-    chosen = os.environ.get("ARR_SCALE_SIZES", ",".join(SIZES)).split(",")
-    base = PROJECT_ROOT / "outputs" / "bench" / "scale"
+    chosen = os.environ.get("ARR_SCALE_SIZES", "S,M,L,XL").split(",")
+    base = bench_out() / "scale"
     rows = []
     for size in chosen:
         tree = base / size

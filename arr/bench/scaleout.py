@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from arr.api import PROJECT_ROOT
+from arr.bench.core import bench_out
 
 PARTS = {"a": "community", "b": "shortest_paths"}
 
@@ -105,7 +105,7 @@ def build_project(target: Path) -> None:
 
 
 def main() -> int:
-    project = PROJECT_ROOT / "outputs" / "bench" / "scaleout"
+    project = bench_out() / "scaleout"
     build_project(project)
     embedder = os.environ.get("ARR_SCALEOUT_EMBEDDER", "onnx")
     walls: dict[str, float] = {}

@@ -21,9 +21,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from arr.api import PROJECT_ROOT
 from arr.bench.core import (
     BENCH_SCOPE,
+    bench_out,
     ndcg_at_10,
     percentile,
     read_qrels,
@@ -74,7 +74,7 @@ def bench_throughput(data: Path, embedder: SentenceTransformerEmbedder, count: i
 
 
 def bench_full_index_and_queries(data: Path, embedder: SentenceTransformerEmbedder) -> None:
-    index_dir = PROJECT_ROOT / "outputs" / "bench" / "vector"
+    index_dir = bench_out() / "vector"
     workspace = beir_workspace(data, "corpus.jsonl", index_dir)
     tool = VectorTool(
         "vector",

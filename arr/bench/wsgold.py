@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arr.api import PROJECT_ROOT
+from arr.bench.core import bench_out
 from arr.eval.metrics import mrr_at, ndcg_at, recall_at
 from arr.eval.stats import randomization_test
 from arr.models import EvidenceChunk, ScopeKey
 
-OUT = PROJECT_ROOT / "outputs" / "bench" / "wsgold"
+OUT = bench_out() / "wsgold"
 SETS = ("werkzeug", "sphinx")
 CHANNELS = ("bm25", "vector", "grep")
 CHUNK_LINES = 40  # the bench workspace's chunk grid (the Workspace default)

@@ -1,8 +1,13 @@
-"""Benchmarks run (tiny inputs, seconds): a bench that breaks fails the suite, not a user."""
+"""Every ``make bench-*`` runs here on tiny inputs (seconds): a bench that breaks fails the
+suite, not a user. Caches and trees go to a temporary ``$ARR_BENCH_OUT``, never over a real
+benchmark's; SciFact is replaced by a generated 40-document BEIR folder."""
 
 from __future__ import annotations
 
+import json
 import os
+import random
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -11,6 +16,109 @@ import pytest
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
+# make target -> (module, a line its output must hold)
+SMOKE = {
+    "bench": ("arr.bench", "BM25 through the Router"),
+    "bench-wsgold": ("arr.bench.wsgold", ""),
+    "bench-grep": ("arr.bench.grep", "matches: channel"),
+    "bench-vector": ("arr.bench.vector", "ratio p50 Router/raw"),
+    "bench-concurrency": ("arr.bench.concurrency", "client thread(s)"),
+    "bench-scale": ("arr.bench.scale", "T   files"),
+    "bench-scaleout": ("arr.bench.scaleout", "speed-up with two indexing processes"),
+    "bench-secrets": ("arr.bench.secrets", "withheld per 10,000 text files"),
+    "bench-freshness": ("arr.bench.freshness", "edit-to-answer best"),
+}
+
+
+def tiny_beir(folder: Path, documents: int = 40, queries: int = 8) -> Path:
+    words = [
+        "warmup",
+        "schedule",
+        "loss",
+        "spike",
+        "gradient",
+        "clipping",
+        "batch",
+        "size",
+        "memory",
+        "attention",
+        "mask",
+        "tokenizer",
+        "vocabulary",
+        "learning",
+        "rate",
+        "decay",
+        "optimizer",
+        "momentum",
+        "dropout",
+        "layer",
+        "norm",
+        "embedding",
+        "vector",
+        "index",
+        "query",
+        "ranking",
+        "fusion",
+        "channel",
+        "scope",
+        "router",
+        "trace",
+    ]
+    rng = random.Random(7)
+    (folder / "qrels").mkdir(parents=True)
+    with (folder / "corpus.jsonl").open("w") as out:
+        for i in range(documents):
+            text = " ".join(rng.choice(words) for _ in range(30))
+            out.write(json.dumps({"_id": f"d{i}", "title": f"doc {i}", "text": text}) + "\n")
+    lines, qrels = [], ["query-id\tcorpus-id\tscore"]
+    for q in range(queries):
+        lines.append(json.dumps({"_id": f"q{q}", "text": " ".join(rng.sample(words, 4))}))
+        qrels.append(f"q{q}\td{rng.randrange(documents)}\t1")
+    for name in ("queries.jsonl", "queries.test.jsonl"):
+        (folder / name).write_text("\n".join(lines) + "\n")
+    (folder / "qrels" / "test.tsv").write_text("\n".join(qrels) + "\n")
+    return folder
+
+
+def test_every_bench_target_has_a_smoke_run() -> None:
+    targets = re.findall(r"^(bench[\w-]*):", (REPO / "Makefile").read_text(), re.M)
+    assert set(targets) == set(SMOKE)
+    for target, (module, _) in SMOKE.items():
+        assert f"-m {module}\n" in (REPO / "Makefile").read_text().split(f"\n{target}:")[1]
+
+
+@pytest.mark.model
+@pytest.mark.parametrize("target", sorted(set(SMOKE) - {"bench-grep", "bench-wsgold"}))
+def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
+    tree = tmp_path / "tree" / "pkg"
+    tree.mkdir(parents=True)
+    for i in range(3):
+        (tree / f"m{i}.py").write_text(f"class M{i}:\n    def f(self):\n        raise ValueError\n")
+    env = {
+        **os.environ,
+        "ARR_BENCH_OUT": str(tmp_path / "out"),
+        "ARR_SCIFACT": str(tiny_beir(tmp_path / "scifact")),
+        "ARR_GREP_TREE": str(tree.parent),
+        "ARR_BENCH_VECTOR_DOCS": "10",
+        "ARR_SCALE_SIZES": "T",
+        "ARR_SCALEOUT_EMBEDDER": "hashing",
+        "ARR_SECRETS_PACKAGES": "tqdm",
+        "ARR_BENCH_PACKAGES": "tqdm",
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    env.pop("ARR_WORKSPACE", None)
+    module, expected = SMOKE[target]
+    done = subprocess.run(
+        [sys.executable, "-m", module],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    assert "Traceback" not in done.stderr and expected in done.stdout, done.stdout[-2000:]
 
 
 def test_grep_bench_runs_on_a_small_tree(tmp_path: Path) -> None:
