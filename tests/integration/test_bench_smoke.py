@@ -31,39 +31,11 @@ SMOKE = {
 
 
 def tiny_beir(folder: Path, documents: int = 40, queries: int = 8) -> Path:
-    words = [
-        "warmup",
-        "schedule",
-        "loss",
-        "spike",
-        "gradient",
-        "clipping",
-        "batch",
-        "size",
-        "memory",
-        "attention",
-        "mask",
-        "tokenizer",
-        "vocabulary",
-        "learning",
-        "rate",
-        "decay",
-        "optimizer",
-        "momentum",
-        "dropout",
-        "layer",
-        "norm",
-        "embedding",
-        "vector",
-        "index",
-        "query",
-        "ranking",
-        "fusion",
-        "channel",
-        "scope",
-        "router",
-        "trace",
-    ]
+    words = (
+        "warmup schedule loss spike gradient clipping batch size memory attention mask tokenizer "
+        "vocabulary learning rate decay optimizer momentum dropout layer norm embedding vector index "
+        "query ranking fusion channel scope router trace"
+    ).split()  # noqa: SIM905 - a readable word list
     rng = random.Random(7)
     (folder / "qrels").mkdir(parents=True)
     with (folder / "corpus.jsonl").open("w") as out:
