@@ -30,12 +30,15 @@ SMOKE = {
 }
 
 
+WORDS = (
+    "warmup schedule loss spike gradient clipping batch size memory attention mask tokenizer "
+    "vocabulary learning rate decay optimizer momentum dropout layer norm embedding vector "
+    "index query ranking fusion channel scope router trace"
+)
+
+
 def tiny_beir(folder: Path, documents: int = 40, queries: int = 8) -> Path:
-    words = (
-        "warmup schedule loss spike gradient clipping batch size memory attention mask tokenizer "
-        "vocabulary learning rate decay optimizer momentum dropout layer norm embedding vector index "
-        "query ranking fusion channel scope router trace"
-    ).split()  # noqa: SIM905 - a readable word list
+    words = WORDS.split()
     rng = random.Random(7)
     (folder / "qrels").mkdir(parents=True)
     with (folder / "corpus.jsonl").open("w") as out:
