@@ -62,9 +62,10 @@ agents:
 
 commands:
   demo                       index the demo workspace and answer its demo queries
-  index [scope=NAME] [rebuild=true]
-                             bring indexes up to date (incremental; rebuild=true: from scratch)
-  search query=TEXT scope=NAME [--json]
+  index [scope=NAME] [rebuild=true] [--lexical]
+                             bring indexes up to date (incremental; rebuild=true: from scratch);
+                             lexical channels first, then vectors; --lexical: no vectors
+  search query=TEXT scope=NAME [top_k=N] [--json]
                              answer one query (--json: the full RouterResult)
   memory add id=ID scope=NAME title=TEXT body=TEXT [tags=a,b]
   memory publish id=ID | memory retract id=ID | memory list [scope=NAME] [status=S]
@@ -299,6 +300,8 @@ def _main(argv: list[str] | None = None) -> int:
         # `arr memory show ID` (also publish/retract): a first bare word is the id
         if action in ("show", "publish", "retract") and rest and _is_bare(rest[0]):
             rest = [f"id={rest[0]}", *rest[1:]]
+    if command == "index" and "--lexical" in rest:  # the quick start: no embedding at all
+        rest = [("lexical=true" if a == "--lexical" else a) for a in rest]
     if command == "search" and rest and _is_bare(rest[0]):
         rest = [f"query={rest[0]}", *rest[1:]]  # `arr search "why did the loss spike"`
     texts, overrides = split_arguments(rest)

@@ -34,16 +34,39 @@ def run_index(
     workspace = build_workspace(container)
     tools = build_tools(container, workspace)
     scopes = _scopes_to_index(container, workspace.named_scopes())
+    as_json = _as_json(container)
+    lexical_only = container.get("lexical", False)
+    if not isinstance(lexical_only, bool):
+        raise ConfigError(f"lexical must be true or false, got {lexical_only!r:.40}")
+    ready: dict[str, Any] = {}
+
+    def lexical_ready(seconds: float, channels: list[str]) -> None:
+        ready.update(lexical_ready_s=round(seconds, 2), lexical_channels=channels)
+        if not as_json:  # said as it happens: searches can start while vectors are embedded
+            print(
+                f"lexical channels ready in {seconds:.1f} s ({', '.join(channels) or 'none'}): "
+                "arr search answers now; the vector index follows (a search meanwhile answers "
+                "without it and says how far it is)",
+                flush=True,
+            )
+
     (added, kept), reports = index_workspace(
         workspace,
         tools,
         scopes,
         progress=bool(container.get("progress", True)),
         rebuild=bool(container.get("rebuild", False)),
+        lexical_only=lexical_only,
+        on_lexical_ready=lexical_ready,
     )
-    summary = {"seeded": added, "kept": kept, "partitions": [vars(r) for r in reports]}
+    summary = {
+        "seeded": added,
+        "kept": kept,
+        **ready,
+        "partitions": [vars(r) for r in reports],
+    }
     atomic_write.write_text(run_dir / "index.json", json.dumps(summary, indent=2, default=str))
-    if _as_json(container):
+    if as_json:
         _emit({**summary, "memory_db": str(workspace.memory_db), "run_dir": str(run_dir)})
         return 1 if any(r.error for r in reports) else 0
     print(f"memory store {workspace.memory_db}: {added} seeded, {kept} already present")

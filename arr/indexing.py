@@ -1,15 +1,20 @@
 """``arr index``: seed the memory store and (re)build every indexed channel, scope by scope.
 
-A tool takes part when it has a ``build(scope)`` method. Progress goes to stderr through tqdm.
-A failure in one partition is reported and the others still build; the previous index of the
-failed partition stays in place (builds swap in atomically, see arr.tools.partition).
+A tool takes part when it has a ``build(scope)`` method. Lexical first: every scope's memory,
+grep and bm25 partitions are built before any semantic one (a tool with ``semantic = True``:
+vector), and ``on_lexical_ready`` is told when they are, so a new user can search in seconds
+while the embedding runs (a search meanwhile answers from the ready channels, with the build's
+progress as its degradation). ``lexical_only`` skips the semantic channels. Progress goes to
+stderr through tqdm. A failure in one partition is reported and the others still build; the
+previous index of the failed partition stays in place (builds swap in atomically, see
+arr.tools.partition).
 """
 
 from __future__ import annotations
 
 import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
 from arr.errors import ArrError
@@ -35,6 +40,8 @@ def index_workspace(
     scopes: Mapping[str, ScopeKey],
     progress: bool = True,
     rebuild: bool = False,
+    lexical_only: bool = False,
+    on_lexical_ready: Callable[[float, list[str]], None] | None = None,
 ) -> tuple[tuple[int, int], list[BuildReport]]:
     """Seed the memory store, then build every (tool, scope) partition. Nothing here raises
     for one bad partition or a bad store: each failure is a report line with its cause."""
@@ -50,16 +57,26 @@ def index_workspace(
             seeded = seed_memories(store, workspace.memory_seed, workspace.named_scopes())
     except (ArrError, OSError) as exc:
         reports.append(BuildReport("memory", "*", 0, _ms(started), f"{exc}"[:500]))
+    builders = sorted(
+        (getattr(tool, "semantic", False), name, tool)
+        for name, tool in tools.items()
+        if hasattr(tool, "build") and not (lexical_only and getattr(tool, "semantic", False))
+    )
     jobs = [
-        (tool_name, tool, scope_name, key)
-        for tool_name, tool in sorted(tools.items())
-        if hasattr(tool, "build")
+        (semantic, tool_name, tool, scope_name, key)
+        for semantic, tool_name, tool in builders
         for scope_name, key in sorted(scopes.items())
     ]
+    lexical = sorted({n for s, n, _ in builders if not s} | ({"memory"} & set(tools)))
+    began = started
     bar = tqdm(
         jobs, desc="indexing", unit="partition", file=sys.stderr, disable=not progress or not jobs
     )
-    for tool_name, tool, scope_name, key in bar:
+    told = False
+    for semantic, tool_name, tool, scope_name, key in bar:
+        if semantic and not told and on_lexical_ready is not None:
+            told = True
+            on_lexical_ready(time.perf_counter() - began, lexical)
         bar.set_postfix_str(f"{tool_name}:{scope_name}")
         started = time.perf_counter()
         skipped: dict[str, int] = {}

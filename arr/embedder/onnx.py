@@ -91,12 +91,35 @@ def export_onnx(model_path: Path, target: Path) -> None:
         os.replace(tmp, target)
 
 
+QUANTIZE_RECIPE = "int8pc"  # bump when the quantisation below changes (new file, new id)
+
+
 def quantize_onnx(source: Path, target: Path) -> None:
+    """int8 weights, one scale per output channel, and only the MatMuls whose second input is
+    a weight: quantising activation x activation products (attention) and whole tensors at
+    once cost cosine 0.88 against fp32 on code; this recipe keeps >= 0.988 (measured) at the
+    same speed."""
+    import logging
+
+    import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    with _removed_on_failure(tmp):
-        quantize_dynamic(str(source), str(tmp), weight_type=QuantType.QInt8)
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)  # its "consider pre-processing" advice is not the user's
+    with _removed_on_failure(tmp), contextlib.ExitStack() as restore:
+        restore.callback(root.setLevel, level)
+        quantize_dynamic(
+            str(source),
+            str(tmp),
+            weight_type=QuantType.QInt8,
+            per_channel=True,
+            extra_options={
+                "MatMulConstBOnly": True,
+                "DefaultTensorType": onnx.TensorProto.FLOAT,
+            },
+        )
         os.replace(tmp, target)
 
 
@@ -120,15 +143,19 @@ class OnnxEmbedder:
         batch_size: int = 32,
         max_seq_length: int | None = None,
         threads: int = 0,
+        batch_tokens: int = 256,
     ) -> None:
         if batch_size < 1:
             raise ValueError(f"batch_size must be >= 1, got {batch_size}")
+        if batch_tokens < 1:
+            raise ValueError(f"batch_tokens must be >= 1, got {batch_tokens}")
         if threads < 0:
             raise ValueError(f"threads must be >= 0 (0: onnxruntime's default), got {threads}")
         self.model = model
         self.cache_dir = Path(cache_dir) if cache_dir else None
         self.quantize = quantize
         self.batch_size = batch_size
+        self.batch_tokens = batch_tokens
         self.max_seq_length = max_seq_length
         self.threads = threads
         self._session: Any = None
@@ -159,7 +186,7 @@ class OnnxEmbedder:
     @property
     def id(self) -> str:
         name = self._model_path()[0]
-        return f"{name}:{self.dimension()}" + (":onnx-int8" if self.quantize else "")
+        return f"{name}:{self.dimension()}" + (f":onnx-{QUANTIZE_RECIPE}" if self.quantize else "")
 
     def model_file(self) -> Path:
         """Where the exported (and maybe quantised) model is cached."""
@@ -168,7 +195,7 @@ class OnnxEmbedder:
             self.cache_dir
             or Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arr" / "onnx"
         )  # never beside the installed package
-        suffix = "-int8" if self.quantize else ""
+        suffix = f"-{QUANTIZE_RECIPE}" if self.quantize else ""
         return base / f"{name}-{_model_signature(path)}{suffix}.onnx"
 
     # ---- loading ---------------------------------------------------------------------------
@@ -183,7 +210,9 @@ class OnnxEmbedder:
 
                 with exclusive_lock(target.with_suffix(".lock")):  # one export at a time
                     if not target.is_file():
-                        plain = target.with_name(target.name.replace("-int8.onnx", ".onnx"))
+                        plain = target.with_name(
+                            target.name.replace(f"-{QUANTIZE_RECIPE}.onnx", ".onnx")
+                        )
                         if not plain.is_file():
                             export_onnx(path, plain)
                         if self.quantize:
@@ -222,25 +251,43 @@ class OnnxEmbedder:
         self.warm_up()
         if not texts:
             return np.zeros((0, self.dimension()), np.float32)
-        # Similar lengths batch together (less padding); results go back in input order.
-        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        # Tokenised once; texts of similar length batch together, and a batch holds at most
+        # ``batch_tokens`` word pieces: long texts run alone (no padding is ever computed, and
+        # on 2 cores one 256-piece text at a time was the fastest), short ones up to
+        # ``batch_size`` at a time. Results go back in input order.
+        encodings = self._tokenizer.encode_batch(texts)
+        order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         out = np.zeros((len(texts), self.dimension()), np.float32)
-        batches = range(0, len(order), self.batch_size)
+        batches = self._batches([len(encodings[i].ids) for i in order])
         if show_progress:
             from tqdm import tqdm
 
-            batches = tqdm(batches, desc="embedding", unit="batch")  # type: ignore[assignment]
-        for start in batches:
-            chosen = order[start : start + self.batch_size]
-            out[chosen] = self._embed_batch([texts[i] for i in chosen])
+            batches = tqdm(batches, desc="embedding", unit="batch")
+        for start, end in batches:
+            chosen = order[start:end]
+            out[chosen] = self._run([encodings[i] for i in chosen])
         return out
 
-    def _embed_batch(self, texts: list[str]) -> np.ndarray:
-        encodings = self._tokenizer.encode_batch(texts)
+    def _batches(self, lengths: list[int]) -> list[tuple[int, int]]:
+        """(start, end) of consecutive batches over ascending ``lengths``."""
+        spans, start = [], 0
+        while start < len(lengths):
+            end = start + 1
+            while (
+                end < len(lengths)
+                and end - start < self.batch_size
+                and lengths[end] * (end - start + 1) <= self.batch_tokens
+            ):
+                end += 1
+            spans.append((start, end))
+            start = end
+        return spans
+
+    def _run(self, encodings: list[Any]) -> np.ndarray:
         width = max(len(e.ids) for e in encodings)
-        ids = np.zeros((len(texts), width), np.int64)
-        mask = np.zeros((len(texts), width), np.int64)
-        types = np.zeros((len(texts), width), np.int64)
+        ids = np.zeros((len(encodings), width), np.int64)
+        mask = np.zeros((len(encodings), width), np.int64)
+        types = np.zeros((len(encodings), width), np.int64)
         for row, encoding in enumerate(encodings):
             count = len(encoding.ids)
             ids[row, :count] = encoding.ids

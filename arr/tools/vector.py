@@ -33,6 +33,7 @@ from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.snippets import centred
 from arr.tools.base import ChannelError, source_freshness
+from arr.tools.build_progress import build_progress, running_build
 from arr.tools.partition import exclusive_lock
 from arr.tools.passages import split_all, unit_of
 from arr.workspace import Document, Workspace, state_digest
@@ -67,6 +68,7 @@ def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]
 class VectorTool:
     read_only = True
     provider = "local"
+    semantic = True  # built after the lexical channels; skipped by arr index --lexical
     summary = (
         "vector: semantic search over the project's notes, code and logs; finds passages "
         "that answer a research question in other words than the query's"
@@ -273,29 +275,20 @@ class VectorTool:
         # Embedded and stored in batches: an interrupted build keeps what it embedded (each
         # item with its content hash), and the next build embeds only what is still missing.
         # The manifest is written last, so until then the index reads stale, never half-new.
-        progress = None
-        if self.show_progress and len(changed) > self.commit_every:
-            from tqdm import tqdm
-
-            progress = tqdm(total=len(changed), desc="embedding", unit="chunk")
-        for start in range(0, len(changed), self.commit_every):
-            batch = changed[start : start + self.commit_every]
-            vectors = self.embedder.embed(
-                [d.text for d in batch], self.show_progress and progress is None
-            )
-            self.store.write(
-                scope,
-                [d.id for d in batch],
-                vectors,
-                [d.text for d in batch],
-                [item_metadata(d, scope, digests[d.id]) for d in batch],
-                [],
-                None,
-            )
-            if progress is not None:
-                progress.update(len(batch))
-        if progress is not None:
-            progress.close()
+        with build_progress(self._build_lock(scope), len(changed), self.show_progress) as shown:
+            for start in range(0, len(changed), self.commit_every):
+                batch = changed[start : start + self.commit_every]
+                vectors = self.embedder.embed([d.text for d in batch])
+                self.store.write(
+                    scope,
+                    [d.id for d in batch],
+                    vectors,
+                    [d.text for d in batch],
+                    [item_metadata(d, scope, digests[d.id]) for d in batch],
+                    [],
+                    None,
+                )
+                shown.advance(len(batch))
         token = f"{time.time_ns()}-{os.getpid()}"
         manifest = {
             "embedder": embedder_id,
@@ -356,6 +349,14 @@ class VectorTool:
         return manifest
 
     def freshness(self, scope: ScopeKey) -> Freshness:
+        found = self._freshness(scope)
+        if not found.fresh and found.code in (codes.INDEX_MISSING, codes.INDEX_STALE):
+            building = running_build(self._build_lock(scope), self.name)
+            if building is not None:  # being built now: say how far, not "run arr index"
+                return Freshness(fresh=False, code=codes.INDEX_BUILDING, detail=building)
+        return found
+
+    def _freshness(self, scope: ScopeKey) -> Freshness:
         manifest = self._manifest(scope)
         if manifest is None or "source_fingerprint" not in manifest:
             return Freshness(

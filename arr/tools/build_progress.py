@@ -1,0 +1,115 @@
+"""How far a running index build is, for the build's own bar and for searches meanwhile.
+
+A build that embeds writes ``<its lock>.progress.json`` (items done and to do, when it started)
+after each stored batch and removes it when it ends. A search that finds the channel's index
+missing or stale asks :func:`running_build`: when another process (or thread) holds the build
+lock, the answer is a sentence with the build's progress and an estimate of the time left, which
+the Router records as an ``index_building`` degradation (the search answers from the ready
+channels meanwhile, marked partial) instead of "no index; run arr index".
+"""
+
+from __future__ import annotations
+
+import contextlib
+import fcntl
+import json
+import os
+import time
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from arr import atomic_write
+
+
+def _progress_file(lock: Path) -> Path:
+    return lock.with_name(lock.name + ".progress.json")
+
+
+def lock_held(lock: Path) -> bool:
+    """Whether a build holds ``lock`` now (never blocks, never creates the file)."""
+    try:
+        handle = open(lock, "rb")  # noqa: SIM115 - closed below, after the probe
+    except OSError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
+
+
+def running_build(lock: Path, channel: str) -> str | None:
+    """A sentence saying that a build of this partition is running and how far it is, or
+    None when no build holds the lock."""
+    if not lock_held(lock):
+        return None
+    try:
+        state = json.loads(_progress_file(lock).read_text(encoding="utf-8"))
+        done, total, started = int(state["done"]), int(state["total"]), float(state["started"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return (
+            f"an index build of the {channel} channel for this scope is running (reading the "
+            "sources); answering from the ready channels until it finishes"
+        )
+    share = done / total if total else 0.0
+    elapsed = max(0.0, time.time() - started)
+    left = f", about {_duration(elapsed * (1 - share) / share)} left" if done else ""
+    return (
+        f"an index build of the {channel} channel for this scope is running: {done:,} of "
+        f"{total:,} items embedded ({share:.0%}){left}; answering from the ready channels "
+        "until it finishes"
+    )
+
+
+def _duration(seconds: float) -> str:
+    if seconds < 90:
+        return f"{max(1, round(seconds))} s"
+    return f"{seconds / 60:.0f} min"
+
+
+class BuildProgress:
+    """The progress file of one build, and its terminal bar (tqdm, with ETA) when asked."""
+
+    def __init__(self, lock: Path, total: int, bar: bool, desc: str = "embedding") -> None:
+        self.path = _progress_file(lock)
+        self.state: dict[str, Any] = {
+            "total": total,
+            "done": 0,
+            "started": time.time(),
+            "pid": os.getpid(),
+        }
+        self.bar: Any = None
+        if bar and total:
+            from tqdm import tqdm
+
+            self.bar = tqdm(total=total, desc=desc, unit="item")
+        self._write()
+
+    def advance(self, count: int) -> None:
+        self.state["done"] += count
+        self._write()
+        if self.bar is not None:
+            self.bar.update(count)
+
+    def close(self) -> None:
+        if self.bar is not None:
+            self.bar.close()
+        self.path.unlink(missing_ok=True)
+
+    def _write(self) -> None:
+        with contextlib.suppress(OSError):  # progress is a courtesy: never fail a build on it
+            atomic_write.write_text(self.path, json.dumps(self.state))
+
+
+@contextlib.contextmanager
+def build_progress(lock: Path, total: int, bar: bool) -> Iterator[BuildProgress]:
+    progress = BuildProgress(lock, total, bar)
+    try:
+        yield progress
+    finally:
+        progress.close()
