@@ -34,6 +34,8 @@ MEMORY_DB_LOCKED = "memory_db_locked"
 MEMORY_DB_IO_ERROR = "memory_db_io_error"
 MEMORY_DB_LINKED = "memory_db_linked"
 DISK_FULL = "disk_full"
+# the channel answered from an index still being built (its first build): what is embedded so far
+INDEX_PARTIAL = "index_partial"
 INDEX_CORRUPT = "index_corrupt"
 NO_NEW_EVIDENCE = "no_new_evidence"
 SCOPE_MISMATCH_DROPPED = "scope_mismatch_dropped"

@@ -45,8 +45,8 @@ def run_index(
         if not as_json:  # said as it happens: searches can start while vectors are embedded
             print(
                 f"lexical channels ready in {seconds:.1f} s ({', '.join(channels) or 'none'}): "
-                "arr search answers now; the vector index follows (a search meanwhile answers "
-                "without it and says how far it is)",
+                "arr search answers now; the vector index follows (a search meanwhile uses "
+                "what is embedded so far, says how far the build is, and is marked partial)",
                 flush=True,
             )
 

@@ -525,6 +525,11 @@ class RetrievalRouter:
             freshness = self._refresh(call.tool, tool, scope, run) or freshness
         if not freshness.fresh:
             return freshness.code, freshness.detail
+        if freshness.code == codes.INDEX_PARTIAL:  # admitted, answering from a build underway
+            run.partial = True
+            run.degradations.append(
+                Degradation(stage=call.tool, code=codes.INDEX_PARTIAL, detail=freshness.detail)
+            )
         return None
 
     def _refresh(self, name: str, tool: Tool, scope: ScopeKey, run: _Run) -> Freshness | None:

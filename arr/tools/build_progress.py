@@ -46,12 +46,11 @@ def lock_held(lock: Path) -> bool:
 def running_build(lock: Path, channel: str) -> str | None:
     """A sentence saying that a build of this partition is running and how far it is, or
     None when no build holds the lock."""
-    if not lock_held(lock):
+    state = build_state(lock)
+    if state is None:
         return None
-    try:
-        state = json.loads(_progress_file(lock).read_text(encoding="utf-8"))
-        done, total, started = int(state["done"]), int(state["total"]), float(state["started"])
-    except (OSError, ValueError, KeyError, TypeError):
+    done, total, started = state
+    if total < 0:
         return (
             f"an index build of the {channel} channel for this scope is running (reading the "
             "sources); answering from the ready channels until it finishes"
@@ -64,6 +63,18 @@ def running_build(lock: Path, channel: str) -> str | None:
         f"{total:,} items embedded ({share:.0%}){left}; answering from the ready channels "
         "until it finishes"
     )
+
+
+def build_state(lock: Path) -> tuple[int, int, float] | None:
+    """(items done, items in all, start time) of the build holding ``lock``; total -1 while
+    it has not said yet; None when no build holds it."""
+    if not lock_held(lock):
+        return None
+    try:
+        state = json.loads(_progress_file(lock).read_text(encoding="utf-8"))
+        return int(state["done"]), int(state["total"]), float(state["started"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return 0, -1, time.time()
 
 
 def _duration(seconds: float) -> str:

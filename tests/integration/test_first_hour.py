@@ -9,13 +9,15 @@ import os
 import shutil
 import subprocess
 import sys
+import threading
+import time
 from pathlib import Path
 
 import pytest
 
 import arr
 from arr import codes
-from arr.tools.build_progress import BuildProgress, lock_held, running_build
+from arr.tools.build_progress import lock_held, running_build
 from arr.tools.partition import exclusive_lock
 
 pytestmark = pytest.mark.slow
@@ -75,29 +77,61 @@ def test_index_lexical_skips_the_vector_channel(project: Path) -> None:
 
 
 def test_a_search_during_the_vector_build_answers_with_its_progress(project: Path) -> None:
+    """Before the first batch is stored: index_building with the build named (the other
+    channels answer); after it: the vectors embedded so far answer too (index_partial), the
+    result partial, the detail saying how far the build is."""
+    for n in range(12):
+        (project / "notes" / f"note{n}.md").write_text(f"Warmup note {n}: loss spikes fell.\n")
     assert arr_cli("index", "--lexical", "progress=false", cwd=project).returncode == 0
     router = arr.load_router(["embedder=hashing"], workspace=project)
+    question = "why did warmup remove the loss spikes"
     try:
         vector = router.tools["vector"]
         scope = router.scopes["notes"]
         lock = vector._build_lock(scope)
         assert running_build(lock, "vector") is None
-        with exclusive_lock(lock):  # another process's build, as far as the reader can tell
-            progress = BuildProgress(lock, total=1000, bar=False)
-            progress.advance(400)
+        with exclusive_lock(lock):  # a build that has not stored anything yet
             assert lock_held(lock)
-            result = router.search("why did warmup remove the loss spikes", scope)
-            progress.close()
-        degraded = {d.stage: d for d in result.degradations}
-        assert result.partial and degraded["vector"].code == codes.INDEX_BUILDING
-        assert "400 of 1,000 items embedded (40%)" in degraded["vector"].detail
-        assert (
-            "left" in degraded["vector"].detail and "run arr index" not in degraded["vector"].detail
-        )
-        assert {e.channel for e in result.evidence} & {"bm25", "memory"}  # the ready channels
-        after = router.search("why did warmup remove the loss spikes", scope)
-        assert "vector" in {d.stage for d in after.degradations}  # no build now: index missing
-        assert after.degradations[0].code != codes.INDEX_BUILDING
+            early = router.search(question, scope)
+        degraded = {d.stage: d for d in early.degradations}
+        assert early.partial and degraded["vector"].code == codes.INDEX_BUILDING
+        assert "run arr index" not in degraded["vector"].detail
+        assert {e.channel for e in early.evidence} & {"bm25", "memory"}  # the ready channels
+
+        stored = threading.Event()
+        release = threading.Event()
+        inner = vector.embedder
+
+        class Slow:  # the embedder as a long build sees it: one batch, then a wait
+            def __getattr__(self, name: str) -> object:
+                return getattr(inner, name)
+
+            def embed(self, texts: list[str], *args: object) -> object:
+                if stored.is_set():
+                    release.wait(30)
+                stored.set()
+                return inner.embed(texts)
+
+        vector.embedder, vector.commit_every = Slow(), 4
+        builder = threading.Thread(target=vector.build, args=(scope,))
+        builder.start()
+        try:
+            assert stored.wait(30)
+            deadline = time.monotonic() + 30
+            while time.monotonic() < deadline and not (
+                lock.parent / (lock.name + ".progress.json")
+            ).read_text().count('"done": 4'):
+                time.sleep(0.05)
+            during = router.search(question, scope)
+        finally:
+            release.set()
+            builder.join(60)
+        degraded = {d.stage: d for d in during.degradations}
+        assert during.partial and degraded["vector"].code == codes.INDEX_PARTIAL
+        assert "4 of 14 items embedded" in degraded["vector"].detail
+        assert "vector" in {c for e in during.evidence for c in e.ranks}  # a hybrid answer
+        after = router.search(question, scope)
+        assert not after.degradations and not after.partial
     finally:
         router.close()
 
