@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-wsgold bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout clean
+.PHONY: help setup demo test test-fast lint bench bench-index bench-wsgold bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -37,6 +37,9 @@ lint: setup ## ruff lint and format check
 
 bench: setup ## benchmarks in one table: BM25 Router vs raw, demo latency, cold start, MCP round trip
 	$(BIN)/python -m arr.bench
+
+bench-index: setup ## benchmark: the first hour on a tree: embedding fp32 vs int8, quality, arr index time and RSS
+	$(BIN)/python -m arr.bench.index
 
 bench-wsgold: setup ## benchmark: file-level answers on the Werkzeug and Sphinx trees (../shared/data/wsgold)
 	$(BIN)/python -m arr.bench.wsgold

@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 SMOKE = {
     "bench": ("arr.bench", "BM25 through the Router"),
     "bench-wsgold": ("arr.bench.wsgold", ""),
+    "bench-index": ("arr.bench.index", "estimate for 10,000 such files"),
     "bench-grep": ("arr.bench.grep", "matches: channel"),
     "bench-vector": ("arr.bench.vector", "ratio p50 Router/raw"),
     "bench-concurrency": ("arr.bench.concurrency", "client thread(s)"),
@@ -51,7 +52,8 @@ def tiny_beir(folder: Path, documents: int = 40, queries: int = 8) -> Path:
         qrels.append(f"q{q}\td{rng.randrange(documents)}\t1")
     for name in ("queries.jsonl", "queries.test.jsonl"):
         (folder / name).write_text("\n".join(lines) + "\n")
-    (folder / "qrels" / "test.tsv").write_text("\n".join(qrels) + "\n")
+    for split in ("test", "dev"):
+        (folder / "qrels" / f"{split}.tsv").write_text("\n".join(qrels) + "\n")
     return folder
 
 
@@ -79,6 +81,9 @@ def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
         "ARR_SCALEOUT_EMBEDDER": "hashing",
         "ARR_SECRETS_PACKAGES": "tqdm",
         "ARR_BENCH_PACKAGES": "tqdm",
+        "ARR_BENCH_INDEX_TREE": str(tree.parent),
+        "ARR_BENCH_INDEX_DOCS": "20",
+        "ARR_COSQA": str(tmp_path / "scifact"),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }

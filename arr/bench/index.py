@@ -1,0 +1,244 @@
+"""``make bench-index``: the first hour on a tree, measured side by side in one run.
+
+1. Embedding throughput on the same passages of a real tree (the Werkzeug tree of
+   ``../shared/data/wsgold``, else ``$ARR_BENCH_INDEX_TREE``, else bm25s' installed sources):
+   today's fp32 path (the packaged weights, batches of 32 texts) against the default (int8
+   weights per output channel, batches capped at 256 word pieces), the two interleaved slice
+   by slice so the machine's drift hits both; cosine of every text against fp32.
+2. Quality: nDCG@10 of exact vector search, fp32 against int8, on SciFact (every judged
+   document plus random others up to ``$ARR_BENCH_INDEX_DOCS``, 1,000) and CoSQA dev (whole).
+3. ``arr index`` of the tree in a fresh workspace (the user's model cache warm, as after the
+   first use): lexical-ready and complete seconds, peak RSS, and the first hybrid answer (a
+   search repeated while the build runs until the vector channel answers).
+4. For a 10,000-file tree: the same measured rates, scaled (an estimate, said as one).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import resource
+import subprocess
+import sys
+import tempfile
+import time
+from collections import Counter
+from pathlib import Path
+
+import numpy as np
+
+from arr.bench.core import bench_out, ndcg_at_10, read_qrels, read_queries, scifact_dir
+from arr.locations import PACKAGE_DIR
+
+SHARED = PACKAGE_DIR.parent.parent / "shared" / "data"
+SLICES = 4
+
+
+def tree_dir() -> Path:
+    named = os.environ.get("ARR_BENCH_INDEX_TREE")
+    if named:
+        return Path(named)
+    werkzeug = SHARED / "wsgold" / "werkzeug" / "tree"
+    if werkzeug.is_dir():
+        return werkzeug
+    import bm25s
+
+    return Path(bm25s.__file__).parent
+
+
+def embedders() -> tuple[object, object]:
+    """(today's fp32 path, the shipped default), both from the user's model cache."""
+    from arr.embedder.onnx import OnnxEmbedder
+
+    today = OnnxEmbedder(quantize=False, batch_size=32, batch_tokens=10**9)
+    default = OnnxEmbedder(quantize=True, batch_size=32, batch_tokens=256)  # conf/embedder
+    return today, default
+
+
+def tree_passages(tree: Path, embedder: object) -> list[str]:
+    """The texts the vector channel embeds for ``tree`` (40-line chunks, split to passages)."""
+    from arr.models import ScopeKey
+    from arr.tools.passages import split_all
+    from arr.workspace import Workspace
+
+    key = ScopeKey(
+        team_id="b", project_id="b", repository="b", branch="b", experiment_environment="b"
+    )
+    with tempfile.TemporaryDirectory() as tmp:
+        workspace = Workspace(
+            name="bench",
+            root=tree,
+            index_dir=Path(tmp) / "index",
+            memory_db=Path(tmp) / "m.sqlite3",
+            scopes={"t": {"key": key, "roots": ["."]}},
+        )
+        skipped: Counter[str] = Counter()
+        docs = []
+        for source in workspace.source_files(key, skipped):
+            docs += workspace.file_documents(source, workspace.chunk_lines, 0, skipped)
+    budget = embedder.max_tokens  # type: ignore[attr-defined]
+    passages, _ = split_all(docs, embedder.token_counts, budget, 32)  # type: ignore[attr-defined]
+    return [p.text for p in passages]
+
+
+def throughput(texts: list[str], today: object, default: object) -> dict[str, float]:
+    today.embed(texts[:4]), default.embed(texts[:4])  # type: ignore[attr-defined]
+    seconds = {"fp32": 0.0, "int8": 0.0}
+    vectors: dict[str, list[np.ndarray]] = {"fp32": [], "int8": []}
+    step = max(1, len(texts) // SLICES)
+    for number, start in enumerate(range(0, len(texts), step)):
+        part = texts[start : start + step]
+        order = [("fp32", today), ("int8", default)]
+        for name, model in order if number % 2 == 0 else order[::-1]:
+            began = time.perf_counter()
+            vectors[name].append(model.embed(part))  # type: ignore[attr-defined]
+            seconds[name] += time.perf_counter() - began
+    cosine = (np.vstack(vectors["fp32"]) * np.vstack(vectors["int8"])).sum(axis=1)
+    return {
+        "texts": len(texts),
+        "fp32_per_s": len(texts) / seconds["fp32"],
+        "int8_per_s": len(texts) / seconds["int8"],
+        "cosine_min": float(cosine.min()),
+        "cosine_mean": float(cosine.mean()),
+    }
+
+
+def beir_quality(folder: Path, split: str, limit: int | None, models: tuple) -> dict | None:
+    if not (folder / "corpus.jsonl").is_file():
+        return None
+    queries = dict(read_queries(folder / "queries.jsonl"))
+    qrels = read_qrels(folder / "qrels" / f"{split}.tsv")
+    corpus = {}
+    with (folder / "corpus.jsonl").open(encoding="utf-8") as handle:
+        for line in handle:
+            record = json.loads(line)
+            corpus[str(record["_id"])] = f"{record.get('title', '')}\n{record.get('text', '')}"
+    ids = sorted(corpus)
+    if limit is not None and len(ids) > limit:
+        judged = {d for rel in qrels.values() for d in rel if d in corpus}
+        others = sorted(set(corpus) - judged)
+        random.Random(7).shuffle(others)
+        ids = sorted(judged) + others[: max(0, limit - len(judged))]
+    asked = [q for q in qrels if q in queries]
+    scores = {}
+    for name, model in zip(("fp32", "int8"), models, strict=True):
+        matrix = model.embed([corpus[i] for i in ids])
+        found = model.embed([queries[q] for q in asked]) @ matrix.T
+        scores[name] = [
+            ndcg_at_10([ids[j] for j in np.argsort(-found[k])[:10]], qrels[q])
+            for k, q in enumerate(asked)
+        ]
+    from arr.eval.stats import randomization_test
+
+    fp32, int8 = np.mean(scores["fp32"]), np.mean(scores["int8"])
+    p = randomization_test(scores["int8"], scores["fp32"])
+    return {"documents": len(ids), "queries": len(asked), "fp32": fp32, "int8": int8, "p": p}
+
+
+def index_run(tree: Path) -> dict[str, float]:
+    """``arr index`` in a fresh workspace whose scope is ``tree``, with a search every second
+    meanwhile until the vector channel answers."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env.pop("ARR_WORKSPACE", None)
+    arr = [sys.executable, "-m", "arr.cli"]
+    with tempfile.TemporaryDirectory(dir=bench_out()) as tmp:
+        folder = Path(tmp)
+        subprocess.run([*arr, "init"], cwd=folder, env=env, check=True, capture_output=True)
+        subprocess.run(
+            [*arr, "scope", "add", "t", str(tree)],
+            cwd=folder,
+            env=env,
+            check=True,
+            capture_output=True,
+        )
+        began = time.perf_counter()
+        child = subprocess.Popen(
+            [*arr, "index", "progress=false", "--json"],
+            cwd=folder,
+            env=env,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
+            text=True,
+        )
+        first_hybrid = None
+        while child.poll() is None:
+            time.sleep(1.0)
+            if first_hybrid is None:
+                asked = subprocess.run(
+                    [*arr, "search", "how is the request body parsed", "scope=t", "--json"],
+                    cwd=folder,
+                    env=env,
+                    capture_output=True,
+                    text=True,
+                )
+                try:
+                    evidence = json.loads(asked.stdout)["evidence"]
+                except (ValueError, KeyError):
+                    continue
+                if any("vector" in e["ranks"] for e in evidence):
+                    first_hybrid = time.perf_counter() - began
+        complete = time.perf_counter() - began
+        summary = json.loads(child.stdout.read() if child.stdout else "{}")
+        peak = resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss / 1024
+        vector = next((p for p in summary["partitions"] if p["tool"] == "vector"), {})
+        return {
+            "lexical_ready_s": float(summary.get("lexical_ready_s", float("nan"))),
+            "complete_s": complete,
+            "first_hybrid_s": first_hybrid if first_hybrid is not None else complete,
+            "peak_rss_mb": peak,
+            "vector_items": float(vector.get("documents", 0)),
+            "files": float(sum(1 for p in tree.rglob("*") if p.is_file())),
+        }
+
+
+def main() -> int:
+    bench_out().mkdir(parents=True, exist_ok=True)
+    tree = tree_dir()
+    today, default = embedders()
+    texts = tree_passages(tree, default)
+    print(f"tree: {tree} ({len(texts)} passages)", flush=True)
+    speed = throughput(texts, today, default)
+    ratio = speed["int8_per_s"] / speed["fp32_per_s"]
+    print(
+        f"embedding, same {speed['texts']} passages: fp32 batch 32 {speed['fp32_per_s']:.1f}/s, "
+        f"default int8 {speed['int8_per_s']:.1f}/s: {ratio:.2f}x (goal >= 2.5x); cosine to "
+        f"fp32 min {speed['cosine_min']:.4f} mean {speed['cosine_mean']:.4f} (goal >= 0.98)",
+        flush=True,
+    )
+    limit = int(os.environ.get("ARR_BENCH_INDEX_DOCS", "1000"))
+    for name, folder, split, cap in (
+        ("SciFact", scifact_dir(), "test", limit),
+        ("CoSQA dev", Path(os.environ.get("ARR_COSQA", SHARED / "cosqa_dev")), "dev", None),
+    ):
+        found = beir_quality(folder, split, cap, (today, default))
+        if found is None:
+            print(f"{name}: skipped (no corpus at {folder})")
+            continue
+        print(
+            f"{name} ({found['documents']} documents, {found['queries']} queries): nDCG@10 "
+            f"fp32 {found['fp32']:.4f}, int8 {found['int8']:.4f}, loss "
+            f"{found['fp32'] - found['int8']:+.4f} (goal <= 0.005), paired p {found['p']:.2f}",
+            flush=True,
+        )
+    run = index_run(tree)
+    print(
+        f"arr index of the tree ({run['files']:.0f} files, {run['vector_items']:.0f} vector "
+        f"items): lexical ready {run['lexical_ready_s']:.1f} s (goal <= 5), first hybrid answer "
+        f"{run['first_hybrid_s']:.1f} s, complete {run['complete_s']:.1f} s (goal <= 25), peak "
+        f"RSS {run['peak_rss_mb']:.0f} MB (goal <= 600)",
+        flush=True,
+    )
+    per_file = run["vector_items"] / max(1.0, run["files"])
+    embed_s = 10_000 * per_file / speed["int8_per_s"]
+    lexical_s = run["lexical_ready_s"] * 10_000 / max(1.0, run["files"])
+    print(
+        f"estimate for 10,000 such files: lexical ready ~{lexical_s / 60:.1f} min, first hybrid "
+        f"answer ~{(lexical_s + 128 / speed['int8_per_s']) / 60:.1f} min (after the first stored "
+        f"batch), complete vectors ~{embed_s / 60:.0f} min (goal: first hybrid answer <= 10 min)"
+    )
+    return 0
+
+
+if __name__ == "__main__":
+    raise SystemExit(main())
