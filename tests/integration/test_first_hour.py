@@ -17,6 +17,7 @@ import pytest
 
 import arr
 from arr import codes
+from arr.embedder.onnx import QUANTIZE_RECIPE
 from arr.tools.build_progress import lock_held, running_build
 from arr.tools.partition import exclusive_lock
 
@@ -151,7 +152,7 @@ def test_the_model_export_lives_once_per_user(project: Path, tmp_path: Path) -> 
     assert done.returncode == 0, done.stderr
     assert not list((project / ".arr").rglob("*.onnx"))
     models = sorted(p.name for p in cache.glob("*.onnx"))
-    assert any(name.endswith("-int8pc.onnx") for name in models), models
+    assert any(name.endswith(f"-{QUANTIZE_RECIPE}.onnx") for name in models), models
     assert not [p for p in cache.iterdir() if ".tmp-" in p.name]  # written whole
     found = arr_cli(
         "search",
