@@ -31,7 +31,8 @@ from pydantic import ValidationError
 from arr import codes
 from arr.errors import ArrError, ConfigError, MemoryStoreError, QueryError, ScopeError
 from arr.models import QueryPlan, ScopeKey, ToolCall, ToolRound
-from arr.router.router import RetrievalRouter, check_query
+from arr.router.admission import check_query
+from arr.router.router import RetrievalRouter
 
 SCOPE_NOT_ALLOWED = "scope_not_allowed"
 SCOPE_INVALID = "scope_invalid"

@@ -14,11 +14,8 @@ so one instance can serve many threads.
 from __future__ import annotations
 
 import contextlib
-import functools
-import re
 import threading
 import time
-import unicodedata
 from collections import Counter
 from collections.abc import Iterable, Mapping, Sequence
 from concurrent.futures import ThreadPoolExecutor, wait
@@ -43,54 +40,20 @@ from arr.models import (
     trusted,
 )
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
+from arr.router.admission import (
+    DROPPED_CODES,
+    check_failure_refusal,
+    check_query,
+    dropped_detail,
+    freshness_refusal,
+    identity_refusal,
+)
 from arr.safety import redact_credentials
 from arr.tools.base import REQUEST_DEADLINE, ChannelAnswer, ChannelError, Tool
 from arr.tools.partition import IndexBusy, without_waiting
 
-FORBIDDEN_IDENTIFIERS: tuple[str, ...] = (
-    "remote",
-    "websearch",
-    "shell",
-    "command",
-    "write",
-    "exec",
-)
-_CONTROL = re.compile(r"[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]")
 MAX_ROUNDS = 6
-# Refusals that mean "this channel's index does not reflect the sources": a degradation too.
-STALE_CODES = frozenset(
-    {codes.INDEX_STALE, codes.INDEX_MISSING, codes.INDEX_EMBEDDER_MISMATCH, codes.INDEX_BUILDING}
-)
-# refusals that drop a channel the plan wanted: the answer is partial, with a degradation
-DROPPED_CODES = STALE_CODES | {codes.SCOPE_ROOT_MISSING}
 MAX_CALLS = 12
-
-
-def canonical_identifier(name: str) -> str:
-    """NFKC, case-folded, with every non-alphanumeric character removed."""
-    return re.sub(r"[\W_]+", "", unicodedata.normalize("NFKC", name).casefold())
-
-
-@functools.lru_cache(maxsize=1024)  # a pure function of the name, asked on every call
-def is_forbidden(name: str) -> bool:
-    canonical = canonical_identifier(name)
-    return any(word in canonical for word in FORBIDDEN_IDENTIFIERS)
-
-
-def check_query(query: object, max_query_chars: int) -> str:
-    if not isinstance(query, str):
-        raise QueryError(f"query must be a string, got {type(query).__name__}")
-    if not query.strip():
-        raise QueryError("query is empty")
-    if len(query) > max_query_chars:
-        raise QueryError(f"query is {len(query)} characters; the limit is {max_query_chars}")
-    if _CONTROL.search(query):
-        raise QueryError("query contains control characters")
-    try:
-        query.encode("utf-8")
-    except UnicodeEncodeError:
-        raise QueryError("query is not valid Unicode (it holds a lone surrogate)") from None
-    return query
 
 
 @dataclass(frozen=True)
@@ -501,36 +464,28 @@ class RetrievalRouter:
         return outcomes
 
     def _admission(self, call: ToolCall, scope: ScopeKey, run: _Run) -> tuple[str, str] | None:
-        if is_forbidden(call.tool):
-            return codes.FORBIDDEN_IDENTIFIER, "identifier names a forbidden capability"
+        """The rules of :mod:`arr.router.admission`, in order; the refresh of a stale index
+        (rule 6) is the one step with I/O, and it lives here."""
         tool = self.tools.get(call.tool)
-        if tool is None:
-            return codes.TOOL_NOT_REGISTERED, f"registered tools: {sorted(self.tools)}"
-        if getattr(tool, "read_only", False) is not True:
-            return codes.NOT_READ_ONLY, "tool is not read-only"
-        if getattr(tool, "provider", None) != "local":
-            return codes.PROVIDER_NOT_LOCAL, f"provider {getattr(tool, 'provider', None)!r}"
-        if run.calls_used >= self.max_calls:
-            return codes.BUDGET_CALLS, f"at most {self.max_calls} calls"
+        refusal = identity_refusal(
+            call.tool, tool, list(self.tools), run.calls_used, self.max_calls
+        )
+        if refusal is not None or tool is None:
+            return refusal
         try:
             freshness = tool.freshness(scope)
         except ChannelError:
             raise  # the channel itself is down: a degradation, recorded by the caller
-        except WorkspaceError as exc:  # e.g. the scope's root was deleted: its own code
-            code = exc.code if exc.code in codes.ADMISSION_CODES else codes.FRESHNESS_UNKNOWN
-            return code, str(exc)[:300]
         except Exception as exc:  # cannot tell: refuse rather than serve a possibly stale index
-            return codes.FRESHNESS_UNKNOWN, f"{type(exc).__name__}: {exc}"[:300]
+            return check_failure_refusal(exc)
         if not freshness.fresh and freshness.code == codes.INDEX_STALE:
             freshness = self._refresh(call.tool, tool, scope, run) or freshness
-        if not freshness.fresh:
-            return freshness.code, freshness.detail
         if freshness.code == codes.INDEX_PARTIAL:  # admitted, answering from a build underway
             run.partial = True
             run.degradations.append(
                 Degradation(stage=call.tool, code=codes.INDEX_PARTIAL, detail=freshness.detail)
             )
-        return None
+        return freshness_refusal(freshness)
 
     def _refresh(self, name: str, tool: Tool, scope: ScopeKey, run: _Run) -> Freshness | None:
         """Bring a stale index up to date before the call when the change is small (at most
@@ -620,15 +575,12 @@ class RetrievalRouter:
             if refusal[0] in DROPPED_CODES:
                 # A dropped channel is never silent: the answer is partial and says the fix.
                 run.partial = True
+                fix = self.fix_command(call.tool, scope)
                 run.degradations.append(
                     Degradation(
                         stage=call.tool,
                         code=refusal[0],
-                        detail=(
-                            refusal[1]  # the running build, or the missing root, says the fix
-                            if refusal[0] in (codes.INDEX_BUILDING, codes.SCOPE_ROOT_MISSING)
-                            else f"{refusal[1]}; fix: {self.fix_command(call.tool, scope)}"
-                        )[:600],
+                        detail=dropped_detail(refusal[0], refusal[1], fix),
                     )
                 )
             return False

@@ -5,7 +5,7 @@ import pytest
 from arr import codes
 from arr.errors import ConfigError, QueryError, ScopeError
 from arr.models import Freshness, QueryPlan, ScopeKey
-from arr.router.router import canonical_identifier
+from arr.router.admission import canonical_identifier
 from arr.tools.base import ChannelError
 from tests.conftest import SCOPE_A, FakeTool, make_router
 
