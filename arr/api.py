@@ -19,6 +19,7 @@ from arr.locations import (
     CONF_DIR,
     PIPELINES_DIR,
     checkout_root,
+    config_groups,
     resolve_workspace,
     workspace_overrides,
 )
@@ -110,8 +111,9 @@ def did_you_mean(message: str, config_name: str, overrides: list[str]) -> str:
         base = compose(config_name, kept, resolved=True)
     except ConfigError:
         return ""
-    groups = [p.name for p in CONF_DIR.iterdir() if p.is_dir()]
-    close = difflib.get_close_matches(key, [*_flat_keys(base), *groups], n=1, cutoff=0.75)
+    close = difflib.get_close_matches(
+        key, [*_flat_keys(base), *sorted(config_groups())], n=1, cutoff=0.75
+    )
     return f" Did you mean '{close[0]}'?" if close and close[0] != key else ""
 
 
@@ -120,7 +122,7 @@ def refuse_added_keys(overrides: list[str]) -> None:
     accepts it and the run silently ignores it (``+top_k=3``). Every key arr reads is in its
     config already, so such an addition is refused, naming the plain override; adding a config
     group (``+tools=...``) or a Hydra setting (``+hydra.job...``) stays allowed."""
-    groups = {p.name for p in (*CONF_DIR.iterdir(), *PIPELINES_DIR.iterdir()) if p.is_dir()}
+    groups = config_groups()
     for override in overrides:
         if not override.startswith("+") or "=" not in override:
             continue

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 from arr import atomic_write
-from arr.errors import ArrError, ConfigError, is_disk_full
+from arr.errors import ArrError, ConfigError, is_disk_full, whole_number
 from arr.terminal import TerminalSafeStream, terminal_safe
 
 COMMANDS = (
@@ -393,9 +393,9 @@ def _run_fast(
     container = _composed(command, given, workspace)
     keep = None
     if command == "search":
-        from arr.run_folders import check_keep
+        from arr.run_folders import MAX_KEEP
 
-        keep = check_keep(container.get("keep_runs", 20))
+        keep = whole_number("keep_runs", container.get("keep_runs", 20), 0, MAX_KEEP)
     run_dir = _new_run_dir(container, command)
     handler = logging.FileHandler(run_dir / f"{container.get('task_name', command)}.log")
     handler.setFormatter(logging.Formatter("[%(asctime)s][%(name)s][%(levelname)s] %(message)s"))

@@ -13,7 +13,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from arr import atomic_write
-from arr.errors import ArrError, ConfigError, MemoryStoreError
+from arr.errors import ArrError, ConfigError, MemoryStoreError, whole_number
 from arr.indexing import index_workspace
 from arr.memory.store import ResearchMemoryStore
 from arr.models import RouterResult, resolve_scope
@@ -122,7 +122,9 @@ def run_search(
         raise ConfigError(
             f"scope is required: add scope=<name>; known scopes: {sorted(router.scopes)}"
         )
-    top_k = _top_k(container.get("top_k"))
+    top_k = container.get("top_k")
+    if top_k is not None:
+        top_k = whole_number("top_k", top_k, 1, MAX_TOP_K)
     router.warm_up()
     result = _search_one(router, texts["query"], container["scope"])
     if top_k is not None:
@@ -137,14 +139,6 @@ def run_search(
 
 
 MAX_TOP_K = 1000
-
-
-def _top_k(value: object) -> int | None:
-    if value is None:
-        return None
-    if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= MAX_TOP_K:
-        raise ConfigError(f"top_k must be a whole number in 1..{MAX_TOP_K}, got {value!r:.40}")
-    return value
 
 
 def _locator(router: Any, scope: Any) -> Any:

@@ -42,6 +42,18 @@ class MemoryStoreError(ArrError):
         self.code = code
 
 
+def is_whole_number_in(value: object, low: int, high: int) -> bool:
+    """An int (not a bool) in ``low..high``: what a size, a count or a limit must be."""
+    return isinstance(value, int) and not isinstance(value, bool) and low <= value <= high
+
+
+def whole_number(name: str, value: object, low: int, high: int) -> int:
+    """``value`` when it is a whole number in ``low..high``, else a ConfigError naming it."""
+    if not is_whole_number_in(value, low, high):
+        raise ConfigError(f"{name} must be a whole number in {low}..{high}, got {value!r:.40}")
+    return value  # type: ignore[return-value]
+
+
 _DISK_FULL_WORDS = ("no space left on device", "database or disk is full", "disk quota exceeded")
 
 

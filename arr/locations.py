@@ -12,6 +12,7 @@ writes for a workspace goes under its ``.arr/``: derived indexes in ``.arr/index
 
 from __future__ import annotations
 
+import functools
 import os
 from pathlib import Path
 
@@ -28,6 +29,20 @@ def _shipped(name: str) -> Path:
 
 CONF_DIR = _shipped("conf")
 PIPELINES_DIR = _shipped("pipelines")
+
+
+@functools.cache
+def config_groups() -> frozenset[str]:
+    """The config groups of ``conf/`` and ``pipelines/`` (read once per process)."""
+    return frozenset(
+        p.name
+        for folder in (CONF_DIR, PIPELINES_DIR)
+        if folder.is_dir()
+        for p in folder.iterdir()
+        if p.is_dir()
+    )
+
+
 WORKSPACE_DIRNAME = ".arr"
 WORKSPACE_FILE = "workspace.yaml"
 ENV_WORKSPACE = "ARR_WORKSPACE"

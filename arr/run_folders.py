@@ -16,14 +16,6 @@ SEARCH_FILES = frozenset({"config.resolved.json", "result.json", "search.log", "
 MAX_KEEP = 10_000
 
 
-def check_keep(value: object) -> int:
-    from arr.errors import ConfigError
-
-    if isinstance(value, bool) or not isinstance(value, int) or not 0 <= value <= MAX_KEEP:
-        raise ConfigError(f"keep_runs must be a whole number in 0..{MAX_KEEP}, got {value!r:.40}")
-    return value
-
-
 def _only_search_files(folder: Path) -> bool:
     try:
         return all(entry.is_file() and entry.name in SEARCH_FILES for entry in folder.iterdir())

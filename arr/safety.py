@@ -370,6 +370,12 @@ def unsafe_root_reason(path: str) -> str | None:
     parts = PurePosixPath(path).parts
     if len(parts) <= 1:
         return "the filesystem root '/' cannot be a trusted root"
+    hidden = next((p for p in parts if p.lower() in SENSITIVE_DIRS), None)
+    if hidden is not None:  # every file below would be withheld by name; .arr holds every scope
+        return (
+            f"it is inside the folder {hidden!r}, which every channel withholds by name "
+            "(credentials, ARR's own indexes, run folders and state)"
+        )
     for forbidden in FORBIDDEN_ROOTS:
         if parts[: len(PurePosixPath(forbidden).parts)] == PurePosixPath(forbidden).parts:
             return f"system directory {forbidden} cannot be a trusted root"

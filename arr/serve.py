@@ -29,7 +29,14 @@ from typing import Any
 from pydantic import ValidationError
 
 from arr import codes
-from arr.errors import ArrError, ConfigError, MemoryStoreError, QueryError, ScopeError
+from arr.errors import (
+    ArrError,
+    ConfigError,
+    MemoryStoreError,
+    QueryError,
+    ScopeError,
+    is_whole_number_in,
+)
 from arr.models import QueryPlan, ScopeKey, ToolCall, ToolRound
 from arr.router.admission import check_query
 from arr.router.router import RetrievalRouter
@@ -133,7 +140,7 @@ class ArrService:
         except QueryError as exc:
             raise ServiceError(QUERY_INVALID, str(exc)) from None
         size = DEFAULT_TOP_K if top_k is None else top_k
-        if isinstance(size, bool) or not isinstance(size, int) or not 1 <= size <= MAX_TOP_K:
+        if not is_whole_number_in(size, 1, MAX_TOP_K):
             raise ServiceError(BAD_REQUEST, f"top_k must be in 1..{MAX_TOP_K}, got {_echo(top_k)}")
         plan = None
         if tools:
@@ -250,11 +257,8 @@ def build_server(service: ArrService) -> Any:
         async def call_tool(self, name: str, arguments: dict[str, Any], context: Any = None) -> Any:
             tool = self._tool_manager.get_tool(name)
             if tool is None:
-                error = ServiceError(
-                    UNKNOWN_TOOL,
-                    f"unknown tool {_echo(name)}; tools: search, list_scopes, index_status, "
-                    "memory_get",
-                )
+                known = ", ".join(sorted(t.name for t in self._tool_manager.list_tools()))
+                error = ServiceError(UNKNOWN_TOOL, f"unknown tool {_echo(name)}; tools: {known}")
                 raise ToolError(error.payload())
             fields = sorted((tool.parameters or {}).get("properties", {}))
             unknown = sorted(set(arguments) - set(fields))

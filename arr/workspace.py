@@ -259,8 +259,7 @@ class Workspace(BaseModel):
     def root_paths(self, spec: ScopeSpec) -> list[Path]:
         paths = []
         for root in spec.roots:
-            if not root or ".." in Path(root).parts:
-                raise WorkspaceError(f"scope root {root!r} must be a non-empty path without '..'")
+            check_root_text(root, "scope root")
             path = (self.root / root) if not Path(root).is_absolute() else Path(root)
             if not path.is_dir():
                 raise WorkspaceError(
@@ -268,18 +267,7 @@ class Workspace(BaseModel):
                     "unmounted? arr scope remove drops the scope)",
                     code=codes.SCOPE_ROOT_MISSING,
                 )
-            resolved = os.path.realpath(path)
-            reason = unsafe_root_reason(resolved)
-            if reason is not None:
-                raise WorkspaceError(f"scope root {str(path)!r} refused: {reason}")
-            for what, own in (("index", self.index_dir), ("state", self.memory_db.parent)):
-                # resolved once per path (this runs before every walk)
-                if holds_arr_data(resolved, _resolved(str(own))):
-                    raise WorkspaceError(
-                        f"scope root {str(path)!r} refused: it holds the workspace's {what} "
-                        f"folder {str(own)!r}, whose files carry the text of every scope; "
-                        "move that folder out of the root or below a folder named .arr"
-                    )
+            resolved = trusted_root(path, self.index_dir, self.memory_db.parent, "scope root")
             paths.append(Path(resolved))
         return paths
 
@@ -505,6 +493,35 @@ class Workspace(BaseModel):
             chunk_lines=parsed.chunk_lines,
             max_file_bytes=parsed.max_file_bytes,
         )
+
+
+def check_root_text(root: str, where: str) -> None:
+    """What a workspace file may say of a root: a non-empty path without '..'."""
+    if not root or ".." in Path(root).parts:
+        raise WorkspaceError(
+            f"{where} {root[:200]!r} refused: a root must be a non-empty path without "
+            "'..' (give the folder's own path, e.g. its absolute path)"
+        )
+
+
+def trusted_root(path: Path, index_dir: Path, state_dir: Path, where: str) -> str:
+    """``path`` resolved, when arr may trust it as a root: not unsafe (``/``, system folders,
+    home, a folder withheld by name such as ``.arr``) and not holding the workspace's index or
+    state folder outside ``.arr``; else one WorkspaceError naming why. The same rules for
+    ``arr scope add`` and every later command."""
+    resolved = os.path.realpath(path)
+    reason = unsafe_root_reason(resolved)
+    if reason is not None:
+        raise WorkspaceError(f"{where} {str(path)!r} refused: {reason}")
+    for what, own in (("index", index_dir), ("state", state_dir)):
+        # resolved once per path (this runs before every walk)
+        if holds_arr_data(resolved, _resolved(str(own))):
+            raise WorkspaceError(
+                f"{where} {str(path)!r} refused: it holds the workspace's {what} "
+                f"folder {str(own)!r}, whose files carry the text of every scope; "
+                "move that folder out of the root or below a folder named .arr"
+            )
+    return resolved
 
 
 def root_of_label(roots: list[Path], label: str) -> tuple[Path, str] | None:

@@ -37,7 +37,7 @@ from arr.locations import (
     workspace_config,
 )
 from arr.models import SCOPE_FIELDS, ScopeKey
-from arr.safety import holds_arr_data, unsafe_root_reason
+from arr.workspace import check_root_text, trusted_root
 
 _SCOPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 HEADER = """\
@@ -110,38 +110,16 @@ def root_path(folder: Path, root: str) -> Path:
     return path if path.is_absolute() else folder / path
 
 
-def check_root_text(root: str, where: str) -> None:
-    """What the file may say: a non-empty path without '..' (the same rule as at search)."""
-    if not root or ".." in Path(root).parts:
-        raise WorkspaceError(
-            f"{where}: root {root[:200]!r} refused: a root must be a non-empty path without "
-            "'..' (give the folder's own path, e.g. its absolute path)"
-        )
-
-
 def check_root(folder: Path, root: str, where: str) -> None:
-    """A root being added must exist, be a directory, be a folder arr may trust, and be
-    neither inside the workspace's own ``.arr`` folder nor hold its index or state outside
-    it: what every later command would refuse is refused now, before it is written."""
-    check_root_text(root, where)
+    """A root being added must exist and pass the rules every later command applies
+    (:func:`arr.workspace.trusted_root`): what they would refuse is refused now, before it
+    is written."""
+    check_root_text(root, f"{where}: root")
     path = root_path(folder, root)
     if not path.is_dir():
         raise WorkspaceError(f"{where}: root {str(path)!r} does not exist or is not a directory")
-    resolved = os.path.realpath(path)
-    reason = unsafe_root_reason(resolved)
-    if reason is not None:
-        raise WorkspaceError(f"{where}: root {str(path)!r} refused: {reason}")
-    own = Path(os.path.realpath(folder / WORKSPACE_DIRNAME))
-    if Path(resolved) == own or own in Path(resolved).parents:
-        raise WorkspaceError(
-            f"{where}: root {str(path)!r} refused: it is inside the workspace's own "
-            f"{WORKSPACE_DIRNAME} folder (indexes, run folders and state, never searched)"
-        )
-    for what in ("index", "state"):
-        if holds_arr_data(resolved, str(own / what)):
-            raise WorkspaceError(
-                f"{where}: root {str(path)!r} refused: it holds the workspace's {what} folder"
-            )
+    state = folder / WORKSPACE_DIRNAME
+    trusted_root(path, state / "index", state / "state", f"{where}: root")
 
 
 def check_scopes(folder: Path, parsed: WorkspaceFile) -> None:
@@ -155,7 +133,7 @@ def check_scopes(folder: Path, parsed: WorkspaceFile) -> None:
                 f"{path}: scope name {name[:80]!r} must be 1-64 letters, digits, '.', '_' or '-'"
             )
         for root in entry.roots:
-            check_root_text(root, f"{path}: scope {name!r}")
+            check_root_text(root, f"{path}: scope {name!r}: root")
 
 
 def render(parsed: WorkspaceFile) -> str:
@@ -298,7 +276,8 @@ def add_scope(folder: Path, name: str, roots: list[str], fields: dict[str, str])
         )
     stored = []
     for root in roots:
-        check_root_text(root, f"arr scope add {name}")  # as typed: '..' is refused, not resolved
+        # as typed: '..' is refused, not resolved
+        check_root_text(root, f"arr scope add {name}: root")
         absolute = Path(root).expanduser().resolve()
         check_root(folder, str(absolute), f"arr scope add {name}")
         try:

@@ -22,7 +22,6 @@ import subprocess
 import sys
 import tempfile
 import time
-from collections import Counter
 from pathlib import Path
 
 import numpy as np
@@ -72,10 +71,7 @@ def tree_passages(tree: Path, embedder: object) -> list[str]:
             memory_db=Path(tmp) / "m.sqlite3",
             scopes={"t": {"key": key, "roots": ["."]}},
         )
-        skipped: Counter[str] = Counter()
-        docs = []
-        for source in workspace.source_files(key, skipped):
-            docs += workspace.file_documents(source, workspace.chunk_lines, 0, skipped)
+        docs = list(workspace.documents(key))
     budget = embedder.max_tokens  # type: ignore[attr-defined]
     passages, _ = split_all(docs, embedder.token_counts, budget, 32)  # type: ignore[attr-defined]
     return [p.text for p in passages]

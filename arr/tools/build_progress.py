@@ -2,10 +2,11 @@
 
 A build that embeds writes ``<its lock>.progress.json`` (items done and to do, when it started)
 after each stored batch and removes it when it ends. A search that finds the channel's index
-missing or stale asks :func:`running_build`: when another process (or thread) holds the build
-lock, the answer is a sentence with the build's progress and an estimate of the time left, which
-the Router records as an ``index_building`` degradation (the search answers from the ready
-channels meanwhile, marked partial) instead of "no index; run arr index".
+missing or stale asks whether another process (or thread) holds the build
+lock, :func:`build_state` says how far it is and :func:`describe` puts it in words (with an
+estimate of the time left): the channel reports ``index_building`` (the search answers from the
+ready channels, marked partial) or, once a first build has stored a batch, ``index_partial``
+(the items embedded so far answer too) instead of "no index; run arr index".
 """
 
 from __future__ import annotations
@@ -17,7 +18,7 @@ import os
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any
+from typing import Any, NamedTuple
 
 from arr import atomic_write
 
@@ -43,38 +44,33 @@ def lock_held(lock: Path) -> bool:
         return False
 
 
-def running_build(lock: Path, channel: str) -> str | None:
-    """A sentence saying that a build of this partition is running and how far it is, or
-    None when no build holds the lock."""
-    state = build_state(lock)
-    if state is None:
-        return None
-    done, total, started = state
-    if total < 0:
-        return (
-            f"an index build of the {channel} channel for this scope is running (reading the "
-            "sources); answering from the ready channels until it finishes"
-        )
-    share = done / total if total else 0.0
-    elapsed = max(0.0, time.time() - started)
-    left = f", about {_duration(elapsed * (1 - share) / share)} left" if done else ""
-    return (
-        f"an index build of the {channel} channel for this scope is running: {done:,} of "
-        f"{total:,} items embedded ({share:.0%}){left}; answering from the ready channels "
-        "until it finishes"
-    )
+class BuildState(NamedTuple):
+    done: int
+    total: int  # -1 while the build has not said yet (it is still reading the sources)
+    started: float
 
 
-def build_state(lock: Path) -> tuple[int, int, float] | None:
-    """(items done, items in all, start time) of the build holding ``lock``; total -1 while
-    it has not said yet; None when no build holds it."""
+def build_state(lock: Path) -> BuildState | None:
+    """How far the build holding ``lock`` is; None when no build holds it."""
     if not lock_held(lock):
         return None
     try:
         state = json.loads(_progress_file(lock).read_text(encoding="utf-8"))
-        return int(state["done"]), int(state["total"]), float(state["started"])
+        return BuildState(int(state["done"]), int(state["total"]), float(state["started"]))
     except (OSError, ValueError, KeyError, TypeError):
-        return 0, -1, time.time()
+        return BuildState(0, -1, time.time())
+
+
+def describe(state: BuildState, channel: str) -> str:
+    """``an index build of the vector channel for this scope is running: 384 of 1,169 items
+    embedded (33%), about 26 s left`` (the first clause of every message about a build)."""
+    running = f"an index build of the {channel} channel for this scope is running"
+    if state.total < 0:
+        return f"{running} (reading the sources)"
+    share = state.done / state.total if state.total else 0.0
+    elapsed = max(0.0, time.time() - state.started)
+    left = f", about {_duration(elapsed * (1 - share) / share)} left" if state.done else ""
+    return f"{running}: {state.done:,} of {state.total:,} items embedded ({share:.0%}){left}"
 
 
 def _duration(seconds: float) -> str:

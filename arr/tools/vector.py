@@ -33,7 +33,7 @@ from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.snippets import centred
 from arr.tools.base import ChannelError, source_freshness
-from arr.tools.build_progress import build_progress, build_state, running_build
+from arr.tools.build_progress import build_progress, build_state, describe
 from arr.tools.partition import exclusive_lock
 from arr.tools.passages import split_all, unit_of
 from arr.workspace import Document, Workspace, state_digest
@@ -351,22 +351,23 @@ class VectorTool:
     def freshness(self, scope: ScopeKey) -> Freshness:
         found = self._freshness(scope)
         if not found.fresh and found.code in (codes.INDEX_MISSING, codes.INDEX_STALE):
-            lock = self._build_lock(scope)
-            state = build_state(lock)
+            state = build_state(self._build_lock(scope))
             if state is not None:  # being built now: say how far, not "run arr index"
-                building = running_build(lock, self.name) or ""
-                if found.code == codes.INDEX_MISSING and state[0] > 0:
+                building = describe(state, self.name)
+                if found.code == codes.INDEX_MISSING and state.done > 0:
                     # A first build stores as it goes: answer from what is embedded so far
                     # (marked partial) rather than not at all: a hybrid answer in the first
                     # minute on a tree whose whole embedding takes an hour.
-                    done = f"{state[0]:,} of {state[1]:,}" if state[1] >= 0 else f"{state[0]:,}"
-                    detail = building.split("; answering")[0]
                     return Freshness(
                         fresh=True,
                         code=codes.INDEX_PARTIAL,
-                        detail=f"{detail}; answering from the {done} items embedded so far",
+                        detail=f"{building}; answering from the items embedded so far",
                     )
-                return Freshness(fresh=False, code=codes.INDEX_BUILDING, detail=building)
+                return Freshness(
+                    fresh=False,
+                    code=codes.INDEX_BUILDING,
+                    detail=f"{building}; answering from the ready channels until it finishes",
+                )
         return found
 
     def _freshness(self, scope: ScopeKey) -> Freshness:

@@ -283,6 +283,8 @@ def test_roots_every_later_command_would_refuse_are_refused_at_add(project: Path
     (project / ".arr" / "index").mkdir(parents=True, exist_ok=True)
     _one_line_refusal(arr("scope", "add", "idx", ".arr/index", cwd=project), "inside", ".arr")
     _one_line_refusal(arr("scope", "add", "own", ".arr", cwd=project), "inside", ".arr")
+    (project / ".arr" / "outputs").mkdir(parents=True, exist_ok=True)  # run folders: every scope
+    _one_line_refusal(arr("scope", "add", "runs", ".arr/outputs", cwd=project), "inside", ".arr")
     _one_line_refusal(arr("scope", "add", "up", "..", cwd=project), "'..'")
     _one_line_refusal(arr("scope", "add", "via", "src/../notes-a", cwd=project), "'..'")
     _one_line_refusal(arr("scope", "add", "deep", "src/..", cwd=project / "src"), "'..'")

@@ -7,8 +7,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import subprocess
-import sys
 import threading
 import time
 from pathlib import Path
@@ -18,25 +16,11 @@ import pytest
 import arr
 from arr import codes
 from arr.embedder.onnx import QUANTIZE_RECIPE
-from arr.tools.build_progress import lock_held, running_build
+from arr.tools.build_progress import build_state, lock_held
 from arr.tools.partition import exclusive_lock
+from tests.e2e.test_workspace_cli import arr as arr_cli
 
 pytestmark = pytest.mark.slow
-ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
-ENV.pop("ARR_WORKSPACE", None)
-
-
-def arr_cli(
-    *args: str, cwd: Path, env: dict[str, str] | None = None
-) -> subprocess.CompletedProcess:
-    return subprocess.run(
-        [sys.executable, "-m", "arr.cli", *args],
-        capture_output=True,
-        text=True,
-        timeout=300,
-        cwd=cwd,
-        env=env or ENV,
-    )
 
 
 @pytest.fixture
@@ -90,7 +74,7 @@ def test_a_search_during_the_vector_build_answers_with_its_progress(project: Pat
         vector = router.tools["vector"]
         scope = router.scopes["notes"]
         lock = vector._build_lock(scope)
-        assert running_build(lock, "vector") is None
+        assert build_state(lock) is None
         with exclusive_lock(lock):  # a build that has not stored anything yet
             assert lock_held(lock)
             early = router.search(question, scope)
@@ -142,7 +126,7 @@ def test_the_model_export_lives_once_per_user(project: Path, tmp_path: Path) -> 
     """With embedder=onnx the export is written to $ARR_MODEL_CACHE (the platform cache by
     default), atomically, and reused by every workspace: none holds a copy of its own."""
     cache = tmp_path / "model-cache"
-    env = {**ENV, "ARR_MODEL_CACHE": str(cache)}
+    env = {"ARR_MODEL_CACHE": str(cache)}
     shared = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arr" / "onnx"
     if shared.is_dir():  # reuse this machine's export: seconds instead of a minute of torch
         cache.mkdir()

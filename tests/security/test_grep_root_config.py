@@ -67,3 +67,14 @@ def test_home_folder_and_its_ancestors_are_refused(tmp_path, monkeypatch) -> Non
         assert reason is not None and "home folder" in reason, refused
     assert unsafe_root_reason(str(home / "projects" / "thesis")) is None
     assert unsafe_root_reason(str(tmp_path / "home" / "ada2")) is None
+
+
+@pytest.mark.parametrize("inside", [".arr/outputs", ".git/hooks", "notes/.ssh"])
+def test_a_root_inside_a_folder_withheld_by_name_is_refused(tmp_path: Path, inside: str) -> None:
+    """Every file below would be withheld by name, and `.arr` holds every scope's indexed text
+    (run folders included): refused when the config loads, not searched."""
+    (tmp_path / inside).mkdir(parents=True)
+    with pytest.raises(WorkspaceError, match="withholds by name"):
+        workspace(tmp_path, [inside]).check()
+    assert unsafe_root_reason(str(tmp_path / inside)) is not None
+    assert unsafe_root_reason(str(tmp_path / "notes")) is None
