@@ -1,0 +1,7 @@
+"""Published research memory: a SQLite store whose every write is audited.
+
+- ``store``: the store (draft -> published -> retracted, FTS5 search over published memories).
+- ``audit``: the audit log as a hash chain, its guards and verification.
+- ``seed``: seeding a store from JSONL without touching what exists.
+- ``transfer``: export and import between stores.
+"""

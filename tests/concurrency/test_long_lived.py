@@ -77,7 +77,8 @@ def test_memory_stays_flat_over_hundreds_of_rebuilds(tmp_path: Path) -> None:
     assert grown < 25, f"RSS grew {grown:.1f} MB over 300 rebuilds"
     from arr.tools.bm25 import MAX_CACHED_GENERATIONS
 
-    assert len(bm25._manifests) <= MAX_CACHED_GENERATIONS and len(bm25._loaded) <= 1  # bounded
+    assert len(bm25._cache.manifests) <= MAX_CACHED_GENERATIONS  # bounded
+    assert len(bm25._loaded) <= 1
     router.close()
 
 

@@ -288,16 +288,16 @@ def test_caches_stay_bounded_over_many_rebuilds(tmp_path: Path) -> None:
         tool.build(SCOPE_A)
         assert tool.freshness(SCOPE_A).fresh
         assert tool.retrieve(call(f"note {number}"), SCOPE_A)
-    assert len(tool._manifests) <= MAX_CACHED_GENERATIONS
-    assert len(tool._entries) <= MAX_CACHED_GENERATIONS
-    assert len(tool._loaded) == 1 and len(tool._pointers) == 1
+    assert len(tool._cache.manifests) <= MAX_CACHED_GENERATIONS
+    assert len(tool._cache.entries) <= MAX_CACHED_GENERATIONS
+    assert len(tool._loaded) == 1 and len(tool._cache.pointers) == 1
 
 
 def test_chunks_are_read_by_row_not_loaded_whole(tmp_path: Path) -> None:
     """A loaded partition reads only the rows a search ranks (by byte offset); a row damaged
     in place is index_corrupt for the search that needs it; a generation without the offsets
     file (older builds) still loads whole."""
-    from arr.tools.bm25_documents import DOCS_OFFSETS_FILE, LazyDocuments
+    from arr.tools.bm25.documents import DOCS_OFFSETS_FILE, LazyDocuments
 
     ws = workspace(tmp_path, {"a": SCOPE_A})
     notes = ws.root / "a" / "notes"
@@ -364,7 +364,7 @@ def test_sorted_vocabulary_answers_like_the_dict(tmp_path: Path) -> None:
     does, UTF-8 byte order included, and knows nothing else."""
     import random
 
-    from arr.tools.bm25_vocab import SortedVocabulary, write_vocabulary
+    from arr.tools.bm25.vocab import SortedVocabulary, write_vocabulary
 
     rng = random.Random(7)
     alphabet = "abcxyz_09éßΩ中"

@@ -1,4 +1,4 @@
-"""A query that names a file by path finds that file first (arr.tools.grep_paths), under the
+"""A query that names a file by path finds that file first (arr.tools.grep.paths), under the
 one file rule."""
 
 from __future__ import annotations
@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from arr.tools.grep import GrepTool
-from arr.tools.grep_paths import path_tokens
+from arr.tools.grep.paths import path_tokens
 from tests.grep_fixtures import grep_workspace, run
 
 

@@ -10,7 +10,7 @@ import pytest
 
 from arr.models import ToolCall
 from arr.tools.grep import GrepTool
-from arr.tools.grep_prefilter import WordIndex, walk
+from arr.tools.grep.word_index import WordIndex, walk
 from arr.workspace import Workspace
 from tests.conftest import SCOPE_A
 
@@ -152,14 +152,14 @@ def test_narrowed_files_are_scanned_in_batches_with_the_same_answers(
 ) -> None:
     """Many narrowed files go to ripgrep in several runs (a command line has a limit); the
     lines, their order and the scan counters are those of a full scan."""
-    import arr.tools.grep as grep_module
+    import arr.tools.grep.engine as grep_engine
 
     rng = random.Random(11)
     make_tree(tmp_path / "ws" / "a", rng)
     watched, plain = workspaces(tmp_path)
     narrowed = GrepTool("grep", watched, max_matches_per_file=500, max_narrowed_share=1.0)
     narrowed.build(SCOPE_A)
-    monkeypatch.setattr(grep_module, "ENGINE_BATCH_FILES", 4)
+    monkeypatch.setattr(grep_engine, "ENGINE_BATCH_FILES", 4)
     full = GrepTool("grep", plain, max_matches_per_file=500)
     for query in ["alpha", "torch.nn", "SEED", "sort_by x1", "beta_gamma adam-w"]:
         got = narrowed.retrieve(ToolCall(tool="grep", query=query, top_k=100), SCOPE_A)
@@ -212,7 +212,7 @@ def test_the_walk_keeps_the_index_verdicts_of_unchanged_files_only(
 ) -> None:
     """Files without a text suffix are probed for a NUL once, at the build; a later walk opens
     only those whose size or mtime changed, and a changed file gets a fresh verdict."""
-    import arr.tools.grep_prefilter as prefilter
+    import arr.tools.grep.word_index as prefilter
 
     root = tmp_path / "ws" / "a"
     root.mkdir(parents=True)
@@ -281,7 +281,8 @@ def test_ranking_a_frequent_phrase_from_counts_answers_as_reading_every_line(
     lines read: the same evidence, cut and counters as reading every line - with per-file and
     engine caps, several roots, a sub-path, and lines that hold the phrase only under Unicode
     case folding (the Kelvin sign), which rank after all others."""
-    import arr.tools.grep as grep_module
+    import arr.tools.grep.query as grep_query
+    from arr.tools.grep.lines import LineSearch
 
     rng = random.Random(seed)
     for root in ("a", "b"):
@@ -311,6 +312,7 @@ def test_ranking_a_frequent_phrase_from_counts_answers_as_reading_every_line(
         return [(e.id, e.snippet) for e in found.evidence], found.cut, counters
 
     used = 0
+    real_by_counts = LineSearch.by_counts
     for top_k in (1, 3, 10, 60, 100):
         for per_file in (1, 2, 5):
             for path in (None, "sub"):
@@ -318,16 +320,16 @@ def test_ranking_a_frequent_phrase_from_counts_answers_as_reading_every_line(
                     "grep", workspace, max_matches_per_file=per_file, max_engine_matches_per_file=6
                 )
                 call = {"top_k": top_k, "path": path}
-                monkeypatch.setattr(grep_module, "COUNT_FIRST_ROWS", 10**9)
+                monkeypatch.setattr(grep_query, "COUNT_FIRST_ROWS", 10**9)
                 every_line = answer(tool, **call)
-                monkeypatch.setattr(grep_module, "COUNT_FIRST_ROWS", 3)
+                monkeypatch.setattr(grep_query, "COUNT_FIRST_ROWS", 3)
                 calls: list[int] = []
 
-                def counted(*args: object, _real=tool._by_counts, _calls=calls) -> str:
+                def counted(*args: object, _real=real_by_counts, _calls=calls) -> str:
                     _calls.append(1)
                     return _real(*args)
 
-                monkeypatch.setattr(tool, "_by_counts", counted)
+                monkeypatch.setattr(LineSearch, "by_counts", counted)
                 assert answer(tool, **call) == every_line, (top_k, per_file, path)
                 used += bool(calls)
     assert used >= 25  # the count path answered (nearly) every case

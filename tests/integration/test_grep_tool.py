@@ -144,7 +144,7 @@ def test_grep_through_the_router(tool: GrepTool) -> None:
 
 def test_line_reader_is_linear_in_the_bytes() -> None:
     """A 32 MB line arriving in 512 pieces is copied once when it ends, never per piece."""
-    from arr.tools.grep import _LineBuffer
+    from arr.tools.grep.engine import LineBuffer as _LineBuffer
 
     buffer = _LineBuffer()
     piece = b"x" * (1 << 16)

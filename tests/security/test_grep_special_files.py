@@ -11,6 +11,7 @@ import pytest
 
 from arr.tools.base import ChannelError
 from arr.tools.grep import GrepTool
+from arr.tools.grep.engine import Engine
 from tests.conftest import SCOPE_A
 from tests.grep_fixtures import MARK, grep_workspace, returned_text, run
 
@@ -61,7 +62,7 @@ def test_file_swapped_for_a_link_during_the_scan_is_not_read(
     outside = tmp_path / "secret.md"
     outside.write_text(f"{MARK} swapped_secret_byte\n")
     tool = GrepTool("grep", ws)
-    engine = tool._run_engine
+    engine = Engine.run
 
     def engine_then_swap(*args, **kwargs):
         found = engine(*args, **kwargs)
@@ -69,7 +70,7 @@ def test_file_swapped_for_a_link_during_the_scan_is_not_read(
         os.symlink(outside, victim)  # between the engine's read and ours
         return found
 
-    monkeypatch.setattr(tool, "_run_engine", engine_then_swap)
+    monkeypatch.setattr(Engine, "run", engine_then_swap)
     answer = run(tool)
     assert answer.evidence == [] and answer.counters["skipped_link"] == 1
     assert "swapped_secret_byte" not in returned_text(answer)
@@ -82,14 +83,14 @@ def test_content_changed_during_the_scan_is_not_returned(
     victim = ws.root / "root" / "notes.md"
     victim.write_text(f"{MARK} before\n")
     tool = GrepTool("grep", ws)
-    engine = tool._run_engine
+    engine = Engine.run
 
     def engine_then_edit(*args, **kwargs):
         found = engine(*args, **kwargs)
         victim.write_text("private_after_edit\n")
         return found
 
-    monkeypatch.setattr(tool, "_run_engine", engine_then_edit)
+    monkeypatch.setattr(Engine, "run", engine_then_edit)
     answer = run(tool)
     assert answer.evidence == [] and answer.counters["skipped_changed_during_scan"] == 1
 

@@ -18,7 +18,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from arr.tools.bm25_documents import DOCS_FILE, DOCS_OFFSETS_FILE
+from arr.tools.bm25.documents import DOCS_FILE, DOCS_OFFSETS_FILE
 from arr.workspace import Document
 
 TOKENS_FILE = "tokens.jsonl"  # per-document tokens: the cache of incremental builds

@@ -1,0 +1,75 @@
+"""The steps around the calls, each guarded so that it can never break a search: planning
+(a broken planner falls back to the rule planner), reranking (a broken reranker leaves the
+fused order) and the trace note that says what weight fusion gave each channel."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+
+from arr import codes
+from arr.models import Degradation, EvidenceChunk, ToolTrace, replaced
+from arr.planner.rule import PlanOutcome, RuleQueryPlanner
+
+_FALLBACK_PLANNER = RuleQueryPlanner()
+
+
+def plan(planner: object, query: str, summaries: dict[str, str]) -> PlanOutcome:
+    """The planner's proposal, or the rule planner's with a ``planner_fallback`` degradation."""
+    try:
+        return planner.plan(query, summaries)  # type: ignore[attr-defined]
+    except Exception as exc:  # a broken planner must never break a search
+        outcome = _FALLBACK_PLANNER.plan(query, summaries)
+        failure = Degradation(
+            stage="planner",
+            code=codes.PLANNER_FALLBACK,
+            detail=f"{type(exc).__name__}: {exc}"[:300],
+        )
+        return PlanOutcome(plan=outcome.plan, planner="rule", degradations=(failure,))
+
+
+def rerank(
+    reranker: object, query: str, fused: list[EvidenceChunk], degradations: list[Degradation]
+) -> tuple[list[EvidenceChunk], str]:
+    """The reranked list and the reranker that made it ("none" when it failed, "rule" when an
+    LLM reranker fell back); failures are appended to ``degradations``."""
+    name = getattr(reranker, "name", "reranker")
+    try:
+        with_report = getattr(reranker, "rerank_with_report", None)
+        if with_report is not None:  # rerankers that can fall back say so
+            ranked, failures = with_report(query, fused)
+        else:
+            ranked, failures = reranker.rerank(query, fused), []  # type: ignore[attr-defined]
+    except Exception as exc:  # a broken reranker must never break a search
+        detail = f"{type(exc).__name__}: {exc}"[:300]
+        degradations.append(Degradation(stage="reranker", code="reranker_error", detail=detail))
+        return fused, "none"
+    if any(c.__class__ is not EvidenceChunk for c in ranked):  # the result trusts these
+        detail = "the reranker returned something other than evidence chunks"
+        degradations.append(Degradation(stage="reranker", code="reranker_error", detail=detail))
+        return fused, "none"
+    degradations.extend(failures)
+    return ranked, "rule" if failures else name
+
+
+def explain_weights(
+    fusion: object,
+    query: str,
+    rankings: Mapping[str, Sequence[EvidenceChunk]],
+    traces: list[ToolTrace],
+) -> None:
+    """Each channel's trace says what weight the fusion gave it for this query and why
+    (``fusion weight 0.20 = fixed 1.00 x standout 1.00 x code_gap 0.20``)."""
+    explain = getattr(fusion, "explain", None)
+    if explain is None:
+        return
+    try:
+        factors = explain(query, rankings)
+    except Exception:  # an explanation never fails a search
+        return
+    for number, trace in enumerate(traces):
+        parts = factors.get(trace.tool)
+        if parts is None or trace.status == "rejected":
+            continue
+        detail = " x ".join(f"{k} {v:.2f}" for k, v in parts.items() if k != "weight")
+        note = f"fusion weight {parts['weight']:.2f} = {detail}"
+        traces[number] = replaced(trace, note=note)
