@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from arr import cli
 from arr.api import compose, refuse_added_keys
+from arr.cli import arguments as cli
 from arr.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]
@@ -88,9 +88,9 @@ def check_arr(words: list[str]) -> None:
     if command == "memory":
         assert rest and rest[0] in cli.MEMORY_ACTIONS, rest
         rest = rest[1:]
-        if rest and cli._is_bare(rest[0]):
+        if rest and cli.is_bare(rest[0]):
             rest = rest[1:]
-    if command == "search" and rest and cli._is_bare(rest[0]):
+    if command == "search" and rest and cli.is_bare(rest[0]):
         rest = rest[1:]
     flags = [a for a in rest if a.startswith("-")]
     assert all(f in HYDRA_FLAGS or f.startswith("--shell") for f in flags), flags

@@ -1,0 +1,172 @@
+"""The ``arr`` command line read before any config is composed: the commands and their usage,
+free-text values taken out of the overrides, Hydra's own flags, ``--workspace``.
+
+Free-text values (``query=``, ``title=``, ``body=``, ``tags=``, ``id=``) are taken out of the
+argument list before Hydra sees it, so a query may contain ``:``, ``,``, quotes or ``${...}``
+without being parsed as override syntax or resolved as an interpolation.
+"""
+
+from __future__ import annotations
+
+import re
+
+from arr.errors import ArrError
+
+COMMANDS = (
+    "serve",
+    "init",
+    "scope",
+    "demo",
+    "index",
+    "search",
+    "memory",
+    "eval",
+    "report",
+    "audit",
+    "replay",
+)
+# Single runs of these skip Hydra's app machinery (cold start); sweeps and flags use Hydra.
+FAST_COMMANDS = ("search",)
+PLAIN_COMMANDS = ("init", "scope", "report", "audit", "replay")
+MEMORY_ACTIONS = ("add", "publish", "retract", "list", "show", "export", "import")
+FREE_TEXT_KEYS = ("query", "title", "body", "tags", "id", "file")
+USAGE = """usage: arr [--workspace PATH] <command> [key=value ...] [hydra overrides ...]
+
+Every command uses the workspace found from the current directory upward (a folder holding
+.arr/workspace.yaml), or --workspace PATH / $ARR_WORKSPACE; with none, the bundled demo.
+
+your own workspace:
+  init [name=N] [team_id=T] [project_id=P] [experiment_environment=E]
+                             make this folder a workspace (.arr/workspace.yaml)
+  scope add NAME PATH [PATH ...] [team_id=..] [project_id=..] [repository=..] [branch=..]
+            [experiment_environment=..]
+                             add a scope with its trusted roots (ScopeKey defaults: README)
+  scope list [--json] | scope remove NAME
+
+agents:
+  serve [--scope NAME ...] [--http [--host 127.0.0.1] [--port 8765]] [--warm] [overrides]
+                             MCP server (stdio by default) over one warm router; --scope pins
+                             the scopes it answers for; --warm loads the vector model at start
+
+commands:
+  demo                       index the demo workspace and answer its demo queries
+  index [scope=NAME] [rebuild=true] [--lexical]
+                             bring indexes up to date (incremental; rebuild=true: from scratch);
+                             lexical channels first, then vectors; --lexical: no vectors
+  search query=TEXT scope=NAME [top_k=N] [--json]
+                             answer one query (--json: the full RouterResult)
+  memory add id=ID scope=NAME title=TEXT body=TEXT [tags=a,b]
+  memory publish id=ID | memory retract id=ID | memory list [scope=NAME] [status=S]
+  memory show id=ID | memory export file=OUT.jsonl | memory import file=IN.jsonl
+  eval [eval=demo|scifact] [-m sweep overrides]
+                             run a gold set, write report.json/.md/.html and run.trec
+  --json (index, search, memory, eval, scope list): one JSON object on stdout, errors too
+  report FOLDER [baseline=JOB]
+                             compare the jobs of a sweep (multirun folder)
+  audit verify [db=PATH] [head=HASH]
+                             check the memory audit and approvals chains (read-only)
+  audit head [db=PATH]       print each chain's head hash (keep it to detect truncation)
+  replay [file=JSONL] [versions=v1,v2] [overrides]
+                             replay controlled LLM scenarios against a local fake endpoint
+
+Any Hydra override works: tools=[bm25] fusion.norm=zmuv pipeline=bm25_only ...
+"""
+_OVERRIDE_SHAPE = re.compile(r"^[+~]{0,2}[A-Za-z_][\w.@/-]*(\[[^\]]*\])?=")
+
+
+def is_bare(arg: str) -> bool:
+    """An argument that is neither a flag nor ``key=value``: ``arr search QUERY`` takes it as
+    the query, ``arr memory show ID`` as the id (``query=...`` still works, and is needed for
+    a query that starts like ``lr=3e-4``)."""
+    return not arg.startswith("-") and _OVERRIDE_SHAPE.match(arg) is None
+
+
+def split_arguments(args: list[str]) -> tuple[dict[str, str], list[str]]:
+    texts: dict[str, str] = {}
+    overrides = []
+    for arg in args:
+        key, sep, value = arg.partition("=")
+        if sep and key in FREE_TEXT_KEYS:
+            texts[key] = value
+        elif arg == "--json":
+            overrides.append("output=json")
+        else:
+            overrides.append(arg)
+    return texts, overrides
+
+
+# Hydra's own flags, and those of them that take a value.
+_HYDRA_VALUE_FLAGS = (
+    "--cfg",
+    "-c",
+    "--package",
+    "-p",
+    "--info",
+    "-i",
+    "--config-dir",
+    "-cd",
+    "--config-name",
+    "-cn",
+    "--shell-completion",
+    "-sc",
+)
+_HYDRA_BARE_FLAGS = ("--resolve", "--hydra-help", "-m", "--multirun", "--run", "-r")
+_OPTIONAL_VALUE = ("--info", "-i", "--shell-completion", "-sc")
+
+
+def hydra_flags(args: list[str]) -> tuple[list[str], list[str]]:
+    """Split Hydra's command-line flags (kept for Hydra) from overrides (checked first)."""
+    flags: list[str] = []
+    plain: list[str] = []
+    iterator = iter(range(len(args)))
+    for index in iterator:
+        arg = args[index]
+        if arg in _HYDRA_BARE_FLAGS:
+            flags.append(arg)
+        elif arg in _HYDRA_VALUE_FLAGS:
+            flags.append(arg)
+            following = args[index + 1] if index + 1 < len(args) else None
+            takes = following is not None and (
+                arg not in _OPTIONAL_VALUE
+                or ("=" not in following and not following.startswith("-"))
+                or (
+                    arg in ("--shell-completion", "-sc")
+                    and following.startswith(("install=", "uninstall=", "query="))
+                )
+            )
+            if takes:
+                flags.append(str(following))
+                next(iterator, None)
+        else:
+            plain.append(arg)
+    return flags, plain
+
+
+def take_workspace_flag(args: list[str]) -> tuple[str | None, list[str]]:
+    """``--workspace PATH`` / ``--workspace=PATH`` anywhere before a free-text value."""
+    rest: list[str] = []
+    workspace = None
+    iterator = iter(args)
+    for arg in iterator:
+        if arg == "--workspace":
+            workspace = next(iterator, None)
+            if workspace is None:
+                raise ArrError("--workspace needs a path")
+        elif arg.startswith("--workspace="):
+            workspace = arg.partition("=")[2]
+        else:
+            rest.append(arg)
+    return workspace, rest
+
+
+def command_help(command: str) -> str:
+    """``arr <command> --help``: the usage lines of that command and the config groups."""
+    from arr.locations import CONF_DIR
+
+    lines = [line for line in USAGE.splitlines() if line.strip().startswith(command + " ")]
+    groups = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("hydra",))
+    options = {g: sorted(f.stem for f in (CONF_DIR / g).glob("*.yaml")) for g in groups}
+    text = [f"usage: arr {command} ...", *lines, "", "config groups (override with group=option):"]
+    text += [f"  {g}: {', '.join(o)}" for g, o in options.items() if o]
+    text += ["", "any key can be overridden: fusion.norm=zmuv router.max_calls=6 ..."]
+    return "\n".join(text)

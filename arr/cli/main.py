@@ -1,0 +1,227 @@
+"""The ``arr`` command: demo, index, search and memory, each a Hydra app over ``conf/``; the
+workspace commands (init, scope, report, audit, replay) without Hydra; ``serve`` for agents.
+
+Everything that is not a free-text value is a Hydra override (``fusion.norm=zmuv
+tools=[bm25]``; ``-m`` for sweeps). Errors are one line on stderr (``arr: error: ...``) with
+exit code 2; no traceback reaches the user (:mod:`arr.cli.failures`).
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import sys
+
+from arr.cli.arguments import (
+    COMMANDS,
+    FAST_COMMANDS,
+    MEMORY_ACTIONS,
+    PLAIN_COMMANDS,
+    USAGE,
+    command_help,
+    hydra_flags,
+    is_bare,
+    split_arguments,
+    take_workspace_flag,
+)
+from arr.cli.failures import JSON_ERRORS, STORAGE_ERRNOS, error_kind, fail, storage_message
+from arr.cli.fast_run import composed, run_fast
+from arr.cli.hydra_runs import complete_query, dispatch, run_hydra
+from arr.errors import ArrError, ConfigError
+from arr.terminal import TerminalSafeStream
+
+
+def main(argv: list[str] | None = None) -> int:
+    """The entry point: a closed stdout pipe (``arr search ... | head -1``) ends the command
+    quietly with the conventional status 141 (128 + SIGPIPE)."""
+    args = list(sys.argv[1:] if argv is None else argv)
+    stdout = sys.stdout
+    # A log file on a full disk must not print logging's own tracebacks on the terminal: the
+    # failure that matters reaches the user as one line (fail), the log is best effort.
+    logging.raiseExceptions = False
+    # Text output escapes terminal controls (an ESC in a memory title or an indexed file must
+    # not retitle or clear the user's terminal); JSON output and the MCP protocol stay exact.
+    if not {"--json", "output=json"} & set(args) and "serve" not in args[:3]:
+        sys.stdout = TerminalSafeStream(stdout)  # type: ignore[assignment]
+    try:
+        code = _main(args)
+        sys.stdout.flush()
+        return code
+    except BrokenPipeError:
+        # Python would complain again when it flushes stdout at exit: point it at devnull.
+        devnull = os.open(os.devnull, os.O_WRONLY)
+        os.dup2(devnull, stdout.fileno())
+        return 141
+    finally:
+        sys.stdout = stdout
+
+
+def version_text() -> str:
+    import importlib.metadata as metadata
+
+    from arr import __version__
+
+    lines = [f"arr {__version__}"]
+    for name in (
+        "bm25s",
+        "chromadb",
+        "onnxruntime",
+        "sentence-transformers",
+        "torch",
+        "hydra-core",
+        "pydantic",
+        "ripgrep",
+        "mcp",
+    ):
+        try:
+            lines.append(f"  {name} {metadata.version(name)}")
+        except metadata.PackageNotFoundError:
+            lines.append(f"  {name} (not installed)")
+    return "\n".join(lines)
+
+
+def _main(argv: list[str] | None = None) -> int:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # The console is for results: no model-loading progress bars or library chatter.
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    args = list(sys.argv[1:] if argv is None else argv)
+    JSON_ERRORS["on"] = "--json" in args
+    try:
+        workspace, args = take_workspace_flag(args)
+    except ArrError as exc:
+        return fail(str(exc), kind=error_kind(exc))
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0 if args else 2
+    if args[0] in ("--version", "-V", "version"):
+        print(version_text())
+        return 0
+    if args[0] in ("--shell-completion", "-sc") and args[1:2] == ["query=bash"]:
+        return complete_query()
+    command, rest = args[0], args[1:]
+    if command not in COMMANDS:
+        return fail(f"unknown command {command[:80]!r}; valid commands: {', '.join(COMMANDS)}")
+    if "--help" in rest or "-h" in rest:
+        print(command_help(command))
+        return 0
+    if command in PLAIN_COMMANDS:
+        try:
+            from arr.commands import run_plain
+
+            return run_plain(command, rest, workspace)
+        except ArrError as exc:
+            return fail(str(exc), kind=error_kind(exc))
+    if command == "serve":
+        try:
+            return run_serve(rest, workspace)
+        except ArrError as exc:
+            return fail(str(exc), kind=error_kind(exc))
+    action = None
+    if command == "memory":
+        if not rest or rest[0] not in MEMORY_ACTIONS:
+            return fail(f"memory needs an action: {', '.join(MEMORY_ACTIONS)}")
+        action, rest = rest[0], rest[1:]
+        # `arr memory show ID` (also publish/retract): a first bare word is the id
+        if action in ("show", "publish", "retract") and rest and is_bare(rest[0]):
+            rest = [f"id={rest[0]}", *rest[1:]]
+    if command == "index" and "--lexical" in rest:  # the quick start: no embedding at all
+        rest = [("lexical=true" if a == "--lexical" else a) for a in rest]
+    if command == "search" and rest and is_bare(rest[0]):
+        rest = [f"query={rest[0]}", *rest[1:]]  # `arr search "why did the loss spike"`
+    texts, overrides = split_arguments(rest)
+    multirun = any(o in ("-m", "--multirun") for o in overrides)
+    try:
+        from arr.api import refuse_added_keys
+
+        refuse_added_keys(overrides)  # also before the compose cache could answer
+        if (
+            command in FAST_COMMANDS
+            and not multirun
+            and not any(o.startswith("-") for o in overrides)
+        ):
+            return run_fast(command, action, texts, overrides, workspace)
+        from arr.api import compose, full_overrides
+
+        flags, plain = hydra_flags(overrides)
+        if "--hydra-help" in flags:  # Hydra's own help composes none of arr's config
+            return run_hydra(command, lambda cfg: 0, ["--hydra-help"], quiet_exit=True)
+        overrides = full_overrides(plain, workspace)
+        if not multirun:
+            # one-line error for a bad override, before any run
+            compose(command, overrides, resolved=True)
+        completion = next(
+            (i for i, f in enumerate(flags) if f in ("--shell-completion", "-sc")), None
+        )
+        if completion is not None and not any(
+            f.startswith(("install=", "uninstall=", "query=")) for f in flags[completion + 1 :]
+        ):
+            raise ConfigError(
+                f"--shell-completion needs what to do: arr {command} --shell-completion "
+                "install=bash (or zsh, fish) prints the completion script; eval it in your shell"
+            )
+        if completion is not None:  # Hydra reads the subcommand among the overrides
+            return run_hydra(
+                command, lambda cfg: 0, ["--shell-completion", *flags[completion + 1 :]], True
+            )
+        if any(f in ("--cfg", "-c", "--info", "-i") for f in flags):
+            # Hydra prints (config, info, completion script) and runs no job
+            return run_hydra(command, lambda cfg: 0, [*overrides, *flags], quiet_exit=True)
+        return run_hydra(
+            command,
+            lambda cfg: dispatch(command, action, texts, cfg),
+            [*overrides, *flags],
+        )
+    except ArrError as exc:
+        message = str(exc)
+        if command == "search" and "query" not in texts and " " in (rest[:1] or [""])[0]:
+            message += ' (a query that starts like key=value is written query="...")'
+        return fail(message, kind=error_kind(exc))
+    except OSError as exc:
+        if exc.errno not in STORAGE_ERRNOS:
+            raise
+        return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
+
+
+def run_serve(args: list[str], workspace: str | None) -> int:
+    from arr.runner import build_router
+    from arr.serve import check_listen, serve
+
+    pinned: list[str] = []
+    transport, host, port, warm = "stdio", "127.0.0.1", 8765, False
+    overrides: list[str] = []
+    iterator = iter(args)
+    for arg in iterator:
+        if arg in ("--scope", "--host", "--port"):
+            value = next(iterator, None)
+            if value is None:
+                raise ArrError(f"{arg} needs a value")
+            if arg == "--scope":
+                pinned.append(value)
+            elif arg == "--host":
+                host = value
+            else:
+                if not value.isdigit() or not 0 < int(value) < 65536:
+                    raise ArrError(f"--port must be a port number, got {value[:20]!r}")
+                port = int(value)
+        elif arg == "--http":
+            transport = "http"
+        elif arg == "--warm":
+            warm = True
+        elif arg.startswith("-"):
+            raise ArrError(f"unknown option {arg[:40]!r} for arr serve")
+        else:
+            overrides.append(arg)
+    check_listen(transport, host, port)  # a busy port is said now, not after warm-up
+    container = composed("search", overrides, workspace)
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr)  # stdout is the protocol
+    router = build_router(container)
+    if warm:  # heavy channels load now, not on the first request
+        for tool in router.tools.values():
+            if hasattr(tool, "eager_warm_up"):
+                tool.eager_warm_up = True
+    router.warm_up()
+    router.watch_changes()  # a server lives: trees are watched, not walked before each search
+    serve(router, pinned or None, transport, host, port)
+    return 0
