@@ -25,7 +25,7 @@ def file_locator(roots: Sequence[Path], cwd: Path | None = None) -> Callable[[Ev
         where = chunk.location
         if not where.path or not roots or where.memory_id:
             return where.render()
-        from arr.workspace import root_of_label
+        from arr.roots import root_of_label
 
         found = root_of_label(list(roots), where.path)
         if found is None:

@@ -2,62 +2,39 @@
 
 Config group ``workspace`` (``conf/workspace/demo.yaml``). A file's scope comes from the root it
 was found under, never from its content. ``documents()`` turns a scope's sources into line-range
-chunks (or BEIR records) that the lexical and semantic channels index; ``source_fingerprint()``
-is what index manifests record so the Router can tell a stale index from a fresh one.
+chunks (or BEIR records) that the lexical and semantic channels index; ``source_state()`` is
+what index manifests record so the Router can tell a stale index from a fresh one. The walk and
+the chunking live in :mod:`arr.sources`, the rules a root obeys in :mod:`arr.roots`; a watched
+scope's walk is remembered while its tree is unchanged (:mod:`arr.watch`).
 """
 
 from __future__ import annotations
 
 import functools
-import hashlib
-import json
 import os
 import threading
 from collections import Counter
 from collections.abc import Callable, Iterator
 from pathlib import Path
-from typing import NamedTuple, TypeVar
+from typing import TypeVar
 
 from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 
 from arr import codes, file_rule
 from arr.errors import WorkspaceError
-from arr.file_rule import BINARY_SUFFIXES  # noqa: F401  (re-exported: benches and tests)
 from arr.models import ScopeKey
-from arr.safety import holds_arr_data, unsafe_root_reason
-from arr.watch import VERIFY_S, TreeWatch, open_watch
-
-# Text by convention: the grep channel's withheld-files walk does not open these to look for a
-# NUL byte (indexing decides text by content, see _walk_files).
-TEXT_SUFFIXES = (
-    ".md",
-    ".txt",
-    ".py",
-    ".yaml",
-    ".yml",
-    ".json",
-    ".toml",
-    ".log",
-    ".cfg",
-    ".ini",
-    ".csv",
-    ".tsv",
-    ".rst",
-    ".sh",
+from arr.roots import check_root_text, resolved_path, root_of_label, trusted_root
+from arr.sources import (
+    Document,
+    SourceFile,
+    WatchedFiles,
+    count_skipped,
+    state_digest,
+    walk_files,
 )
-
-
-class Document(BaseModel):
-    """One indexable unit: a line range of a file, or one record of a document collection."""
-
-    model_config = ConfigDict(frozen=True, extra="forbid")
-
-    id: str
-    text: str
-    path: str | None = None
-    start_line: int | None = None
-    end_line: int | None = None
-    document_id: str | None = None
+from arr.sources import beir_documents as beir_records
+from arr.sources import chunk_lines as chunk_lines_of
+from arr.watch import VERIFY_S, TreeWatch, open_watch
 
 
 class ScopeSpec(BaseModel):
@@ -66,113 +43,6 @@ class ScopeSpec(BaseModel):
     key: ScopeKey
     roots: tuple[str, ...] = ()
     beir_corpus: str | None = None
-
-
-class SourceFile(NamedTuple):
-    """One source file as the walk saw it: label (root-prefixed relative path), path, state,
-    and the root it was found under (a read opens it from there, see arr.file_rule)."""
-
-    label: str
-    path: str  # a str, not a Path: making 22,000 Path objects cost 0.6 s of every walk
-    size: int
-    mtime_ns: int
-    root: str
-
-
-def _count(skipped: Counter[str] | None, reason: str) -> None:
-    if skipped is not None:
-        skipped[reason] += 1
-
-
-def _walk_files(
-    root: Path, max_file_bytes: int, skipped: Counter[str] | None = None
-) -> Iterator[tuple[str, str, os.stat_result]]:
-    """Files under root that the one file rule (:mod:`arr.file_rule`) admits by name and
-    metadata, in sorted order, with their lstat. Text is
-    decided by content when the file is read (no NUL byte, as ripgrep decides), so C headers,
-    ``.pyi``, Fortran or a ``Makefile`` are indexed as grep searches them; only names that are
-    binary by convention (``BINARY_SUFFIXES``) are skipped without reading.
-
-    Real trees are hostile: a directory or file that cannot be read, a file that vanishes
-    between listing and stat, a socket or FIFO, a link: each is skipped and counted by reason
-    in ``skipped`` (never an error), so one bad file never fails a scope. Hidden folders are
-    not entered (every sensitive folder name, ``.ssh`` ``.aws`` ``.git`` ..., is hidden), so
-    only the file name needs the sensitive-name check. One ``scandir`` per folder, one
-    ``lstat`` per candidate file, no path objects for files that are not yielded: this walk
-    runs before every search that checks freshness.
-    """
-    stack = [("", str(root))]
-    while stack:
-        prefix, folder = stack.pop()
-        try:
-            with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
-        except FileNotFoundError:
-            _count(skipped, "vanished")
-            continue
-        except OSError:
-            _count(skipped, "unreadable_dir")
-            continue
-        subfolders = []
-        for entry in entries:
-            name = entry.name
-            try:
-                is_dir = entry.is_dir(follow_symlinks=False)  # d_type: no system call
-            except OSError:
-                is_dir = False
-            if is_dir:
-                if not name.startswith("."):
-                    subfolders.append((f"{prefix}{name}/", entry.path))
-                continue
-            reason = file_rule.name_reason(name)  # binary by name, sensitive name
-            if reason is not None:
-                _count(skipped, reason)
-                continue
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except FileNotFoundError:
-                _count(skipped, "vanished")
-                continue
-            except OSError:
-                _count(skipped, "unreadable")
-                continue
-            reason = file_rule.stat_reason(info, max_file_bytes)  # link, special, hard link, size
-            if reason is not None:
-                _count(skipped, reason)
-            else:
-                yield prefix + name, entry.path, info
-        stack.extend(reversed(subfolders))  # depth-first, in sorted order
-
-
-def _chunk_lines(rel: str, text: str, chunk_lines: int, overlap: int = 0) -> Iterator[Document]:
-    lines = text.splitlines()
-    step = max(1, chunk_lines - overlap)
-    for start in range(0, len(lines), step):
-        window = lines[start : start + chunk_lines]
-        if any(line.strip() for line in window):
-            yield Document(
-                id=f"doc:{rel}#L{start + 1}",
-                text="\n".join(window),
-                path=rel,
-                start_line=start + 1,
-                end_line=start + len(window),
-            )
-        if start + chunk_lines >= len(lines):
-            break
-
-
-def _beir_documents(path: Path) -> Iterator[Document]:
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                doc_id = str(record["_id"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise WorkspaceError(f"{path}:{number}: not a BEIR corpus record ({exc})") from exc
-            text = f"{record.get('title', '')}\n{record.get('text', '')}".strip()
-            yield Document(id=doc_id, text=text, document_id=doc_id)
 
 
 _T = TypeVar("_T")
@@ -382,7 +252,7 @@ class Workspace(BaseModel):
         for root in roots:
             prefix = f"{root.name}/" if len(roots) > 1 else ""
             where = str(root)
-            for rel, path, info in _walk_files(root, self.max_file_bytes, skipped):
+            for rel, path, info in walk_files(root, self.max_file_bytes, skipped):
                 files.append(SourceFile(prefix + rel, path, info.st_size, info.st_mtime_ns, where))
         return files
 
@@ -399,11 +269,11 @@ class Workspace(BaseModel):
         relative = source.path[len(source.root) + 1 :]
         raw, reason = file_rule.read_path(source.root, relative, self.max_file_bytes)
         if raw is None:
-            _count(skipped, reason)
+            count_skipped(skipped, reason)
             return []
         text = raw.decode("utf-8", errors="replace")
         size = chunk_lines or self.chunk_lines
-        return list(_chunk_lines(source.label, text, size, overlap_lines))
+        return list(chunk_lines_of(source.label, text, size, overlap_lines))
 
     def place_check(self, scope: ScopeKey) -> Callable[[str], str | None]:
         """A check of the places a scope's answer names: label -> why that file may not be
@@ -426,7 +296,7 @@ class Workspace(BaseModel):
         spec = self.spec_for(scope)
         beir = self._beir_checked(spec) if spec is not None else None
         if beir is not None:
-            yield from _beir_documents(beir)
+            yield from beir_records(beir)
 
     def beir_state(self, scope: ScopeKey) -> tuple[str, int, int] | None:
         """(label, size, mtime_ns) of the scope's BEIR corpus, or None when it has none."""
@@ -438,7 +308,7 @@ class Workspace(BaseModel):
             info = os.stat(beir)
         except OSError:
             raise WorkspaceError(f"BEIR corpus {beir!r} is not a readable file") from None
-        return f"beir:{_resolved(beir)}", info.st_size, info.st_mtime_ns
+        return f"beir:{resolved_path(beir)}", info.st_size, info.st_mtime_ns
 
     def documents(
         self,
@@ -495,94 +365,6 @@ class Workspace(BaseModel):
         )
 
 
-def check_root_text(root: str, where: str) -> None:
-    """What a workspace file may say of a root: a non-empty path without '..'."""
-    if not root or ".." in Path(root).parts:
-        raise WorkspaceError(
-            f"{where} {root[:200]!r} refused: a root must be a non-empty path without "
-            "'..' (give the folder's own path, e.g. its absolute path)"
-        )
-
-
-def trusted_root(path: Path, index_dir: Path, state_dir: Path, where: str) -> str:
-    """``path`` resolved, when arr may trust it as a root: not unsafe (``/``, system folders,
-    home, a folder withheld by name such as ``.arr``) and not holding the workspace's index or
-    state folder outside ``.arr``; else one WorkspaceError naming why. The same rules for
-    ``arr scope add`` and every later command."""
-    resolved = os.path.realpath(path)
-    reason = unsafe_root_reason(resolved)
-    if reason is not None:
-        raise WorkspaceError(f"{where} {str(path)!r} refused: {reason}")
-    for what, own in (("index", index_dir), ("state", state_dir)):
-        # resolved once per path (this runs before every walk)
-        if holds_arr_data(resolved, _resolved(str(own))):
-            raise WorkspaceError(
-                f"{where} {str(path)!r} refused: it holds the workspace's {what} "
-                f"folder {str(own)!r}, whose files carry the text of every scope; "
-                "move that folder out of the root or below a folder named .arr"
-            )
-    return resolved
-
-
-def root_of_label(roots: list[Path], label: str) -> tuple[Path, str] | None:
-    """(root, path below it) of a scope's file label: with several roots a label starts with
-    its root's folder name (as the walk writes it); None when no root has that name."""
-    if len(roots) == 1:
-        return roots[0], label
-    head, _, relative = label.partition("/")
-    root = next((r for r in roots if r.name == head), None)
-    return None if root is None else (root, relative)
-
-
 @functools.lru_cache(maxsize=256)
 def _beir_file(root: str, corpus: str) -> str:
     return corpus if os.path.isabs(corpus) else os.path.join(root, corpus)
-
-
-@functools.lru_cache(maxsize=256)
-def _resolved(path: str) -> str:
-    return os.path.realpath(path)  # per search otherwise: a few system calls each time
-
-
-class WatchedFiles(list):  # type: ignore[type-arg]
-    """A watched scope's walk: the same object is handed out while the tree is unchanged, so
-    what is derived from it (its digest) is kept on it and dies with it."""
-
-    def __init__(self, files: list[SourceFile]) -> None:
-        super().__init__(files)
-        self.digests: dict[tuple[int, object], tuple[str, int]] = {}
-
-
-def state_digest(
-    chunk_lines: int, files: list[SourceFile], beir: tuple[str, int, int] | None
-) -> tuple[str, int]:
-    """Digest and newest mtime of a scope's sources; remembered on a watched walk (hashing
-    thousands of entries before each search is what watching is meant to save)."""
-    if not files:  # a BEIR corpus alone: its (label, size, mtime) decide, as a cache key
-        return _corpus_digest(chunk_lines, beir)
-    if not isinstance(files, WatchedFiles):
-        return _state_digest(chunk_lines, files, beir)
-    key = (chunk_lines, beir)
-    found = files.digests.get(key)
-    if found is None:
-        found = files.digests[key] = _state_digest(chunk_lines, files, beir)
-    return found
-
-
-@functools.lru_cache(maxsize=256)
-def _corpus_digest(chunk_lines: int, beir: tuple[str, int, int] | None) -> tuple[str, int]:
-    return _state_digest(chunk_lines, [], beir)
-
-
-def _state_digest(
-    chunk_lines: int, files: list[SourceFile], beir: tuple[str, int, int] | None
-) -> tuple[str, int]:
-    digest = hashlib.sha256(str(chunk_lines).encode())
-    newest = 0
-    for source in files:
-        newest = max(newest, source.mtime_ns)
-        digest.update(f"{source.label}\0{source.size}\0{source.mtime_ns}\n".encode())
-    if beir is not None:
-        newest = max(newest, beir[2])
-        digest.update(f"{beir[0]}\0{beir[1]}\0{beir[2]}\n".encode())
-    return digest.hexdigest(), newest

@@ -37,7 +37,7 @@ from arr.locations import (
     workspace_config,
 )
 from arr.models import SCOPE_FIELDS, ScopeKey
-from arr.workspace import check_root_text, trusted_root
+from arr.roots import check_root_text, trusted_root
 
 _SCOPE_NAME = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.-]{0,63}$")
 HEADER = """\

@@ -23,8 +23,8 @@ from arr.eval.metrics import ndcg_at, recall_at
 
 
 def code_tree_share(embedder: object, files: int = 600) -> None:
+    from arr.sources import chunk_lines as _chunk_lines
     from arr.tools.passages import split_all
-    from arr.workspace import _chunk_lines
 
     tree = bench_out() / "freshness" / "tree"
     paths = sorted(tree.rglob("*.py"))

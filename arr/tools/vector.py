@@ -32,11 +32,12 @@ from arr import __version__, atomic_write, codes
 from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.snippets import centred
+from arr.sources import Document, state_digest
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.build_progress import build_progress, build_state, describe
 from arr.tools.partition import exclusive_lock
 from arr.tools.passages import split_all, unit_of
-from arr.workspace import Document, Workspace, state_digest
+from arr.workspace import Workspace
 
 EMBEDDER_MISMATCH = codes.INDEX_EMBEDDER_MISMATCH
 SCOPE_META = ("team_id", "project_id", "repository", "branch", "experiment_environment")

@@ -42,13 +42,13 @@ def big_tree(root: Path, folders: int = 40, files: int = 25) -> list[Path]:
 @pytest.fixture
 def counted_walks(monkeypatch: pytest.MonkeyPatch) -> list[int]:
     walks = [0]
-    original = workspace_module._walk_files
+    original = workspace_module.walk_files
 
     def counting(*args: object, **kwargs: object):  # type: ignore[no-untyped-def]
         walks[0] += 1
         return original(*args, **kwargs)  # type: ignore[arg-type]
 
-    monkeypatch.setattr(workspace_module, "_walk_files", counting)
+    monkeypatch.setattr(workspace_module, "walk_files", counting)
     return walks
 
 

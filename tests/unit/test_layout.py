@@ -16,7 +16,6 @@ NOT_YET = {
     "arr.memory.store",
     "arr.tools.vector",
     "arr.vector_store.chroma",
-    "arr.workspace",
 }
 
 

@@ -12,6 +12,7 @@ from pathlib import Path
 from typing import Any
 
 from arr.models import ScopeKey
+from arr.sources import SourceFile
 from arr.tools.bm25 import overlay
 from arr.tools.partition import (
     current_generation,
@@ -19,7 +20,7 @@ from arr.tools.partition import (
     pointer_state,
     read_manifest,
 )
-from arr.workspace import SourceFile, Workspace
+from arr.workspace import Workspace
 
 MAX_CACHED_GENERATIONS = 16  # per-generation caches (manifests, file lists) keep the newest
 FILES_FILE = "files.json"  # label -> [[size, mtime_ns], first row, chunk count]

@@ -20,6 +20,7 @@ import numpy as np
 from arr import codes
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall, trusted
 from arr.snippets import centred
+from arr.sources import Document, state_digest
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.bm25 import overlay
 from arr.tools.bm25.build import build_partition, row_tokens
@@ -33,7 +34,7 @@ from arr.tools.partition import (
     partition_dir,
     remove_partition,
 )
-from arr.workspace import Document, Workspace, state_digest
+from arr.workspace import Workspace
 
 
 class BM25Tool:

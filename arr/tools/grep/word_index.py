@@ -37,7 +37,7 @@ import numpy as np
 
 from arr import file_rule
 from arr.safety import SENSITIVE_DIRS, is_sensitive_filename
-from arr.workspace import TEXT_SUFFIXES
+from arr.sources import TEXT_SUFFIXES
 
 WORD = re.compile(rb"[a-z0-9_]+")
 # UTF-8 of U+212A KELVIN SIGN and U+017F LATIN SMALL LETTER LONG S: ripgrep -i matches them
