@@ -108,7 +108,7 @@ def _main(argv: list[str] | None = None) -> int:
         return 0
     if command in PLAIN_COMMANDS:
         try:
-            from arr.commands import run_plain
+            from arr.plain_commands import run_plain
 
             return run_plain(command, rest, workspace)
         except ArrError as exc:
