@@ -17,8 +17,6 @@ best passage (max-pooling), under the chunk's own id.
 
 from __future__ import annotations
 
-import functools
-import hashlib
 import json
 import os
 import threading
@@ -28,7 +26,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from arr import __version__, atomic_write, codes
+from arr import __version__, codes
 from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.snippets import centred
@@ -36,34 +34,19 @@ from arr.sources import Document, state_digest
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.build_progress import build_progress, build_state, describe
 from arr.tools.partition import exclusive_lock
-from arr.tools.passages import split_all, unit_of
+from arr.tools.passages import split_all
+from arr.tools.vector_items import (
+    SCOPE_META,
+    content_hash,
+    owner_of,
+    read_sidecar,
+    reusable_manifest,
+    store_batches,
+    write_sidecar,
+)
 from arr.workspace import Workspace
 
 EMBEDDER_MISMATCH = codes.INDEX_EMBEDDER_MISMATCH
-SCOPE_META = ("team_id", "project_id", "repository", "branch", "experiment_environment")
-
-
-@functools.lru_cache(maxsize=1024)
-def _owner(fields: tuple[Any, ...]) -> ScopeKey:
-    """The ScopeKey an item's metadata names, validated (once per distinct key)."""
-    return ScopeKey(**dict(zip(SCOPE_META, fields, strict=True)))
-
-
-def content_hash(embedder_id: str, text: str) -> str:
-    return hashlib.sha256(f"{embedder_id}\0{text}".encode()).hexdigest()[:32]
-
-
-def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]:
-    meta: dict[str, Any] = {f: getattr(scope, f) for f in SCOPE_META}
-    meta["content_hash"] = digest
-    for key in ("path", "start_line", "end_line", "document_id"):
-        value = getattr(doc, key)
-        if value is not None:  # Chroma metadata cannot hold None
-            meta[key] = value
-    unit = unit_of(doc.id)
-    if unit != doc.id:  # a passage: the chunk or document it belongs to
-        meta["unit"] = unit
-    return meta
 
 
 class VectorTool:
@@ -235,17 +218,7 @@ class VectorTool:
             units_split += split
             return passages
 
-        old = self.store.manifest(scope)
-        if old is not None and "embedder" not in old:
-            # a build that never finished: its stored batches are reused (each item carries the
-            # content hash of its text and embedder), unless their vectors cannot be ours
-            stored = getattr(self.store, "dimension", lambda _: None)(scope)
-            if stored is not None and stored != self.embedder.dimension():
-                self.store.drop(scope)
-                old = None
-        elif old is not None and old.get("embedder") != embedder_id:
-            self.store.drop(scope)  # another model: other dimensions, nothing is reusable
-            old = None
+        old = reusable_manifest(self.store, self.embedder, scope)
         sidecar = self._sidecar(scope, old)
         known: dict[str, list[Any]] = sidecar["files"] if sidecar is not None else {}
         listing: dict[str, list[Any]] = {}
@@ -277,19 +250,10 @@ class VectorTool:
         # item with its content hash), and the next build embeds only what is still missing.
         # The manifest is written last, so until then the index reads stale, never half-new.
         with build_progress(self._build_lock(scope), len(changed), self.show_progress) as shown:
-            for start in range(0, len(changed), self.commit_every):
-                batch = changed[start : start + self.commit_every]
-                vectors = self.embedder.embed([d.text for d in batch])
-                self.store.write(
-                    scope,
-                    [d.id for d in batch],
-                    vectors,
-                    [d.text for d in batch],
-                    [item_metadata(d, scope, digests[d.id]) for d in batch],
-                    [],
-                    None,
-                )
-                shown.advance(len(batch))
+            for batch in store_batches(
+                self.store, self.embedder, scope, changed, digests, self.commit_every
+            ):
+                shown.advance(batch)
         token = f"{time.time_ns()}-{os.getpid()}"
         manifest = {
             "embedder": embedder_id,
@@ -306,7 +270,7 @@ class VectorTool:
             "build_token": token,
         }
         self.store.write(scope, [], [], [], [], vanished, manifest)
-        self._write_sidecar(scope, {"build_token": token, "files": listing})
+        write_sidecar(self._sidecar_path(scope), {"build_token": token, "files": listing})
         with self._lock:
             self._manifests[scope.fingerprint()] = (time.monotonic(), manifest)
         return {
@@ -324,18 +288,7 @@ class VectorTool:
         """The file list of the last build, when it belongs to the store's current build."""
         if manifest is None or manifest.get("chunking") != self._chunking():
             return None
-        try:
-            found = json.loads(self._sidecar_path(scope).read_text(encoding="utf-8"))
-        except (OSError, ValueError):
-            return None
-        if not isinstance(found, dict) or found.get("build_token") != manifest.get("build_token"):
-            return None  # the store changed without this list (reset, another build)
-        return found
-
-    def _write_sidecar(self, scope: ScopeKey, payload: dict[str, Any]) -> None:
-        path = self._sidecar_path(scope)
-        path.parent.mkdir(parents=True, exist_ok=True)
-        atomic_write.write_text(path, json.dumps(payload))
+        return read_sidecar(self._sidecar_path(scope), manifest)
 
     # ---- serving --------------------------------------------------------------------------
     def _manifest(self, scope: ScopeKey) -> dict[str, Any] | None:
@@ -416,7 +369,7 @@ class VectorTool:
             seen.add(unit)
             rank = len(evidence) + 1
             try:
-                owner = _owner(tuple(meta[f] for f in SCOPE_META))
+                owner = owner_of(tuple(meta[f] for f in SCOPE_META))
             except (KeyError, ValueError, TypeError) as exc:
                 raise ChannelError(
                     codes.INDEX_CORRUPT, f"item {item_id!r} has no valid scope: {exc}"

@@ -15,22 +15,23 @@ from __future__ import annotations
 import contextlib
 import threading
 import time
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from arr.codes import INDEX_BUILDING
 from arr.models import ScopeKey
 from arr.tools.base import ChannelError
-from arr.tools.partition import IndexBusy, exclusive_lock
+from arr.tools.partition import exclusive_lock
+from arr.vector_store.chroma_client import forget_systems, open_client
+from arr.vector_store.chroma_errors import Replaced, chroma_errors, not_found
+from arr.vector_store.exact import nearest, unit_vectors
+from arr.vector_store.segments import prune_segments
 
-UNAVAILABLE = "vector_store_unavailable"
 MANIFEST_PREFIX = "arr_"
 WRITE_BATCH = 1000
 QUERY_ATTEMPTS = 4  # rebuilds swapped in back to back may replace a fresh handle again
 SWAP_WAIT_S = 2.0  # longest a reader waits for another process's swap of a rebuilt collection
-REPAIR = "arr index rebuild=true tools=[vector] (the store is derived: rebuilt from sources)"
 
 
 def collection_name(scope: ScopeKey) -> str:
@@ -40,49 +41,6 @@ def collection_name(scope: ScopeKey) -> str:
 def _to_manifest(metadata: dict[str, Any] | None) -> dict[str, Any]:
     prefix = len(MANIFEST_PREFIX)
     return {k[prefix:]: v for k, v in (metadata or {}).items() if k.startswith(MANIFEST_PREFIX)}
-
-
-class _Replaced(Exception):
-    """The cached collection no longer exists (another process dropped or rebuilt it)."""
-
-
-def _not_found(exc: BaseException) -> bool:
-    """Chroma's "collection does not exist" (its NotFoundError, or the message the Rust
-    bindings raise for a collection deleted under an open handle), raised as it is or already
-    named as a ChannelError by ``_chroma_errors``."""
-    text = exc.detail if isinstance(exc, ChannelError) else f"{type(exc).__name__}: {exc}"
-    return "NotFoundError" in text or "does not exist" in text
-
-
-@contextmanager
-def _chroma_errors(action: str) -> Iterator[None]:
-    try:
-        yield
-    except (ChannelError, IndexBusy, _Replaced):  # already named (IndexBusy: index_building)
-        raise
-    except Exception as exc:  # chromadb raises many types (HTTP, sqlite, rust bindings)
-        raise ChannelError(
-            UNAVAILABLE,
-            f"chroma {action} failed: {type(exc).__name__}: {str(exc)[:200]}; repair: {REPAIR}",
-        ) from None
-
-
-_BLAS: Any = None
-
-
-def single_threaded_blas() -> Any:
-    """A context in which numpy's BLAS uses one thread. A query's matrix-vector product takes
-    0.1 ms on one thread, but OpenBLAS' worker threads keep spinning after it and starve the
-    embedder's own threads on a small machine: measured on 2 cores, the next query embedding
-    took 24-28 ms instead of 9-12 ms. Without threadpoolctl it is a no-op."""
-    global _BLAS
-    try:
-        from threadpoolctl import ThreadpoolController
-    except ImportError:  # pragma: no cover - installed with the vector extra
-        return contextlib.nullcontext()
-    if _BLAS is None:
-        _BLAS = ThreadpoolController()  # inspects the loaded libraries once
-    return _BLAS.limit(limits=1, user_api="blas")
 
 
 class ChromaStore:
@@ -103,23 +61,8 @@ class ChromaStore:
         return exclusive_lock(self.path / ".arr-open.lock")
 
     def _make_client(self) -> Any:
-        import chromadb
-        from chromadb.config import Settings
-
         with self._between_processes():
-            try:
-                return chromadb.PersistentClient(
-                    path=str(self.path), settings=Settings(anonymized_telemetry=False)
-                )
-            except Exception:
-                # Chroma keeps a half-started system per path for the life of the process: the
-                # next open (after space was freed, the store repaired) must start a new one.
-                with contextlib.suppress(Exception):
-                    from chromadb.api.shared_system_client import SharedSystemClient
-
-                    SharedSystemClient._identifier_to_system.pop(str(self.path), None)
-                    SharedSystemClient._identifier_to_refcount.pop(str(self.path), None)
-                raise
+            return open_client(self.path)
 
     def close(self) -> None:
         """Release the client: Chroma keeps one system per store path for the life of the
@@ -139,12 +82,7 @@ class ChromaStore:
 
         with self._lock:
             self._client, self._collections, self._exact_cache = None, {}, {}
-        try:  # chromadb caches one system per path, a broken one too: forget it
-            from chromadb.api.client import SharedSystemClient
-
-            SharedSystemClient.clear_system_cache()
-        except Exception:  # noqa: BLE001 - best effort; a fresh process starts clean anyway
-            pass
+        forget_systems()  # chromadb caches one system per path, a broken one too
         if self.path.exists():
             shutil.rmtree(self.path)
 
@@ -166,7 +104,7 @@ class ChromaStore:
         staged = self._staging.get(live)
         if staged is None:
             return
-        with _chroma_errors("swap the rebuilt collection"), self._between_processes():
+        with chroma_errors("swap the rebuilt collection"), self._between_processes():
             # two renames (the live name is absent for milliseconds, and readers wait for it,
             # see _names_after_swap), then the old collection is deleted
             retired = f"{live}-old"
@@ -203,32 +141,8 @@ class ChromaStore:
             self.prune_segments()
 
     def prune_segments(self) -> int:
-        """Remove the store's segment folders that no collection owns (left by deleted
-        collections); returns how many. Embedded stores only; never fails a build."""
-        import re
-        import shutil
-        import sqlite3
-
-        uuid = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")
-        database = self.path / "chroma.sqlite3"
-        removed = 0
-        try:
-            with self._between_processes():
-                folders = [p for p in self.path.iterdir() if p.is_dir() and uuid.match(p.name)]
-                if not folders or not database.is_file():
-                    return 0
-                reader = sqlite3.connect(f"file:{database}?mode=ro", uri=True, timeout=10)
-                try:
-                    owned = {row[0] for row in reader.execute("SELECT id FROM segments")}
-                finally:
-                    reader.close()
-                for folder in folders:
-                    if folder.name not in owned:
-                        shutil.rmtree(folder, ignore_errors=True)
-                        removed += 1
-        except (OSError, sqlite3.Error, IndexBusy):
-            return removed  # a later rebuild prunes what this one could not
-        return removed
+        """Remove the segment folders no collection owns (arr.vector_store.segments)."""
+        return prune_segments(self.path, self._between_processes())
 
     def describe(self) -> str:
         return f"chroma at {self.path}"
@@ -236,7 +150,7 @@ class ChromaStore:
     def warm_up(self) -> None:
         with self._lock:
             if self._client is None:
-                with _chroma_errors("connect"):
+                with chroma_errors("connect"):
                     self._client = self._make_client()
 
     def _name(self, scope: ScopeKey) -> str:
@@ -252,7 +166,7 @@ class ChromaStore:
             cached = self._collections.get(name)
         if cached is not None:
             return cached
-        with _chroma_errors("open collection"):
+        with chroma_errors("open collection"):
             if create:
                 with self._between_processes():
                     found = self._client.get_or_create_collection(
@@ -276,11 +190,11 @@ class ChromaStore:
         if collection is None:
             return None
         name = self._name(scope)
-        with _chroma_errors("read manifest"):
+        with chroma_errors("read manifest"):
             try:
                 fresh = self._client.get_collection(name, embedding_function=None)
             except Exception as exc:
-                if not _not_found(exc):
+                if not not_found(exc):
                     raise
                 self._forget(scope)  # dropped by a rebuild (here or in another process)
                 if name not in self._names_after_swap(name):
@@ -319,7 +233,7 @@ class ChromaStore:
         collection = self._collection(scope)
         if collection is None:
             return None
-        with _chroma_errors("read items"):
+        with chroma_errors("read items"):
             got = collection.get(limit=1, include=["embeddings"])
         embeddings = got.get("embeddings")
         if embeddings is None or len(embeddings) == 0:
@@ -331,7 +245,7 @@ class ChromaStore:
         collection = self._collection(scope)
         if collection is None:
             return {}
-        with _chroma_errors("list items"):
+        with chroma_errors("list items"):
             got = collection.get(include=["metadatas"])
         return {
             i: str((m or {}).get("content_hash", ""))
@@ -347,16 +261,11 @@ class ChromaStore:
             cached = self._exact_cache.get(key)
         if cached is not None and cached[0] == version:
             return cached[1]
-        with _chroma_errors("read vectors"):
+        with chroma_errors("read vectors"):
             if collection.count() > self.exact_max_items:
                 return None
             got = collection.get(include=["embeddings", "documents", "metadatas"])
-        import numpy as np
-
-        matrix = np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1)
-        norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-        matrix = matrix / np.clip(norms, 1e-12, None)
-        value = (list(got["ids"]), matrix, list(got["documents"]), list(got["metadatas"]))
+        value = unit_vectors(got)
         with self._lock:
             self._exact_cache[key] = (version, value)
         return value
@@ -367,7 +276,7 @@ class ChromaStore:
         if collection is None or not ids:
             return {}
         found: dict[str, str] = {}
-        with _chroma_errors("read items"):
+        with chroma_errors("read items"):
             for start in range(0, len(ids), WRITE_BATCH):
                 got = collection.get(
                     ids=list(ids[start : start + WRITE_BATCH]), include=["metadatas"]
@@ -382,7 +291,7 @@ class ChromaStore:
         self.warm_up()
         with self._lock:
             self._collections.pop(name, None)
-        with _chroma_errors("drop collection"):
+        with chroma_errors("drop collection"):
             if self._collection(scope) is not None:
                 with self._lock:
                     self._collections.pop(name, None)
@@ -402,7 +311,7 @@ class ChromaStore:
         crash mid-write leaves a manifest that no longer matches and the index reads stale).
         ``manifest=None``: a batch of a build in progress (durable, not yet the index)."""
         collection = self._collection(scope, create=True)
-        with _chroma_errors("write"):
+        with chroma_errors("write"):
             for start in range(0, len(ids), WRITE_BATCH):
                 end = start + WRITE_BATCH
                 collection.upsert(
@@ -428,7 +337,7 @@ class ChromaStore:
         for _ in range(QUERY_ATTEMPTS):
             try:
                 return self._query(scope, embedding, top_k, version)
-            except _Replaced:
+            except Replaced:
                 self._forget(scope)  # replaced by a rebuild since it was opened: again
         raise ChannelError(
             INDEX_BUILDING, f"the vector collection of {scope.label()} is being rebuilt"
@@ -443,33 +352,16 @@ class ChromaStore:
         try:
             exact = self._exact(scope, collection, version)
         except ChannelError as exc:
-            if _not_found(exc):
-                raise _Replaced from None
+            if not_found(exc):
+                raise Replaced from None
             raise
         except (ValueError, IndexError, KeyError, TypeError):
             # a read torn by a collection deleted under it (a swap in another process): the
             # ids and vectors do not match up; read the collection that is there now
-            raise _Replaced from None
+            raise Replaced from None
         if exact is not None:
-            import numpy as np
-
-            ids, matrix, documents, metadatas = exact
-            if not ids:
-                return []
-            with single_threaded_blas():
-                similarity = matrix @ np.asarray(embedding, dtype=np.float32)
-            if top_k < len(ids):
-                # the k best, plus every item tied with the k-th (ties then break by id)
-                kth = float(np.partition(similarity, len(ids) - top_k)[len(ids) - top_k])
-                candidates = np.flatnonzero(similarity >= kth).tolist()
-            else:
-                candidates = list(range(len(ids)))
-            order = sorted(candidates, key=lambda i: (-float(similarity[i]), ids[i]))
-            return [
-                (ids[i], 1.0 - float(similarity[i]), documents[i], metadatas[i])
-                for i in order[:top_k]
-            ]
-        with _chroma_errors("query"):
+            return nearest(exact, embedding, top_k)
+        with chroma_errors("query"):
             try:
                 got = collection.query(
                     query_embeddings=[embedding],
@@ -477,8 +369,8 @@ class ChromaStore:
                     include=["distances", "documents", "metadatas"],
                 )
             except Exception as exc:
-                if _not_found(exc):
-                    raise _Replaced from None
+                if not_found(exc):
+                    raise Replaced from None
                 raise
         return list(
             zip(

@@ -6,7 +6,7 @@ from __future__ import annotations
 import numpy as np
 from threadpoolctl import threadpool_info
 
-from arr.vector_store.chroma import single_threaded_blas
+from arr.vector_store.exact import single_threaded_blas
 
 
 def blas_threads() -> list[int]:

@@ -1,0 +1,103 @@
+"""What the vector channel stores per item and per build: an item's content hash (of the
+embedder id and the text) and metadata (its five scope fields, its place, the unit a passage
+belongs to), the scope read back from that metadata, and the file list of the last build (a
+sidecar that lets the next build skip unchanged files)."""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import json
+from collections.abc import Iterator
+from pathlib import Path
+from typing import Any
+
+from arr import atomic_write
+from arr.models import ScopeKey
+from arr.sources import Document
+from arr.tools.passages import unit_of
+
+SCOPE_META = ("team_id", "project_id", "repository", "branch", "experiment_environment")
+
+
+@functools.lru_cache(maxsize=1024)
+def owner_of(fields: tuple[Any, ...]) -> ScopeKey:
+    """The ScopeKey an item's metadata names, validated (once per distinct key)."""
+    return ScopeKey(**dict(zip(SCOPE_META, fields, strict=True)))
+
+
+def content_hash(embedder_id: str, text: str) -> str:
+    return hashlib.sha256(f"{embedder_id}\0{text}".encode()).hexdigest()[:32]
+
+
+def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]:
+    meta: dict[str, Any] = {f: getattr(scope, f) for f in SCOPE_META}
+    meta["content_hash"] = digest
+    for key in ("path", "start_line", "end_line", "document_id"):
+        value = getattr(doc, key)
+        if value is not None:  # Chroma metadata cannot hold None
+            meta[key] = value
+    unit = unit_of(doc.id)
+    if unit != doc.id:  # a passage: the chunk or document it belongs to
+        meta["unit"] = unit
+    return meta
+
+
+def read_sidecar(path: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:
+    """The file list at ``path``, when it was written with the store's current build token."""
+    try:
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    if not isinstance(found, dict) or found.get("build_token") != manifest.get("build_token"):
+        return None  # the store changed without this list (reset, another build)
+    return found
+
+
+def write_sidecar(path: Path, payload: dict[str, Any]) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    atomic_write.write_text(path, json.dumps(payload))
+
+
+def reusable_manifest(store: Any, embedder: Any, scope: ScopeKey) -> dict[str, Any] | None:
+    """The store's manifest of the scope when its items can be reused by ``embedder``; a
+    collection whose vectors cannot be this model's is dropped (None)."""
+    old = store.manifest(scope)
+    if old is not None and "embedder" not in old:
+        # a build that never finished: its stored batches are reused (each item carries the
+        # content hash of its text and embedder), unless their vectors cannot be ours
+        stored = getattr(store, "dimension", lambda _: None)(scope)
+        if stored is not None and stored != embedder.dimension():
+            store.drop(scope)
+            return None
+    elif old is not None and old.get("embedder") != embedder.id:
+        store.drop(scope)  # another model: other dimensions, nothing is reusable
+        return None
+    return old
+
+
+def store_batches(
+    store: Any,
+    embedder: Any,
+    scope: ScopeKey,
+    changed: list[Document],
+    digests: dict[str, str],
+    commit_every: int,
+) -> Iterator[int]:
+    """Embed and store ``changed`` in batches of ``commit_every``, yielding each batch's size:
+    an interrupted build keeps what it stored (each item with its content hash), and the next
+    build embeds only what is still missing. No manifest is written here (the build's last
+    step), so until then the index reads stale, never half-new."""
+    for start in range(0, len(changed), commit_every):
+        batch = changed[start : start + commit_every]
+        vectors = embedder.embed([d.text for d in batch])
+        store.write(
+            scope,
+            [d.id for d in batch],
+            vectors,
+            [d.text for d in batch],
+            [item_metadata(d, scope, digests[d.id]) for d in batch],
+            [],
+            None,
+        )
+        yield len(batch)

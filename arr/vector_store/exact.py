@@ -1,0 +1,56 @@
+"""Exact nearest neighbours for small collections: every vector read once per build and kept
+as unit vectors, so an answer is the same in every process (HNSW graphs that Chroma rebuilds
+from its write log differ between processes). Ties break by id."""
+
+from __future__ import annotations
+
+import contextlib
+from typing import Any
+
+import numpy as np
+
+Exact = tuple[list[str], np.ndarray, list[str], list[dict[str, Any]]]
+
+_BLAS: Any = None
+
+
+def single_threaded_blas() -> Any:
+    """A context in which numpy's BLAS uses one thread. A query's matrix-vector product takes
+    0.1 ms on one thread, but OpenBLAS' worker threads keep spinning after it and starve the
+    embedder's own threads on a small machine: measured on 2 cores, the next query embedding
+    took 24-28 ms instead of 9-12 ms. Without threadpoolctl it is a no-op."""
+    global _BLAS
+    try:
+        from threadpoolctl import ThreadpoolController
+    except ImportError:  # pragma: no cover - installed with the vector extra
+        return contextlib.nullcontext()
+    if _BLAS is None:
+        _BLAS = ThreadpoolController()  # inspects the loaded libraries once
+    return _BLAS.limit(limits=1, user_api="blas")
+
+
+def unit_vectors(got: dict[str, Any]) -> Exact:
+    """(ids, unit vectors, documents, metadatas) of a collection's ``get`` answer."""
+    matrix = np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1)
+    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
+    matrix = matrix / np.clip(norms, 1e-12, None)
+    return list(got["ids"]), matrix, list(got["documents"]), list(got["metadatas"])
+
+
+def nearest(
+    exact: Exact, embedding: Any, top_k: int
+) -> list[tuple[str, float, str, dict[str, Any]]]:
+    """(id, cosine distance, document, metadata) of the ``top_k`` nearest, nearest first."""
+    ids, matrix, documents, metadatas = exact
+    if not ids:
+        return []
+    with single_threaded_blas():
+        similarity = matrix @ np.asarray(embedding, dtype=np.float32)
+    if top_k < len(ids):
+        # the k best, plus every item tied with the k-th (ties then break by id)
+        kth = float(np.partition(similarity, len(ids) - top_k)[len(ids) - top_k])
+        candidates = np.flatnonzero(similarity >= kth).tolist()
+    else:
+        candidates = list(range(len(ids)))
+    order = sorted(candidates, key=lambda i: (-float(similarity[i]), ids[i]))
+    return [(ids[i], 1.0 - float(similarity[i]), documents[i], metadatas[i]) for i in order[:top_k]]
