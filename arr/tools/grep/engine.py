@@ -204,30 +204,18 @@ class Engine:
             command.append(f"--regexp={pattern}")
         return [*command, "--", *targets]
 
-    def run(
-        self,
-        root: Path,
-        patterns: list[str],
-        regex: bool,
-        targets: list[str],
-        deadline: float,
-        max_rows: int = 0,
-        count: bool = False,
+    def _run_once(
+        self, root: Path, command: list[str], deadline: float, max_rows: int, count: bool
     ) -> tuple[list[Hit], dict[str, int], str]:
-        """Raw candidate hits from ripgrep (unverified), its counters and a cut reason; with
-        ``count``, one hit per file whose ``line`` is the number of its matching lines.
-
-        Output is parsed while ripgrep still runs (the two overlap on two cores); at the
-        deadline, or once ``max_rows`` rows arrived (cut "rows"), ripgrep is killed and what
-        arrived so far is kept.
-        """
+        """One ripgrep process: its hits, counters and cut reason (see ``run``). Output is
+        parsed while ripgrep still runs (the two overlap on two cores); at the deadline, or once
+        ``max_rows`` rows arrived (cut "rows"), ripgrep is killed and what arrived is kept."""
         hits: list[Hit] = []
         counters: Counter[str] = Counter()
         cut, buffer = "", LineBuffer()
         names: dict[bytes, str | None] = {}
-        excluded = (HARD_LINKS.get() or {}).get(str(root), ())
         process = subprocess.Popen(
-            self.command(patterns, regex, targets, count, excluded),
+            command,
             cwd=root,
             stdin=subprocess.DEVNULL,
             stdout=subprocess.PIPE,
@@ -291,26 +279,29 @@ class Engine:
             raise ChannelError("invalid_pattern", message[:300])
         return hits, dict(counters), cut
 
-    def run_batches(
+    def run(
         self,
         root: Path,
         patterns: list[str],
         regex: bool,
         targets: list[str],
         deadline: float,
-        max_rows: int,
+        max_rows: int = 0,
         count: bool = False,
     ) -> tuple[list[Hit], dict[str, int], str]:
-        """``run`` over a long list of files in batches that fit a command line."""
+        """Raw candidate hits from ripgrep (unverified), its counters and a cut reason; with
+        ``count``, one hit per file whose ``line`` is the number of its matching lines. A long
+        list of files runs in batches that fit a command line; ``max_rows`` (0: none) bounds
+        the rows over all of them."""
         hits: list[Hit] = []
         counters: Counter[str] = Counter()
         cut = ""
+        excluded = (HARD_LINKS.get() or {}).get(str(root), ())
         for start in range(0, len(targets), ENGINE_BATCH_FILES):
             left = max_rows - len(hits) if max_rows else 0
             batch = targets[start : start + ENGINE_BATCH_FILES]
-            found, engine_counters, cut = self.run(
-                root, patterns, regex, batch, deadline, left, count
-            )
+            command = self.command(patterns, regex, batch, count, excluded)
+            found, engine_counters, cut = self._run_once(root, command, deadline, left, count)
             hits += found
             counters.update(engine_counters)  # files scanned and skipped add up over batches
             if cut:

@@ -106,7 +106,7 @@ class LineSearch:
         found: list[Candidate] = []
         cut = capped = ""
         for _, root, label, targets in self.targets(files, counters):
-            hits, engine_counters, cut = self.engine.run_batches(
+            hits, engine_counters, cut = self.engine.run(
                 root, stage.patterns, stage.regex, targets, self.deadline, stage.max_rows
             )
             if cut == "rows" and stage.by_counts:
@@ -154,7 +154,7 @@ class LineSearch:
         whole = whole_score(byte_terms)  # every term lies inside the phrase (countable)
         ranked: list[tuple[int, str, int, str]] = []  # (-lines, file, root number, path)
         for number, root, label, targets in self.targets(files, counters):
-            found, engine_counters, cut = self.engine.run_batches(
+            found, engine_counters, cut = self.engine.run(
                 root, stage.patterns, stage.regex, targets, self.deadline, 0, count=True
             )
             for key, value in engine_counters.items():
@@ -182,7 +182,7 @@ class LineSearch:
                 paths = [path for _, _, n, path in batch if n == number]
                 if not paths:
                     continue
-                found, _, cut = self.engine.run_batches(
+                found, _, cut = self.engine.run(
                     root, stage.patterns, stage.regex, paths, self.deadline, 0
                 )
                 if cut:
