@@ -247,6 +247,9 @@ def methods(
         out["wsum_minmax_code_gap"] = fused_by(
             WSumFusion(code_gap_weight=code_gap_weight, top_k=100)
         )
+        out[PREVIOUS] = fused_by(
+            WSumFusion(weighting="standout", code_gap_weight=code_gap_weight, top_k=100)
+        )
         out[DEFAULT] = fused_by(default_fusion(code_gap_weight))
     return out
 
@@ -292,10 +295,13 @@ def fit_bm25_weight(recorded: Sequence[Recorded]) -> float:
 
 
 def default_fusion(code_gap_weight: float) -> object:
-    """The shipped default (min-max wsum, standout weights) with a given code-gap weight."""
+    """The shipped default (floored min-max wsum, standout weights) with a given code-gap
+    weight."""
     from arr.fusion.wsum import WSumFusion
 
-    return WSumFusion(weighting="standout", code_gap_weight=code_gap_weight, top_k=100)
+    return WSumFusion(
+        norm="min-max-floor", weighting="standout", code_gap_weight=code_gap_weight, top_k=100
+    )
 
 
 def fit_code_gap_weight(recorded: Sequence[Recorded]) -> float:
@@ -351,11 +357,34 @@ def routing(name: str, recorded: Sequence[Recorded], fusion: object) -> None:
     print(line)
 
 
-DEFAULT = "wsum_minmax_standout_code_gap"
+DEFAULT = "wsum_floor_standout_code_gap"
+PREVIOUS = "wsum_minmax_standout_code_gap"  # the default before the floored min-max
 
 
-def main(names: Sequence[str]) -> None:
+def planner_depth() -> int:
+    """How deep the shipped rule planner asks each channel (what fusion sees in the product)."""
+    from omegaconf import OmegaConf
+
+    from arr.locations import CONF_DIR
+
+    return int(OmegaConf.load(CONF_DIR / "planner" / "rule.yaml").get("top_k") or 100)
+
+
+def at_depth(recorded: list[Recorded], depth: int) -> list[Recorded]:
+    """The recorded lists cut to ``depth`` items per channel (recorded at 100)."""
+    for item in recorded:
+        item.rankings = {c: r[:depth] for c, r in item.rankings.items()}
+    return recorded
+
+
+def main(names: Sequence[str], depth: int | None = None) -> None:
+    depth = planner_depth() if depth is None else depth
+    print(f"[fusion] each channel's list cut to {depth} items (the rule planner's depth)")
     available = collections()
+
+    def record_at(collection: Collection) -> list[Recorded]:
+        return at_depth(record(collection), depth)
+
     fits = {
         "scifact": ("scifact-train", "SciFact train qrels"),
         "cosqa": ("cosqa", "CoSQA dev (the only split)"),
@@ -363,13 +392,13 @@ def main(names: Sequence[str]) -> None:
     routes = []
     # the code-gap weight is fitted once, on the CoSQA dev split (prose questions against code),
     # and applied unchanged everywhere else; CoSQA's own figure is also given cross-fitted
-    code_gap = fit_code_gap_weight(record(available["cosqa"]))
+    code_gap = fit_code_gap_weight(record_at(available["cosqa"]))
     print(f"[fusion] code_gap_weight {code_gap} fitted on CoSQA dev")
     default = default_fusion(code_gap)
     for name in names or ("scifact", "cosqa", *CODESEARCH_PACKAGES):
-        recorded = record(available[name])
+        recorded = record_at(available[name])
         fit_name, fit_label = fits.get(name, ("cosqa", "CoSQA dev (transfer)"))
-        weight = fit_bm25_weight(record(available[fit_name]))
+        weight = fit_bm25_weight(record_at(available[fit_name]))
         print(f"\n[fusion] {name}: bm25 weight {weight} fitted on {fit_label}")
         results = table(name, recorded, methods({"bm25": weight}, code_gap))
         if name == "cosqa":
@@ -391,4 +420,10 @@ def main(names: Sequence[str]) -> None:
 
 
 if __name__ == "__main__":
-    main(sys.argv[1:])
+    arguments = sys.argv[1:]
+    given = None
+    if "--depth" in arguments:
+        at = arguments.index("--depth")
+        given = int(arguments[at + 1])
+        del arguments[at : at + 2]
+    main(arguments, given)

@@ -4,7 +4,11 @@ Channels score on different scales (BM25 is unbounded, cosine similarity lies in
 score-based fusion first maps each channel's list onto a common scale. Each function takes the
 scores of one channel's returned list for one query and returns them normalised, in order:
 
-- ``min-max``: ``(s - min) / (max - min)``, into [0, 1];
+- ``min-max``: ``(s - min) / (max - min)``, into [0, 1] (ranx's);
+- ``min-max-floor`` (the default): min-max mapped onto [``MIN_MAX_FLOOR``, 1]: an item a
+  channel returned never weighs 0 (with min-max the bottom of its only channel fused to 0, and
+  a reranker could lift it to rank 1 showing score 0). The floor is small (1% of the head): it
+  separates what min-max tied at 0 and changes little else (measured: README, "Fusion");
 - ``zmuv`` (zero mean, unit variance; the z-score): ``(s - mean) / std``, population std;
 - ``dbsf`` (distribution-based score fusion, as Qdrant defines it): ``(s - (mean - 3 std)) /
   (6 std)`` clipped to [0, 1], so the list's own spread, not its two extremes, sets the scale.
@@ -21,6 +25,7 @@ import math
 from collections.abc import Callable, Sequence
 
 FLOOR = 1e-9
+MIN_MAX_FLOOR = 0.01
 
 
 def _mean_std(scores: Sequence[float]) -> tuple[float, float]:
@@ -39,6 +44,12 @@ def min_max(scores: Sequence[float]) -> list[float]:
         # from 1.0 by rank.
         return [1.0 - i / len(scores) for i in range(len(scores))]
     return [(s - low) / (high - low) for s in scores]
+
+
+def min_max_floor(scores: Sequence[float]) -> list[float]:
+    if not scores:
+        return []
+    return [MIN_MAX_FLOOR + (1.0 - MIN_MAX_FLOOR) * v for v in min_max(scores)]
 
 
 def zmuv(scores: Sequence[float]) -> list[float]:
@@ -61,6 +72,7 @@ def dbsf(scores: Sequence[float]) -> list[float]:
 
 NORMS: dict[str, Callable[[Sequence[float]], list[float]]] = {
     "min-max": min_max,
+    "min-max-floor": min_max_floor,
     "zmuv": zmuv,
     "dbsf": dbsf,
 }

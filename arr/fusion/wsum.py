@@ -1,8 +1,8 @@
 """Weighted CombSUM of normalised scores (Fox & Shaw, TREC-2 1994), named as in ranx
 (``ranx.fuse(method="wsum", norm=...)``; with equal weights it is ranx's ``sum``, CombSUM).
 
-Config: ``conf/fusion/wsum.yaml``. Per query, each channel's scores are normalised
-(``norm``: ``min-max`` or ``zmuv``, see :mod:`arr.fusion.norms`) and the fused score of an
+Config: ``conf/fusion/wsum.yaml``. Per query, each channel's scores are normalised (``norm``:
+``min-max-floor``, ``min-max`` or ``zmuv``, see :mod:`arr.fusion.norms`) and the fused score of an
 evidence is ``sum_c w_c * norm_c(s)`` over the channels that returned it; a channel that did not
 return it adds nothing (as in ranx). Unlike rank fusion, a channel whose head is far ahead of
 its tail counts for more than one whose scores are flat.
@@ -10,7 +10,8 @@ its tail counts for more than one whose scores are flat.
 ``weighting: standout`` adapts the weights per query from a label-free signal, a query
 performance predictor in the spirit of score-gap predictors: a channel's weight is how far its
 head stands out of its own list (mean z-score of its top 3, floored at 0), rescaled to mean 1
-over the channels. A channel whose best answers are barely better than its hundredth answer is
+over the channels and floored at ``STANDOUT_MIN_WEIGHT`` (a channel that answered never weighs
+nothing). A channel whose best answers are barely better than its hundredth answer is
 probably guessing. Measured in ``arr.bench.fusion`` (README): it helps where both channels are
 good and does not rescue a collection where one channel is weak throughout.
 
@@ -60,6 +61,9 @@ STANDOUT_DEPTH = 3
 # are then about its own mean: a 3-item list always scores 0, which weighed a memory channel
 # with three published memories to nothing). Such a channel keeps weight 1.0.
 STANDOUT_MIN_ITEMS = 10
+# A channel that answered is never weighed to nothing: with tied scores (grep lines with the same
+# term count) its head does not stand out (0), which zeroed every item only it found.
+STANDOUT_MIN_WEIGHT = 0.1
 
 
 def standout_weights(channels: Mapping[str, Ranking]) -> dict[str, float]:
@@ -74,7 +78,7 @@ def standout_weights(channels: Mapping[str, Ranking]) -> dict[str, float]:
     mean = sum(raw.values()) / len(raw) if raw else 0.0
     if mean <= 0:  # no channel stands out: nothing to prefer
         return {c: 1.0 for c in channels}
-    return {c: raw[c] / mean if c in raw else 1.0 for c in channels}
+    return {c: max(STANDOUT_MIN_WEIGHT, raw[c] / mean) if c in raw else 1.0 for c in channels}
 
 
 def file_supported(

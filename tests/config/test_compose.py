@@ -98,13 +98,13 @@ def test_recipe_changes_the_tool_set(demo_overrides: list[str]) -> None:
 
 
 def test_default_fusion_and_reranker_are_the_measured_ones(demo_overrides: list[str]) -> None:
-    """README "Fusion": min-max CombSUM, standout weights, the code-gap weight fitted on CoSQA
-    dev (and said so); reranker with the symbol bonus only."""
+    """README "Fusion": floored min-max CombSUM, standout weights, the code-gap weight fitted
+    on CoSQA dev (and said so); reranker with the symbol bonus only."""
     router = load_router(demo_overrides, warm=False)
     fusion = router.fusion
     assert (fusion.name, fusion.norm, fusion.weighting, fusion.code_gap_weight) == (
         "wsum",
-        "min-max",
+        "min-max-floor",
         "standout",
         0.2,
     )

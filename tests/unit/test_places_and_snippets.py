@@ -110,6 +110,48 @@ def test_a_single_memory_that_answers_ranks_in_the_top_three_through_the_router(
     assert notes["bm25"].startswith("fusion weight ") and "standout" in notes["bm25"]
 
 
+def test_an_item_lifted_from_the_bottom_of_its_only_channel_shows_a_score_above_zero() -> None:
+    """The only chunk naming the symbol is last in bm25, and grep found other lines (all tied);
+    the rule reranker lifts the chunk to rank 1. With plain min-max it fused to 0 and showed
+    score 0 at rank 1; the shipped fusion (floored min-max, standout floor) gives every
+    returned item weight."""
+    bm25 = [
+        item(f"doc:f{i}.py#L1", "bm25", f"f{i}.py", 1, 40, score=12.0 - i, text=f"chunk {i}")
+        for i in range(11)
+    ]
+    bm25.append(item("doc:mask.py#L1", "bm25", "mask.py", 1, 40, score=0.5, text="weight_mask(x)"))
+    grep = [item(f"grep:g{i}.py#L3", "grep", f"g{i}.py", 3, 3, score=2.0) for i in range(12)]
+
+    def top(fusion: object) -> EvidenceChunk:
+        router = RetrievalRouter(
+            tools={"bm25": Channel("bm25", bm25), "grep": Channel("grep", grep)},
+            planner=RuleQueryPlanner(),
+            fusion=fusion,
+            reranker=RuleReranker(),
+            merge_places=False,
+        )
+        result = router.search("weight_mask", SCOPE_A)
+        assert {t.tool for t in result.traces} == {"bm25", "grep"}  # fused, not one channel
+        return result.evidence[0]
+
+    shipped = top(load_router_fusion())
+    assert shipped.id == "doc:mask.py#L1" and shipped.score > 0
+    plain = top(WSumFusion(norm="min-max", weighting="standout", code_gap_weight=0.2))
+    assert plain.id == "doc:mask.py#L1" and plain.score == 0.0  # what the floor fixes
+
+
+def load_router_fusion() -> object:
+    """The fusion as the shipped config builds it."""
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    from arr.locations import CONF_DIR
+
+    config = OmegaConf.load(CONF_DIR / "fusion" / "wsum.yaml")
+    config.pop("fitted_on", None)
+    return instantiate(config)
+
+
 def test_the_snippet_is_centred_on_the_matching_line() -> None:
     head = [f"# licence line {i}" for i in range(30)]
     tail = [f"    step_{i} = x" for i in range(30)]

@@ -8,7 +8,7 @@ import random
 import pytest
 
 from arr.fusion.dbsf import DBSFFusion
-from arr.fusion.norms import dbsf, min_max, zmuv
+from arr.fusion.norms import dbsf, min_max, min_max_floor, zmuv
 from arr.fusion.wsum import WSumFusion
 from tests.conftest import chunk
 
@@ -33,6 +33,39 @@ def test_norms_by_hand() -> None:
     assert zmuv([2.0, 2.0]) == [0.0, 0.0]
     assert dbsf([2.0, 2.0]) == [0.5, 0.5]
     assert all(0.0 <= v <= 1.0 for v in dbsf([100.0] + [0.0] * 50))
+
+
+def test_the_floored_min_max_gives_every_returned_item_weight() -> None:
+    """min-max onto [MIN_MAX_FLOOR, 1]: the last item weighs the floor (never 0), the first 1.0,
+    the order and the relative spacing of min-max kept."""
+    from arr.fusion.norms import MIN_MAX_FLOOR
+
+    f = MIN_MAX_FLOOR
+    assert min_max_floor([12.0, 6.0, 3.0]) == pytest.approx([1.0, f + (1 - f) / 3, f])
+    assert min_max_floor([2.0, 2.0]) == pytest.approx([1.0, f + (1 - f) * 0.5])  # by rank
+    assert min_max_floor([7.5]) == [1.0]
+    assert min_max_floor([]) == []
+    rng = random.Random(3)
+    for _ in range(50):
+        scores = sorted((rng.random() * 30 for _ in range(rng.randint(1, 40))), reverse=True)
+        floored = min_max_floor(scores)
+        assert min(floored) >= f - 1e-12 and max(floored) == pytest.approx(1.0)
+        assert floored == sorted(floored, reverse=True)
+
+
+def test_a_tied_channel_keeps_a_floor_weight_under_standout() -> None:
+    """grep lines with the same term count do not stand out (z = 0): the channel weighs the
+    floor, not 0, so an item only it found still fuses above 0."""
+    from arr.fusion.wsum import STANDOUT_MIN_WEIGHT, standout_weights
+
+    spread = ranking("bm25", [(f"b{i}", 20.0 - i * i / 5) for i in range(12)])
+    tied = ranking("grep", [(f"g{i}", 2.0) for i in range(12)])
+    weights = standout_weights({"bm25": spread, "grep": tied})
+    assert weights["grep"] == STANDOUT_MIN_WEIGHT and weights["bm25"] > 1.0
+    fused = WSumFusion(norm="min-max-floor", weighting="standout").fuse(
+        {"bm25": spread, "grep": tied}
+    )
+    assert all(c.score > 0 for c in fused)
 
 
 def test_wsum_min_max_by_hand() -> None:
