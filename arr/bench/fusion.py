@@ -222,7 +222,9 @@ def channel(name: str) -> Pipeline:
 
 
 def methods(
-    fitted: Mapping[str, float] | None = None, code_gap_weight: float | None = None
+    fitted: Mapping[str, float] | None = None,
+    code_gap_weight: float | None = None,
+    shipped_code_gap: float | None = None,
 ) -> dict[str, Pipeline]:
     from arr.fusion.dbsf import DBSFFusion
     from arr.fusion.rrf import RRFFusion
@@ -250,7 +252,9 @@ def methods(
         out[PREVIOUS] = fused_by(
             WSumFusion(weighting="standout", code_gap_weight=code_gap_weight, top_k=100)
         )
-        out[DEFAULT] = fused_by(default_fusion(code_gap_weight))
+        out[FITTED_HERE] = fused_by(default_fusion(code_gap_weight))
+        shipped = code_gap_weight if shipped_code_gap is None else shipped_code_gap
+        out[DEFAULT] = fused_by(default_fusion(shipped))
     return out
 
 
@@ -357,8 +361,18 @@ def routing(name: str, recorded: Sequence[Recorded], fusion: object) -> None:
     print(line)
 
 
-DEFAULT = "wsum_floor_standout_code_gap"
+DEFAULT = "wsum_floor_standout_code_gap (shipped)"
+FITTED_HERE = "wsum_floor_standout_code_gap (weight fitted in this run)"
 PREVIOUS = "wsum_minmax_standout_code_gap"  # the default before the floored min-max
+
+
+def shipped_code_gap() -> float:
+    """The code-gap weight the shipped fusion config uses (what a user's search runs)."""
+    from omegaconf import OmegaConf
+
+    from arr.locations import CONF_DIR
+
+    return float(OmegaConf.load(CONF_DIR / "fusion" / "wsum.yaml").get("code_gap_weight") or 0.0)
 
 
 def planner_depth() -> int:
@@ -393,14 +407,18 @@ def main(names: Sequence[str], depth: int | None = None) -> None:
     # the code-gap weight is fitted once, on the CoSQA dev split (prose questions against code),
     # and applied unchanged everywhere else; CoSQA's own figure is also given cross-fitted
     code_gap = fit_code_gap_weight(record_at(available["cosqa"]))
-    print(f"[fusion] code_gap_weight {code_gap} fitted on CoSQA dev")
-    default = default_fusion(code_gap)
+    shipped = shipped_code_gap()
+    print(
+        f"[fusion] code_gap_weight {code_gap} fitted on CoSQA dev in this run; the shipped "
+        f"default ({DEFAULT}) uses the config's {shipped}"
+    )
+    default = default_fusion(shipped)
     for name in names or ("scifact", "cosqa", *CODESEARCH_PACKAGES):
         recorded = record_at(available[name])
         fit_name, fit_label = fits.get(name, ("cosqa", "CoSQA dev (transfer)"))
         weight = fit_bm25_weight(record_at(available[fit_name]))
         print(f"\n[fusion] {name}: bm25 weight {weight} fitted on {fit_label}")
-        results = table(name, recorded, methods({"bm25": weight}, code_gap))
+        results = table(name, recorded, methods({"bm25": weight}, code_gap, shipped))
         if name == "cosqa":
             held_out, fold_weights = cross_fitted_code_gap(recorded)
             print(
