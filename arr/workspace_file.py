@@ -112,7 +112,7 @@ def root_path(folder: Path, root: str) -> Path:
 
 def check_root(folder: Path, root: str, where: str) -> None:
     """A root being added must exist and pass the rules every later command applies
-    (:func:`arr.workspace.trusted_root`): what they would refuse is refused now, before it
+    (:func:`arr.roots.trusted_root`): what they would refuse is refused now, before it
     is written."""
     check_root_text(root, f"{where}: root")
     path = root_path(folder, root)

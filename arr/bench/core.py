@@ -47,6 +47,18 @@ def bench_out() -> Path:
     return Path(os.environ.get("ARR_BENCH_OUT") or PROJECT_ROOT / "outputs" / "bench")
 
 
+def shipped_stage(group: str, option: str) -> object:
+    """A stage as its shipped config option builds it (the defaults a user gets)."""
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    from arr.locations import CONF_DIR
+
+    config = OmegaConf.load(CONF_DIR / group / f"{option}.yaml")
+    config.pop("fitted_on", None)
+    return instantiate(config)
+
+
 def scifact_dir() -> Path:
     return Path(os.environ.get("ARR_SCIFACT", PROJECT_ROOT.parent / "shared" / "data" / "scifact"))
 

@@ -24,10 +24,19 @@ import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from arr.api import PROJECT_ROOT
 from arr.bench.codesearch import codesearch_dir
-from arr.bench.core import BENCH_SCOPE, bench_out, percentile, read_qrels, read_queries, scifact_dir
+from arr.bench.core import (
+    BENCH_SCOPE,
+    bench_out,
+    percentile,
+    read_qrels,
+    read_queries,
+    scifact_dir,
+    shipped_stage,
+)
 from arr.eval.metrics import mrr_at, ndcg_at, recall_at
 from arr.eval.stats import randomization_test
 from arr.fusion.common import fuse
@@ -368,20 +377,14 @@ PREVIOUS = "wsum_minmax_standout_code_gap"  # the default before the floored min
 
 def shipped_code_gap() -> float:
     """The code-gap weight the shipped fusion config uses (what a user's search runs)."""
-    from omegaconf import OmegaConf
-
-    from arr.locations import CONF_DIR
-
-    return float(OmegaConf.load(CONF_DIR / "fusion" / "wsum.yaml").get("code_gap_weight") or 0.0)
+    fusion: Any = shipped_stage("fusion", "wsum")
+    return float(fusion.code_gap_weight or 0.0)
 
 
 def planner_depth() -> int:
     """How deep the shipped rule planner asks each channel (what fusion sees in the product)."""
-    from omegaconf import OmegaConf
-
-    from arr.locations import CONF_DIR
-
-    return int(OmegaConf.load(CONF_DIR / "planner" / "rule.yaml").get("top_k") or 100)
+    planner: Any = shipped_stage("planner", "rule")
+    return int(planner.top_k or 100)
 
 
 def at_depth(recorded: list[Recorded], depth: int) -> list[Recorded]:

@@ -28,7 +28,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arr.api import PROJECT_ROOT
-from arr.bench.core import bench_out
+from arr.bench.core import bench_out, shipped_stage
 from arr.eval.metrics import mrr_at, ndcg_at, recall_at
 from arr.eval.stats import randomization_test
 from arr.models import EvidenceChunk, ScopeKey
@@ -241,7 +241,7 @@ def fused(
     from arr.fusion.places import merge_overlapping, place_rankings
     from arr.planner.rule import RuleQueryPlanner
 
-    planner = configured("planner", "rule")
+    planner = shipped_stage("planner", "rule")
     assert isinstance(planner, RuleQueryPlanner)
     summaries = {name: "" for name in CHANNELS}
 
@@ -286,18 +286,6 @@ def score(recorded: Sequence[Recorded], pipeline: Pipeline) -> Scores:
     return out
 
 
-def configured(group: str, option: str) -> object:
-    """A stage as its shipped config option builds it (the defaults a user gets)."""
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
-
-    from arr.locations import CONF_DIR
-
-    config = OmegaConf.load(CONF_DIR / group / f"{option}.yaml")
-    config.pop("fitted_on", None)
-    return instantiate(config)
-
-
 def pipelines(name: str) -> dict[str, Pipeline]:
     from arr.fusion.rrf import RRFFusion
 
@@ -309,7 +297,10 @@ def pipelines(name: str) -> dict[str, Pipeline]:
         "plain rg": lambda item: rg.rank(item.query),
         "plain RRF (all three)": fused(RRFFusion(top_k=100)),
         "default (planned, fused, reranked)": fused(
-            configured("fusion", "wsum"), configured("reranker", "rule"), planned=True, merged=True
+            shipped_stage("fusion", "wsum"),
+            shipped_stage("reranker", "rule"),
+            planned=True,
+            merged=True,
         ),
     }
 

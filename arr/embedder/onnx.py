@@ -109,15 +109,14 @@ def quantize_onnx(source: Path, target: Path) -> None:
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    root = logging.getLogger()
-    level = root.level
-    root.setLevel(logging.ERROR)  # its "consider pre-processing" advice is not the user's
     graph = onnx.load(str(source), load_external_data=False).graph
     layers = {n.name: int(m.group(1)) for n in graph.node if (m := _LAYER.search(n.name))}
     edges = {min(layers.values(), default=0), max(layers.values(), default=0)}
     kept = [name for name, layer in layers.items() if layer in edges]
+    root = logging.getLogger()
     with _removed_on_failure(tmp), contextlib.ExitStack() as restore:
-        restore.callback(root.setLevel, level)
+        restore.callback(root.setLevel, root.level)
+        root.setLevel(logging.ERROR)  # its "consider pre-processing" advice is not the user's
         quantize_dynamic(
             str(source),
             str(tmp),

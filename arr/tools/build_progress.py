@@ -12,7 +12,6 @@ ready channels, marked partial) or, once a first build has stored a batch, ``ind
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import json
 import os
 import time
@@ -21,27 +20,11 @@ from pathlib import Path
 from typing import Any, NamedTuple
 
 from arr import atomic_write
+from arr.tools.partition import lock_held
 
 
 def _progress_file(lock: Path) -> Path:
     return lock.with_name(lock.name + ".progress.json")
-
-
-def lock_held(lock: Path) -> bool:
-    """Whether a build holds ``lock`` now (never blocks, never creates the file)."""
-    try:
-        handle = open(lock, "rb")  # noqa: SIM115 - closed below, after the probe
-    except OSError:
-        return False
-    with handle:
-        try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            return True
-        except OSError:
-            return False
-        fcntl.flock(handle, fcntl.LOCK_UN)
-        return False
 
 
 class BuildState(NamedTuple):

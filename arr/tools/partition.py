@@ -15,12 +15,13 @@ import functools
 import json
 import os
 import shutil
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from contextvars import ContextVar
 from pathlib import Path
-from typing import Any
+from typing import Any, Generic, TypeVar
 
 from arr.models import ScopeKey
 
@@ -52,6 +53,41 @@ def partition_file(index_dir: str, fingerprint: str, name: str) -> str:
     """A file of a scope's partition folder as a string, joined once: pathlib joins cost
     more than the stat the freshness check and every search make on it."""
     return os.path.join(index_dir, fingerprint, name)
+
+
+_T = TypeVar("_T")
+
+
+class ByPointer(Generic[_T]):
+    """Per scope, a value derived from the live generation (the folder itself, a loaded
+    index), derived again only when the pointer moved: one stat per look-up, no re-read
+    while the same build is live."""
+
+    def __init__(self, index_dir: Path, derive: Callable[[Path | None], _T]) -> None:
+        self.index_dir = index_dir
+        self._derive = derive
+        self._values: dict[str, tuple[tuple[int, int] | None, _T]] = {}
+        self._lock = threading.Lock()
+
+    def get(self, scope: ScopeKey) -> _T:
+        key = scope.fingerprint()
+        state = pointer_state(self.index_dir, scope)
+        with self._lock:
+            cached = self._values.get(key)
+        if cached is not None and cached[0] == state:
+            return cached[1]
+        generation = current_generation(self.index_dir, scope) if state is not None else None
+        value = self._derive(generation)
+        with self._lock:
+            self._values[key] = (state, value)
+        return value
+
+    def forget(self, scope: ScopeKey) -> None:
+        with self._lock:
+            self._values.pop(scope.fingerprint(), None)
+
+    def __len__(self) -> int:
+        return len(self._values)
 
 
 def current_generation(index_dir: Path, scope: ScopeKey) -> Path | None:
@@ -115,6 +151,24 @@ def exclusive_lock(path: Path) -> Iterator[None]:
             yield
         finally:
             fcntl.flock(handle, fcntl.LOCK_UN)
+
+
+def lock_held(lock: Path) -> bool:
+    """Whether a process (or another open of it in this one) holds ``exclusive_lock(lock)`` now;
+    never blocks, never creates the file."""
+    try:
+        handle = open(lock, "rb")  # noqa: SIM115 - closed below, after the probe
+    except OSError:
+        return False
+    with handle:
+        try:
+            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            return True
+        except OSError:
+            return False
+        fcntl.flock(handle, fcntl.LOCK_UN)
+        return False
 
 
 def _build_locked(base: Path, manifest: dict[str, Any], write: Callable[[Path], None]) -> Path:

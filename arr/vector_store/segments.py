@@ -6,13 +6,13 @@ from __future__ import annotations
 import re
 import shutil
 import sqlite3
+from contextlib import AbstractContextManager
 from pathlib import Path
-from typing import Any
 
 from arr.tools.partition import IndexBusy
 
 
-def prune_segments(path: Path, lock: Any) -> int:
+def prune_segments(path: Path, lock: AbstractContextManager[object]) -> int:
     """Remove the store's segment folders that no collection owns (left by deleted
     collections); returns how many. Embedded stores only; never fails a build."""
     uuid = re.compile(r"^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$")

@@ -16,8 +16,8 @@ import pytest
 import arr
 from arr import codes
 from arr.embedder.onnx import QUANTIZE_RECIPE
-from arr.tools.build_progress import build_state, lock_held
-from arr.tools.partition import exclusive_lock
+from arr.tools.build_progress import build_state
+from arr.tools.partition import exclusive_lock, lock_held
 from tests.e2e.test_workspace_cli import arr as arr_cli
 
 pytestmark = pytest.mark.slow

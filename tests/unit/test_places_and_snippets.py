@@ -3,6 +3,7 @@ fusion weights (arr.fusion.places, arr.snippets, the Router)."""
 
 from __future__ import annotations
 
+from arr.bench.core import shipped_stage
 from arr.fusion.places import chunk_id, lone_hits_forward, merge_overlapping, place_rankings
 from arr.fusion.wsum import WSumFusion
 from arr.models import EvidenceChunk, Location, ScopeKey, ToolCall
@@ -134,22 +135,10 @@ def test_an_item_lifted_from_the_bottom_of_its_only_channel_shows_a_score_above_
         assert {t.tool for t in result.traces} == {"bm25", "grep"}  # fused, not one channel
         return result.evidence[0]
 
-    shipped = top(load_router_fusion())
+    shipped = top(shipped_stage("fusion", "wsum"))
     assert shipped.id == "doc:mask.py#L1" and shipped.score > 0
     plain = top(WSumFusion(norm="min-max", weighting="standout", code_gap_weight=0.2))
     assert plain.id == "doc:mask.py#L1" and plain.score == 0.0  # what the floor fixes
-
-
-def load_router_fusion() -> object:
-    """The fusion as the shipped config builds it."""
-    from hydra.utils import instantiate
-    from omegaconf import OmegaConf
-
-    from arr.locations import CONF_DIR
-
-    config = OmegaConf.load(CONF_DIR / "fusion" / "wsum.yaml")
-    config.pop("fitted_on", None)
-    return instantiate(config)
 
 
 def test_the_snippet_is_centred_on_the_matching_line() -> None:

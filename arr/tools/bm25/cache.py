@@ -14,12 +14,7 @@ from typing import Any
 from arr.models import ScopeKey
 from arr.sources import SourceFile
 from arr.tools.bm25 import overlay
-from arr.tools.partition import (
-    current_generation,
-    partition_file,
-    pointer_state,
-    read_manifest,
-)
+from arr.tools.partition import ByPointer, partition_file, read_manifest
 from arr.workspace import Workspace
 
 MAX_CACHED_GENERATIONS = 16  # per-generation caches (manifests, file lists) keep the newest
@@ -39,7 +34,7 @@ class GenerationCache:
         self.workspace = workspace
         self.manifests: dict[Path, dict[str, Any]] = {}
         self.entries: dict[Path, dict[str, list[Any]]] = {}
-        self.pointers: dict[str, tuple[tuple[int, int] | None, Path | None]] = {}
+        self.pointers: ByPointer[Path | None] = ByPointer(index_dir, lambda found: found)
         self.overlays: dict[str, tuple[Any, overlay.Overlay | None]] = {}
         self.walks: dict[str, tuple[float, list[SourceFile]]] = {}
         self.lock = threading.Lock()
@@ -48,8 +43,8 @@ class GenerationCache:
         """Drop what was remembered of a scope's overlay (and pointer) after a build."""
         with self.lock:
             self.overlays.pop(scope.fingerprint(), None)
-            if pointer:
-                self.pointers.pop(scope.fingerprint(), None)
+        if pointer:
+            self.pointers.forget(scope)
 
     def manifest(self, generation: Path) -> dict[str, Any]:
         """A generation's manifest (read once: a generation never changes once written)."""
@@ -76,16 +71,7 @@ class GenerationCache:
 
     def generation(self, scope: ScopeKey) -> Path | None:
         """The live generation; the pointer is re-read only when its inode or mtime changed."""
-        key = scope.fingerprint()
-        state = pointer_state(self.index_dir, scope)
-        with self.lock:
-            cached = self.pointers.get(key)
-        if cached is not None and cached[0] == state:
-            return cached[1]
-        generation = current_generation(self.index_dir, scope)
-        with self.lock:
-            self.pointers[key] = (state, generation)
-        return generation
+        return self.pointers.get(scope)
 
     def overlay(self, scope: ScopeKey, generation: Path) -> overlay.Overlay | None:
         """The live overlay of the generation, re-read only when its file changed."""

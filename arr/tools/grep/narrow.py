@@ -15,14 +15,18 @@ import numpy as np
 from arr.models import ScopeKey
 from arr.tools.grep import word_index
 from arr.tools.grep.query import Stage
-from arr.tools.partition import (
-    build_generation,
-    current_generation,
-    pointer_state,
-    remove_partition,
-)
+from arr.tools.partition import ByPointer, build_generation, remove_partition
 
 Narrowing = tuple[word_index.WordIndex, word_index.TreeWalk]
+
+
+def _load(generation: Path | None) -> word_index.WordIndex | None:
+    if generation is None:
+        return None
+    try:
+        return word_index.WordIndex(generation)
+    except (OSError, ValueError):
+        return None  # damaged or older: the whole tree is scanned
 
 
 class WordIndexes:
@@ -37,7 +41,7 @@ class WordIndexes:
         self.index_dir = index_dir
         self.max_word_stage_files = max_word_stage_files
         self.max_narrowed_share = max_narrowed_share
-        self._loaded: dict[str, tuple[Any, word_index.WordIndex | None]] = {}
+        self._loaded: ByPointer[word_index.WordIndex | None] = ByPointer(index_dir, _load)
         self._lock = threading.Lock()
         self._view: tuple[Any, Any, tuple[np.ndarray, list[set[str]]]] | None = None
 
@@ -67,27 +71,11 @@ class WordIndexes:
         self.forget(scope)
 
     def forget(self, scope: ScopeKey) -> None:
-        with self._lock:
-            self._loaded.pop(scope.fingerprint(), None)
+        self._loaded.forget(scope)
 
     def load(self, scope: ScopeKey) -> word_index.WordIndex | None:
         """The scope's loaded word index, reloaded when a build swapped a new one in."""
-        key = scope.fingerprint()
-        state = pointer_state(self.index_dir, scope)
-        with self._lock:
-            cached = self._loaded.get(key)
-        if cached is not None and cached[0] == state:
-            return cached[1]
-        generation = current_generation(self.index_dir, scope) if state is not None else None
-        loaded = None
-        if generation is not None:
-            try:
-                loaded = word_index.WordIndex(generation)
-            except (OSError, ValueError):
-                loaded = None  # damaged or older: the whole tree is scanned
-        with self._lock:
-            self._loaded[key] = (state, loaded)
-        return loaded
+        return self._loaded.get(scope)
 
     def files_to_scan(
         self,

@@ -88,13 +88,13 @@ def query_terms(query: str, regex: bool) -> list[str]:
     return [query.lower()] if regex else [t.lower() for t in literal_terms(query)]
 
 
-def stages(query: str, regex: bool, max_any_word_rows: int) -> list[Stage]:
+def stages(query: str, regex: bool, terms: list[str], max_any_word_rows: int) -> list[Stage]:
     """The exact query first (phrase, or the regex); for a literal, then lines holding two or
     more of its words (found by the engine), then any word read up to a bound (a common word
-    matches most lines)."""
+    matches most lines). ``terms``: ``query_terms(query, regex)``, computed once by the caller."""
     # The phrase stage of a literal whose words all lie inside it: every line it finds ranks
     # equal but for its file's count, so many lines are ranked from counts.
-    countable = not regex and bool(whole_score([t.encode() for t in query_terms(query, regex)]))
+    countable = not regex and bool(whole_score([t.encode() for t in terms]))
     found = [
         Stage(
             [query],

@@ -177,9 +177,10 @@ class GrepTool:
         search = self._search(call, roots, call.top_k or self.top_k)
         counters = search.counters
         narrowing = self._narrowing(scope, call) if roots else None
+        terms = query_terms(call.query, call.regex)
         cut = search.answer(
-            stages(call.query, call.regex, self.max_any_word_rows),
-            query_terms(call.query, call.regex),
+            stages(call.query, call.regex, terms, self.max_any_word_rows),
+            terms,
             lambda stage: self._word_indexes.files_to_scan(narrowing, stage, call.path, counters),
         )
         named = self._path_evidence(call, scope, roots, search.kept)
