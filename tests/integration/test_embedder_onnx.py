@@ -120,7 +120,8 @@ def test_int8_keeps_each_vector_within_cosine_098_of_fp32(onnx: OnnxEmbedder, ca
     int8 = OnnxEmbedder(cache_dir=cache, quantize=True)
     cosine = (onnx.embed(texts) * int8.embed(texts)).sum(axis=1)
     assert len(texts) > 60 and float(cosine.min()) >= 0.98, sorted(cosine)[:5]
-    assert int8.model_file().stat().st_size < onnx.model_file().stat().st_size / 2
+    # int8 weights for every MatMul and Attention; the embedding table (47 MB) stays fp32
+    assert int8.model_file().stat().st_size < onnx.model_file().stat().st_size * 0.7
     assert int8.id != onnx.id  # an index of one is rebuilt for the other
 
 
@@ -148,3 +149,20 @@ def test_query_path_imports_no_torch_and_no_network(onnx: OnnxEmbedder, cache: P
     )
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["384", "False", "False"]
+
+
+def test_short_texts_run_on_fp32_and_the_rest_on_int8(onnx: OnnxEmbedder, cache: Path) -> None:
+    """A text under ``exact_below`` word pieces gets the fp32 vector (int8's error is not
+    averaged over tokens there), batched apart from longer texts, which stay int8."""
+    short = ["    )", "warmup", "def f(x):"]
+    long = code_texts(4)
+    int8 = OnnxEmbedder(cache_dir=cache, quantize=True, exact_below=8)
+    mixed = int8.embed(short + long)  # one call: the two groups batch apart
+    exact = onnx.embed(short + long)
+    assert max(int8.token_counts(short)) < 8 < min(int8.token_counts(long))
+    assert np.allclose(mixed[: len(short)], exact[: len(short)], atol=1e-5)
+    assert not np.allclose(mixed[len(short) :], exact[len(short) :], atol=1e-3)
+    everything_int8 = OnnxEmbedder(cache_dir=cache, quantize=True, exact_below=0)
+    assert not np.allclose(everything_int8.embed(short), exact[: len(short)], atol=1e-3)
+    with pytest.raises(ValueError, match="exact_below"):
+        OnnxEmbedder(exact_below=-1)
