@@ -253,11 +253,12 @@ def main() -> int:
         flush=True,
     )
     per_file = run["vector_items"] / max(1.0, run["files"])
-    embed_s = 10_000 * per_file / speed["default_per_s"]
+    rate = speed["default_per_s"]
+    embed_s = 10_000 * per_file / rate
     lexical_s = run["lexical_ready_s"] * 10_000 / max(1.0, run["files"])
     print(
         f"estimate for 10,000 such files: lexical ready ~{lexical_s / 60:.1f} min, first hybrid "
-        f"answer ~{(lexical_s + 128 / speed['default_per_s']) / 60:.1f} min (after the first stored "
+        f"answer ~{(lexical_s + 128 / rate) / 60:.1f} min (after the first stored "
         f"batch), complete vectors ~{embed_s / 60:.0f} min (goal: first hybrid answer <= 10 min)"
     )
     return 0

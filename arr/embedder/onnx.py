@@ -187,7 +187,7 @@ class OnnxEmbedder:
         if batch_tokens < 1:
             raise ValueError(f"batch_tokens must be >= 1, got {batch_tokens}")
         if exact_below < 0:
-            raise ValueError(f"exact_below must be >= 0 (0: int8 for every text), got {exact_below}")
+            raise ValueError(f"exact_below must be >= 0 (0: int8 for all), got {exact_below}")
         if threads < 0:
             raise ValueError(f"threads must be >= 0 (0: onnxruntime's default), got {threads}")
         self.model = model
