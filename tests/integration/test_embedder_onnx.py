@@ -125,6 +125,25 @@ def test_int8_keeps_each_vector_within_cosine_098_of_fp32(onnx: OnnxEmbedder, ca
     assert int8.id != onnx.id  # an index of one is rebuilt for the other
 
 
+def test_export_is_fused_and_int8_quantises_the_attention(onnx: OnnxEmbedder, cache: Path) -> None:
+    """What makes int8 fast: the fp32 export holds one fused Attention per layer (torch's
+    default attention exports as a masked pattern no fusion matches), int8 quantises it."""
+    import onnx as onnx_format
+
+    int8 = OnnxEmbedder(cache_dir=cache, quantize=True)
+    int8.warm_up()
+
+    def operators(file: Path) -> list[str]:
+        graph = onnx_format.load(str(file), load_external_data=False).graph
+        return [node.op_type for node in graph.node]
+
+    fp32_ops, int8_ops = operators(onnx.model_file()), operators(int8.model_file())
+    assert fp32_ops.count("Attention") == 6 and "EmbedLayerNormalization" in fp32_ops
+    assert "Where" not in fp32_ops and "IsNaN" not in fp32_ops
+    assert int8_ops.count("QAttention") == 6 and "MatMulInteger" in int8_ops
+    assert "EmbedLayerNormalization" in int8_ops  # the embedding table stays fp32
+
+
 def test_batches_hold_a_token_budget() -> None:
     """Long texts run alone, short ones together (ascending lengths), never over batch_size."""
     model = OnnxEmbedder(batch_size=4, batch_tokens=256)
