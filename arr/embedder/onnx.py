@@ -141,8 +141,8 @@ def quantize_onnx(source: Path, target: Path) -> None:
     of the (fused) export; the embedding lookup and LayerNorms stay fp32. Measured on
     2026-12-03 (nDCG@10 against fp32 on SciFact 1,000 documents / CoSQA dev; throughput on the
     Werkzeug tree's passages against the unfused fp32 export): this recipe +0.003 / -0.003,
-    cosine >= 0.985, 2.4-2.7x over three runs; also quantising the embeddings -0.005 / -0.001 (cosine
-    0.986); the previous recipe (unfused graph, first and last layers fp32) -0.002 / -0.001,
+    cosine >= 0.985, 2.4-2.7x over three runs; also quantising the embeddings -0.005 / -0.001
+    (cosine 0.986); the previous recipe (unfused graph, first and last layers fp32) -0.002 / -0.001,
     about 1.6x; every MatMul of the unfused graph, weights and activations per tensor: cosine
     0.88 on code."""
     import logging
