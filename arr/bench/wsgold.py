@@ -16,6 +16,7 @@ use under outputs/bench/wsgold; the vector index of Sphinx takes minutes).
 
 from __future__ import annotations
 
+import hashlib
 import json
 import pickle
 import re
@@ -91,7 +92,6 @@ def workspace_for(name: str):  # type: ignore[no-untyped-def]
 
 
 def tools_for(name: str) -> dict[str, object]:
-    from arr.embedder.onnx import OnnxEmbedder
     from arr.tools.bm25 import BM25Tool
     from arr.tools.grep import GrepTool
     from arr.tools.vector import VectorTool
@@ -105,7 +105,7 @@ def tools_for(name: str) -> dict[str, object]:
         "vector": VectorTool(
             "vector",
             workspace,
-            OnnxEmbedder(cache_dir=base / "onnx"),
+            shipped_stage("embedder", "onnx"),  # the user's embedder (int8), the user's cache
             ChromaStore(base / "index" / "chroma"),
             show_progress=True,
         ),
@@ -113,8 +113,11 @@ def tools_for(name: str) -> dict[str, object]:
 
 
 def record(name: str, limit: int | None = None) -> list[Recorded]:
-    """Every channel's top 100 for every question (cached under outputs/bench/wsgold)."""
-    cache = OUT / f"{name}.pickle"
+    """Every channel's top 100 for every question (cached under outputs/bench/wsgold, one
+    file per embedder: a changed embedder records again)."""
+    embedder = str(shipped_stage("embedder", "onnx").id)  # type: ignore[attr-defined]
+    tag = hashlib.sha256(embedder.encode()).hexdigest()[:8]
+    cache = OUT / f"{name}-{tag}.pickle"
     gold = read_gold(name)[:limit] if limit else read_gold(name)
     if cache.exists():
         rows = [Recorded(*row) for row in pickle.loads(cache.read_bytes())]
