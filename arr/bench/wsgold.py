@@ -91,7 +91,7 @@ def workspace_for(name: str):  # type: ignore[no-untyped-def]
     )
 
 
-def tools_for(name: str) -> dict[str, object]:
+def tools_for(name: str, embedder: object) -> dict[str, object]:
     from arr.tools.bm25 import BM25Tool
     from arr.tools.grep import GrepTool
     from arr.tools.vector import VectorTool
@@ -105,7 +105,7 @@ def tools_for(name: str) -> dict[str, object]:
         "vector": VectorTool(
             "vector",
             workspace,
-            shipped_stage("embedder", "onnx"),  # the user's embedder (int8), the user's cache
+            embedder,
             ChromaStore(base / "index" / "chroma"),
             show_progress=True,
         ),
@@ -115,8 +115,8 @@ def tools_for(name: str) -> dict[str, object]:
 def record(name: str, limit: int | None = None) -> list[Recorded]:
     """Every channel's top 100 for every question (cached under outputs/bench/wsgold, one
     file per embedder: a changed embedder records again)."""
-    embedder = str(shipped_stage("embedder", "onnx").id)  # type: ignore[attr-defined]
-    tag = hashlib.sha256(embedder.encode()).hexdigest()[:8]
+    embedder = shipped_stage("embedder", "onnx")  # the user's embedder (int8) and cache
+    tag = hashlib.sha256(str(embedder.id).encode()).hexdigest()[:8]  # type: ignore[attr-defined]
     cache = OUT / f"{name}-{tag}.pickle"
     gold = read_gold(name)[:limit] if limit else read_gold(name)
     if cache.exists():
@@ -127,7 +127,7 @@ def record(name: str, limit: int | None = None) -> list[Recorded]:
     from arr.reranker.rule import RuleReranker
     from arr.router.router import RetrievalRouter
 
-    tools = tools_for(name)
+    tools = tools_for(name, embedder)
     for tool in tools.values():
         if not tool.freshness(SCOPE).fresh:  # type: ignore[attr-defined]
             started = time.perf_counter()

@@ -1,14 +1,16 @@
 """ONNX embeddings: the packaged sentence-transformers model exported locally, run by onnxruntime.
 
 Config: ``conf/embedder/onnx.yaml`` (``embedder=onnx``). The first use exports the model's
-transformer to ONNX with torch's exporter (no download: the weights are the packaged copy) and
-caches it beside the index (``<index_dir>/onnx/``), keyed by the model's name and weights file
-(size, mtime), the exporter's version and arr's export recipe; a changed model gets a new file.
+transformer to ONNX with torch's exporter (no download: the weights are the packaged copy),
+fuses its attention (see ``export_onnx``) and caches it once per user (``cache_dir``, else the
+platform's cache folder), keyed by the model's name and weights file (size, mtime) and arr's
+export recipe; a changed model gets a new file.
 Later processes load only onnxruntime and the fast tokenizer (``tokenizers``): no torch, no
 sentence-transformers, which is what makes a cold natural-language query fast. Pooling and
 normalisation are those of the model's own modules (mean over tokens, L2), truncation at its
 ``max_seq_length``. ``quantize: true`` adds int8 dynamic quantisation (its own cache file and
-its own embedder id, since its vectors differ more). The fp32 export reproduces the torch
+its own embedder id, since its vectors differ more); texts under ``exact_below`` word pieces
+still run on the fp32 file. The fp32 export reproduces the torch
 embeddings (cosine >= 0.99, tested), so it shares their id: an index built with one is fresh
 for the other.
 """
@@ -108,18 +110,13 @@ def export_onnx(model_path: Path, target: Path, fuse: bool = True) -> None:
 
 def _fuse_transformer(path: Path, heads: int, hidden: int) -> None:
     """Rewrite the exported graph at ``path`` with onnxruntime's BERT fusions (in place)."""
-    import logging
-
     from onnxruntime.transformers.fusion_options import FusionOptions
     from onnxruntime.transformers.optimizer import optimize_model
 
     options = FusionOptions("bert")
     options.enable_skip_layer_norm = False
     options.enable_bias_gelu = False
-    root = logging.getLogger()
-    level = root.level
-    root.setLevel(logging.ERROR)  # the optimiser logs each fusion it tried
-    try:
+    with _quiet_root_logger():  # the optimiser logs each fusion it tried
         fused = optimize_model(
             str(path),
             model_type="bert",
@@ -129,6 +126,19 @@ def _fuse_transformer(path: Path, heads: int, hidden: int) -> None:
             optimization_options=options,
         )
         fused.save_model_to_file(str(path))
+
+
+@contextlib.contextmanager
+def _quiet_root_logger() -> Iterator[None]:
+    """onnxruntime's tools log advice and progress on the root logger: not the user's; the
+    level is restored even when they fail."""
+    import logging
+
+    root = logging.getLogger()
+    level = root.level
+    root.setLevel(logging.ERROR)
+    try:
+        yield
     finally:
         root.setLevel(level)
 
@@ -145,16 +155,11 @@ def quantize_onnx(source: Path, target: Path) -> None:
     (cosine 0.986); the previous recipe (unfused graph, first and last layers fp32) -0.002 / -0.001,
     about 1.6x; every MatMul of the unfused graph, weights and activations per tensor: cosine
     0.88 on code."""
-    import logging
-
     import onnx
     from onnxruntime.quantization import QuantType, quantize_dynamic
 
     tmp = target.with_name(f".{target.name}.tmp-{os.getpid()}")
-    root = logging.getLogger()
-    with _removed_on_failure(tmp), contextlib.ExitStack() as restore:
-        restore.callback(root.setLevel, root.level)
-        root.setLevel(logging.ERROR)  # its "consider pre-processing" advice is not the user's
+    with _removed_on_failure(tmp), _quiet_root_logger():
         quantize_dynamic(
             str(source),
             str(tmp),
