@@ -16,6 +16,7 @@ use under outputs/bench/wsgold; the vector index of Sphinx takes minutes).
 
 from __future__ import annotations
 
+import copy
 import hashlib
 import json
 import pickle
@@ -235,9 +236,9 @@ def channel(name: str) -> Pipeline:
     return lambda item: places(item.rankings.get(name, []))
 
 
-def fused(
+def fused_items(
     fusion: object, reranker: object | None = None, planned: bool = False, merged: bool = False
-) -> Pipeline:
+) -> Callable[[Recorded], list[EvidenceChunk]]:
     """Fusion (and a reranker) over the recorded lists; ``planned``: only the channels the
     rule planner calls; ``merged``: one item per place, as the Router does by default."""
     from arr.fusion.common import fuse
@@ -248,7 +249,7 @@ def fused(
     assert isinstance(planner, RuleQueryPlanner)
     summaries = {name: "" for name in CHANNELS}
 
-    def run(item: Recorded) -> list[str]:
+    def run(item: Recorded) -> list[EvidenceChunk]:
         rankings = item.rankings
         if planned:  # the channels the default rule planner would have called, as deep
             depth = planner.top_k or 100
@@ -264,9 +265,41 @@ def fused(
             out = merge_overlapping(out)
         if reranker is not None:
             out = reranker.rerank(item.query, out)  # type: ignore[attr-defined]
-        return places(out)
+        return out
 
     return run
+
+
+def fused(
+    fusion: object, reranker: object | None = None, planned: bool = False, merged: bool = False
+) -> Pipeline:
+    """The files of ``fused_items``' list, each at the rank of its first item."""
+    return _places_of(fused_items(fusion, reranker, planned, merged))
+
+
+def same_region(a: EvidenceChunk, b: EvidenceChunk) -> bool:
+    """Two items of one file whose lines overlap or lie in one chunk of the grid."""
+    x, y = a.location, b.location
+    if not x.path or x.path != y.path or not x.start_line or not y.start_line:
+        return False
+    if (x.start_line - 1) // CHUNK_LINES == (y.start_line - 1) // CHUNK_LINES:
+        return True
+    return x.start_line <= (y.end_line or y.start_line) and y.start_line <= (
+        x.end_line or x.start_line
+    )
+
+
+def repeated_regions(items: Sequence[EvidenceChunk], k: int = 10) -> int:
+    """Pairs of items in the top ``k`` that show the same file region."""
+    head = list(items[:k])
+    return sum(same_region(a, b) for i, a in enumerate(head) for b in head[i + 1 :])
+
+
+def default_items() -> Callable[[Recorded], list[EvidenceChunk]]:
+    """The shipped pipeline's items (planned, fused, merged, reranked)."""
+    return fused_items(
+        shipped_stage("fusion", "wsum"), shipped_stage("reranker", "rule"), True, True
+    )
 
 
 @dataclass
@@ -299,16 +332,37 @@ def pipelines(name: str) -> dict[str, Pipeline]:
         "grep": channel("grep"),
         "plain rg": lambda item: rg.rank(item.query),
         "plain RRF (all three)": fused(RRFFusion(top_k=100)),
-        "default (planned, fused, reranked)": fused(
-            shipped_stage("fusion", "wsum"),
+        "default without file names (path_weight 0)": fused(
+            _without_path_weight(shipped_stage("fusion", "wsum")),
             shipped_stage("reranker", "rule"),
             planned=True,
             merged=True,
         ),
+        DEFAULT: _places_of(default_items()),
     }
 
 
+def _places_of(items: Callable[[Recorded], list[EvidenceChunk]]) -> Pipeline:
+    return lambda item: places(items(item))
+
+
+def _without_path_weight(fusion: object) -> object:
+    """The shipped fusion with ``path_weight`` 0 (the ablation of file-name matching)."""
+    plain = copy.copy(fusion)
+    plain.path_weight = 0.0  # type: ignore[attr-defined]
+    return plain
+
+
 DEFAULT = "default (planned, fused, reranked)"
+
+
+def detectable_delta(a: Sequence[float], b: Sequence[float]) -> float:
+    """The smallest mean difference a paired test on these questions can call significant
+    (two-sided 5%, about 2 standard errors of the per-question differences)."""
+    differences = [x - y for x, y in zip(a, b, strict=True)]
+    if len(differences) < 2:
+        return float("inf")
+    return 1.96 * statistics.stdev(differences) / len(differences) ** 0.5
 
 
 def report(name: str, recorded: Sequence[Recorded]) -> dict[str, Scores]:
@@ -323,7 +377,17 @@ def report(name: str, recorded: Sequence[Recorded]) -> dict[str, Scores]:
             continue
         p = randomization_test(results[DEFAULT].ndcg, results[other].ndcg)
         delta = results[DEFAULT].mean("ndcg") - results[other].mean("ndcg")
-        print(f"default vs {other}: delta nDCG@10 {delta:+.4f}, randomisation p = {p:.4f}")
+        least = detectable_delta(results[DEFAULT].ndcg, results[other].ndcg)
+        print(
+            f"default vs {other}: delta nDCG@10 {delta:+.4f}, randomisation p = {p:.4f} "
+            f"(smallest delta this set can show: {least:.3f})"
+        )
+    items = default_items()
+    repeated = [repeated_regions(items(item)) for item in recorded]
+    print(
+        f"default top 10: {sum(repeated)} pairs of items from one file region "
+        f"({sum(1 for r in repeated if r)} of {len(recorded)} questions)"
+    )
     return results
 
 

@@ -18,6 +18,10 @@ good and does not rescue a collection where one channel is weak throughout.
 ``code_gap_weight`` (null: off) lowers the lexical channels to that weight for a query in plain
 words whose lexical head is code (the vocabulary gap of code search, :mod:`arr.fusion.code_gap`);
 it needs the query, so the Router calls ``fuse_for_query``. It combines with either weighting.
+
+``file_support`` lets the items of one file support each other, and ``path_weight`` adds a
+share of the best fused score to items whose file name matches the query's words
+(:mod:`arr.fusion.path_match`): both only touch places in files, never documents or memories.
 """
 
 from __future__ import annotations
@@ -35,6 +39,7 @@ from arr.fusion.common import (
     unfused,
 )
 from arr.fusion.norms import norm_named, zmuv
+from arr.fusion.path_match import path_boosted, path_matches
 from arr.models import EvidenceChunk
 
 
@@ -81,6 +86,11 @@ def standout_weights(channels: Mapping[str, Ranking]) -> dict[str, float]:
     return {c: max(STANDOUT_MIN_WEIGHT, raw[c] / mean) if c in raw else 1.0 for c in channels}
 
 
+def _paths(channels: Mapping[str, Ranking]) -> dict[str, str]:
+    """Evidence id -> file path, for the items that are places in files."""
+    return {c.id: c.location.path for r in channels.values() for c in r if c.location.path}
+
+
 def file_supported(
     channels: Mapping[str, Ranking], scores: Mapping[str, float], weight: float
 ) -> dict[str, float]:
@@ -88,7 +98,7 @@ def file_supported(
     file: a file that several chunks and channels point at is more likely the place (bug
     localisation ranks files; a tree's answer is a place in a file). Items without a path
     (documents of a collection, memories) are unchanged."""
-    path_of = {c.id: c.location.path for r in channels.values() for c in r if c.location.path}
+    path_of = _paths(channels)
     per_file: dict[str, float] = {}
     for item, value in scores.items():
         path = path_of.get(item)
@@ -105,6 +115,13 @@ def file_supported(
 WEIGHTINGS = ("equal", "standout")
 
 
+def _number_in(name: str, value: object, high: float) -> float:
+    """``value`` as a float in [0, high], or a ValueError naming the option."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= high:
+        raise ValueError(f"{name} must be a number in [0, {high:g}], got {value!r}")
+    return float(value)
+
+
 class WSumFusion:
     name = "wsum"
 
@@ -117,6 +134,7 @@ class WSumFusion:
         fitted_on: str | None = None,
         code_gap_weight: float | None = None,
         file_support: float = 0.0,
+        path_weight: float = 0.0,
     ) -> None:
         if weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be one of {list(WEIGHTINGS)}, got {weighting!r}")
@@ -128,9 +146,8 @@ class WSumFusion:
             raise ValueError(
                 f"code_gap_weight must be null or a number in [0, 1], got {code_gap_weight!r}"
             )
-        if isinstance(file_support, bool) or not 0 <= float(file_support) <= 1:
-            raise ValueError(f"file_support must be a number in [0, 1], got {file_support!r}")
-        self.file_support = float(file_support)
+        self.file_support = _number_in("file_support", file_support, 1.0)
+        self.path_weight = _number_in("path_weight", path_weight, 10.0)
         self.weighting = weighting
         self.code_gap_weight = None if code_gap_weight is None else float(code_gap_weight)
         # Where fitted weights came from (a training split), so reports can say so.
@@ -154,7 +171,17 @@ class WSumFusion:
         scores = weighted_sum(channels, self.norm, weights)
         if self.file_support:
             scores = file_supported(channels, scores, self.file_support)
+        if self.path_weight and query:
+            scores, _ = path_boosted(scores, _paths(channels), query, self.path_weight)
         return assemble(channels, scores, self.top_k)
+
+    def path_matches(self, query: str, rankings: Mapping[str, Ranking]) -> dict[str, float]:
+        """The candidate files whose names matched this query and how well (what the Router
+        notes in the trace); empty when ``path_weight`` is 0."""
+        if not self.path_weight or not query:
+            return {}
+        found = _paths(non_empty_channels(rankings)).values()
+        return {p: m for p, m in path_matches(query, found).items() if m > 0}
 
     def explain(self, query: str, rankings: Mapping[str, Ranking]) -> dict[str, dict[str, float]]:
         """Per channel, the weight this query gave it and its factors (``fixed``,

@@ -51,6 +51,9 @@ def rerank(
     return ranked, "rule" if failures else name
 
 
+PATHS_NOTED = 3
+
+
 def explain_weights(
     fusion: object,
     query: str,
@@ -64,12 +67,18 @@ def explain_weights(
         return
     try:
         factors = explain(query, rankings)
+        named = getattr(fusion, "path_matches", lambda q, r: {})(query, rankings)
     except Exception:  # an explanation never fails a search
         return
+    # the files whose names matched the query (arr.fusion.path_match), best first
+    best = sorted(named.items(), key=lambda kv: (-kv[1], kv[0]))[:PATHS_NOTED]
+    paths_note = (
+        "; file names matched: " + ", ".join(f"{p} {m:.2f}" for p, m in best) if best else ""
+    )
     for number, trace in enumerate(traces):
         parts = factors.get(trace.tool)
         if parts is None or trace.status == "rejected":
             continue
         detail = " x ".join(f"{k} {v:.2f}" for k, v in parts.items() if k != "weight")
-        note = f"fusion weight {parts['weight']:.2f} = {detail}"
+        note = f"fusion weight {parts['weight']:.2f} = {detail}{paths_note}"
         traces[number] = replaced(trace, note=note)

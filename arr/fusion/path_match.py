@@ -1,0 +1,117 @@
+"""A file's name is evidence: query words that name a place in the tree (``path_match``).
+
+A maintainer's description of a fix names the module it touches more often than not ("fix
+setting CSP header options" -> ``datastructures/csp.py``, "reloader path split on Windows" ->
+``_reloader.py``, "autodoc crash on __slots__" -> ``ext/autodoc/__init__.py``). Matching the
+query against file paths is one of the oldest signals of bug localisation (the file-name
+similarity of Saha et al., "Improving bug localization using structured information retrieval",
+ASE 2013; Lucia et al. 2014); the content channels see a path only when it is written inside
+the file.
+
+``path_match`` scores one candidate path: the inverse document frequency of each query word
+that is also a word of the path, summed and divided by ``log N``, where ``N`` and the document
+frequencies count the candidate paths of this query (the files the channels returned; nothing
+is read from disk, so only places a channel already admitted are ever scored). A word every
+candidate path holds (``src``, the package's own name) weighs 0; a word only one path holds
+weighs 1. Words are split at ``/``, ``_``, ``.``, ``-`` and camelCase humps, lower-cased and
+reduced to a crude stem (``parsing``/``parser``/``parse`` -> ``pars``), so "parsing" names
+``formparser.py`` only when the path has the word on its own (``form_parser``).
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Iterable, Mapping
+from functools import lru_cache
+
+_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+_SUFFIXES = ("ing", "ers", "er", "ed", "es", "s")
+MIN_STEM = 3
+# Words of a fix description that name no place: the task, not the module.
+_STOP = frozenset(
+    (
+        "and",
+        "are",
+        "bug",
+        "bugfix",
+        "can",
+        "correct",
+        "correctly",
+        "does",
+        "don",
+        "fix",
+        "fixes",
+        "for",
+        "from",
+        "handle",
+        "has",
+        "have",
+        "into",
+        "issue",
+        "not",
+        "prevent",
+        "should",
+        "that",
+        "the",
+        "this",
+        "was",
+        "when",
+        "with",
+        "without",
+    )
+)
+
+
+def stem(word: str) -> str:
+    """Lower case without a common English ending, when enough of the word is left."""
+    word = word.lower()
+    for suffix in _SUFFIXES:
+        if len(word) > len(suffix) + MIN_STEM and word.endswith(suffix):
+            return word[: -len(suffix)]
+    return word
+
+
+@lru_cache(maxsize=8192)
+def path_words(path: str) -> frozenset[str]:
+    """The stems of a path's words (directories, file name, extension)."""
+    return frozenset(stem(w) for w in _WORD.findall(path) if len(w) >= MIN_STEM)
+
+
+def query_words(query: str) -> frozenset[str]:
+    """The stems of the query's words that could name a place."""
+    words = _WORD.findall(query[:2000])
+    return frozenset(stem(w) for w in words if len(w) >= MIN_STEM and w.lower() not in _STOP)
+
+
+def path_matches(query: str, paths: Iterable[str]) -> dict[str, float]:
+    """Per candidate path, its match with the query (0 when no word matches; see the module
+    docstring). Fewer than two candidates: no evidence to weigh a word by, every path 0."""
+    unique = sorted(set(paths))
+    wanted = query_words(query)
+    if len(unique) < 2 or not wanted:
+        return {p: 0.0 for p in unique}
+    held = {p: path_words(p) & wanted for p in unique}
+    frequency: dict[str, int] = {}
+    for words in held.values():
+        for word in words:
+            frequency[word] = frequency.get(word, 0) + 1
+    scale = math.log(len(unique))
+    idf = {w: math.log(len(unique) / n) / scale for w, n in frequency.items()}
+    return {p: sum(idf[w] for w in words) for p, words in held.items()}
+
+
+def path_boosted(
+    scores: Mapping[str, float], path_of: Mapping[str, str], query: str, weight: float
+) -> tuple[dict[str, float], dict[str, float]]:
+    """Each item's fused score plus ``weight`` x (the best fused score) x its path's match;
+    items without a path are unchanged. Returns the scores and the per-path matches (> 0)."""
+    matches = {p: m for p, m in path_matches(query, path_of.values()).items() if m > 0}
+    if not matches or not scores:
+        return dict(scores), matches
+    unit = weight * max(scores.values())
+    boosted = {
+        item: value + unit * matches.get(path_of.get(item, ""), 0.0)
+        for item, value in scores.items()
+    }
+    return boosted, matches

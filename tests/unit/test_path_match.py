@@ -1,0 +1,139 @@
+"""File names as evidence (arr.fusion.path_match, ``fusion.path_weight``): a query's rarer
+words that name a candidate file lift that file's items; words every candidate holds, items
+without a path and a weight of 0 change nothing."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from arr.bench.core import shipped_stage
+from arr.fusion.path_match import path_matches, path_words, query_words, stem
+from arr.fusion.wsum import WSumFusion
+from arr.models import EvidenceChunk, Location
+from arr.planner.rule import RuleQueryPlanner
+from arr.reranker.rule import RuleReranker
+from arr.router.router import RetrievalRouter
+from arr.tools.bm25 import BM25Tool
+from arr.tools.grep import GrepTool
+from arr.workspace import Workspace
+from tests.conftest import SCOPE_A
+
+
+def chunk(path: str | None, score: float, channel: str = "bm25") -> EvidenceChunk:
+    where = Location(path=path, start_line=1, end_line=40) if path else Location(memory_id="m")
+    return EvidenceChunk(
+        id=f"doc:{path}#L1" if path else "mem:m",
+        scope=SCOPE_A,
+        channel=channel,
+        location=where,
+        snippet="x",
+        score=score,
+    )
+
+
+def test_words_are_split_at_separators_and_humps_and_stemmed() -> None:
+    assert path_words("src/werkzeug/datastructures/csp.py") >= {"csp", "datastructur"}
+    assert path_words("sphinx/ext/autodoc/TypeComments.py") >= {"type", "comment", "autodoc"}
+    assert stem("parsing") == stem("parser") == "pars"
+    assert stem("csp") == "csp"  # too short to lose an ending
+    # the task words of a fix description name no place
+    assert query_words("Fix handling of the reloader") == {"handl", "reload"}
+
+
+def test_a_word_only_one_candidate_holds_weighs_one_and_a_shared_word_nothing() -> None:
+    paths = ["src/pkg/reloader.py", "src/pkg/http.py", "src/pkg/routing.py", "src/pkg/test.py"]
+    matches = path_matches("fix reloader path split in src pkg", paths)
+    assert matches["src/pkg/reloader.py"] == pytest.approx(1.0)
+    assert matches["src/pkg/http.py"] == 0.0  # "src" and "pkg" are in every candidate
+    half = path_matches("routing and http", paths)
+    assert half["src/pkg/routing.py"] == pytest.approx(half["src/pkg/http.py"])
+    assert half["src/pkg/http.py"] > 0
+    assert path_matches("reloader", ["only/reloader.py"]) == {"only/reloader.py": 0.0}
+
+
+def test_path_weight_lifts_the_named_file_and_leaves_paths_less_items_alone() -> None:
+    # the named file lies mid-list in both channels (fused 1.01 against the head's 2.0)
+    bm25 = [chunk(f"pkg/m{i}.py", 10.0 - i) for i in range(6)] + [chunk("pkg/reloader.py", 7.5)]
+    vector = [chunk(f"pkg/m{i}.py", 0.9 - i / 10, "vector") for i in range(6)]
+    vector.append(chunk("pkg/reloader.py", 0.65, "vector"))
+    memory = [chunk(None, 1.0, "memory")]
+    rankings = {"bm25": bm25, "vector": vector, "memory": memory}
+    query = "reloader breaks on Windows"
+    off = WSumFusion(norm="min-max-floor", path_weight=0.0).fuse_for_query(query, rankings)
+    on = WSumFusion(norm="min-max-floor", path_weight=0.6).fuse_for_query(query, rankings)
+    assert [c.id for c in off].index("doc:pkg/reloader.py#L1") > 2
+    assert on[0].id == "doc:pkg/reloader.py#L1"
+    # the others keep their scores and order; the memory (no path) is untouched
+    assert [c.id for c in on[1:]] == [c.id for c in off if c.id != on[0].id]
+    assert {c.id: c.score for c in on if c.id != on[0].id} == {
+        c.id: c.score for c in off if c.id != on[0].id
+    }
+    # without a query (fuse()) nothing is matched
+    assert [c.id for c in WSumFusion(path_weight=0.6).fuse(rankings)] == [
+        c.id for c in WSumFusion().fuse(rankings)
+    ]
+
+
+@pytest.mark.parametrize("bad", ["0.6", True, -0.1, 11, float("nan"), None])
+def test_a_bad_path_weight_is_refused_naming_the_option(bad: object) -> None:
+    with pytest.raises(ValueError, match="path_weight must be a number in"):
+        WSumFusion(path_weight=bad)  # type: ignore[arg-type]
+
+
+def test_the_shipped_fusion_matches_file_names() -> None:
+    fusion = shipped_stage("fusion", "wsum")
+    assert isinstance(fusion, WSumFusion) and fusion.path_weight > 0
+
+
+def tree(base: Path) -> Workspace:
+    """A tree where the words of the question fill a decoy file, and the file the question
+    names says them once."""
+    root = base / "ws" / "src"
+    (root / "pkg").mkdir(parents=True)
+    decoy = "def split_windows_path(path):\n    # windows path split, path split on windows\n"
+    (root / "pkg" / "util.py").write_text(decoy * 6)
+    (root / "pkg" / "reloader.py").write_text(
+        "class Reloader:\n    def run(self):\n        parts = self.path.split(sep)\n"
+    )
+    for name in ("http", "routing", "wsgi", "test", "serving"):
+        (root / "pkg" / f"{name}.py").write_text(f"def {name}(path):\n    return path\n")
+    return Workspace(
+        name="t",
+        root=base / "ws",
+        index_dir=base / "idx",
+        memory_db=base / "m.sqlite3",
+        scopes={"a": {"key": SCOPE_A, "roots": ["src"]}},
+    )
+
+
+def test_through_the_router_the_named_file_comes_first_and_the_trace_says_why(
+    tmp_path: Path,
+) -> None:
+    """Real bm25 and grep channels on a real tree: the decoy holds the question's words six
+    times over; the file the question names ranks first once file names count."""
+    workspace = tree(tmp_path)
+    bm25, grep = BM25Tool("bm25", workspace), GrepTool("grep", workspace)
+    bm25.build(SCOPE_A)
+    query = "reloader fails to split a windows path"
+
+    def search(path_weight: float):  # type: ignore[no-untyped-def]
+        router = RetrievalRouter(
+            tools={"bm25": bm25, "grep": grep},
+            planner=RuleQueryPlanner(
+                lexical_tools=["bm25", "grep"], semantic_tools=["bm25", "grep"]
+            ),
+            fusion=WSumFusion(norm="min-max-floor", file_support=0.5, path_weight=path_weight),
+            reranker=RuleReranker(),
+        )
+        return router.search(query, SCOPE_A)
+
+    before, after = search(0.0), search(0.6)
+    assert {t.tool for t in after.traces if t.candidates} == {"bm25", "grep"}
+    assert before.evidence[0].location.path == "pkg/util.py"
+    assert after.evidence[0].location.path == "pkg/reloader.py"
+    notes = [t.note for t in after.traces if t.tool in ("bm25", "grep")]
+    assert all("file names matched: pkg/reloader.py" in n for n in notes)
+    assert not any("file names matched" in t.note for t in before.traces)
+    assert after.scope_leak_count == 0
