@@ -58,8 +58,13 @@ _new = object.__new__
 
 def replaced(model: _M, **changes: Any) -> _M:
     """A copy of a trusted model with some fields changed (``model_copy(update=...)`` without
-    its deep-copy machinery); the values must already have the fields' types."""
-    return trusted(type(model), {**model.__dict__, **changes})
+    its deep-copy machinery); the values must already have the fields' types. Private values
+    (an evidence chunk's whole text, its query) travel with the copy."""
+    copy = trusted(type(model), {**model.__dict__, **changes})
+    private = model.__pydantic_private__
+    if private:
+        _set(copy, "__pydantic_private__", dict(private))
+    return copy
 
 
 def _check_scope_value(value: str) -> str:
@@ -194,8 +199,20 @@ class EvidenceChunk(Frozen):
     def for_query(self, query: str) -> EvidenceChunk:
         """This item, marked with the query its ``highlights`` are of (set once, by the
         Router, on the items of one answer)."""
-        _set(self, "__pydantic_private__", {"query": query})
+        _set(self, "__pydantic_private__", {**(self.__pydantic_private__ or {}), "query": query})
         return self
+
+    def with_text(self, text: str) -> EvidenceChunk:
+        """This item (just built by its channel), keeping the whole text its snippet was cut
+        from: the reranker reads it, nothing serialises it (not in JSON, not in traces)."""
+        _set(self, "__pydantic_private__", {**(self.__pydantic_private__ or {}), "text": text})
+        return self
+
+    def full_text(self) -> str:
+        """The whole chunk when its channel kept it (bm25, vector), else the snippet."""
+        private = self.__pydantic_private__
+        text = private.get("text") if private else None
+        return text if text is not None else self.snippet
 
 
 MemoryStatus = Literal["draft", "published", "retracted"]

@@ -19,8 +19,9 @@ import statistics
 import sys
 import tempfile
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Sequence
 from pathlib import Path
+from typing import Any
 
 from arr.api import PROJECT_ROOT
 from arr.fusion.rrf import RRFFusion
@@ -57,6 +58,27 @@ def shipped_stage(group: str, option: str) -> object:
     config = OmegaConf.load(CONF_DIR / group / f"{option}.yaml")
     config.pop("fitted_on", None)
     return instantiate(config)
+
+
+def shipped_embedder() -> tuple[object, str]:
+    """The embedder a user gets (``conf/embedder/onnx.yaml``: int8) and a short tag of its id,
+    for cache files recorded with it (a changed embedder records again)."""
+    import hashlib
+
+    embedder = shipped_stage("embedder", "onnx")
+    tag = hashlib.sha256(str(embedder.id).encode()).hexdigest()[:8]  # type: ignore[attr-defined]
+    return embedder, tag
+
+
+def shared_texts(rankings: Iterable[Sequence[Any]]) -> None:
+    """One string object per distinct whole text kept on the recorded evidence (the same
+    passage returned for many queries), so a pickled recording stores each text once."""
+    pool: dict[str, str] = {}
+    for ranking in rankings:
+        for chunk in ranking:
+            private = chunk.__pydantic_private__
+            if private and "text" in private:
+                private["text"] = pool.setdefault(private["text"], private["text"])
 
 
 def scifact_dir() -> Path:

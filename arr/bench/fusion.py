@@ -35,6 +35,8 @@ from arr.bench.core import (
     read_qrels,
     read_queries,
     scifact_dir,
+    shared_texts,
+    shipped_embedder,
     shipped_stage,
 )
 from arr.eval.metrics import mrr_at, ndcg_at, recall_at
@@ -117,11 +119,12 @@ class _Recorder:
 
 
 def record(collection: Collection) -> list[Recorded]:
-    """Both channels' top 100 for every judged query (cached in outputs/bench/fusion)."""
-    cache = OUT / f"{collection.name}.pickle"
+    """Both channels' top 100 for every judged query, the vectors by the embedder a user gets
+    (cached in outputs/bench/fusion, one file per embedder: a changed embedder records again)."""
+    embedder, tag = shipped_embedder()
+    cache = OUT / f"{collection.name}-{tag}.pickle"
     if cache.exists():
         return [Recorded(*row) for row in pickle.loads(cache.read_bytes())]
-    from arr.embedder.onnx import OnnxEmbedder
     from arr.planner.rule import RuleQueryPlanner
     from arr.reranker.rule import RuleReranker
     from arr.router.router import RetrievalRouter
@@ -146,7 +149,7 @@ def record(collection: Collection) -> list[Recorded]:
     vector = VectorTool(
         "vector",
         workspace,
-        OnnxEmbedder(cache_dir=base / "onnx"),
+        embedder,  # type: ignore[arg-type]
         ChromaStore(base / "chroma"),
         show_progress=True,
     )
@@ -177,6 +180,7 @@ def record(collection: Collection) -> list[Recorded]:
         )
     router.close()
     OUT.mkdir(parents=True, exist_ok=True)
+    shared_texts(ranking for r in recorded for ranking in r.rankings.values())
     rows = [(r.qid, r.query, r.rankings, r.qrels, r.seconds) for r in recorded]
     cache.write_bytes(pickle.dumps(rows))
     return recorded

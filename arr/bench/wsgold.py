@@ -17,7 +17,6 @@ use under outputs/bench/wsgold; the vector index of Sphinx takes minutes).
 from __future__ import annotations
 
 import copy
-import hashlib
 import json
 import pickle
 import re
@@ -30,7 +29,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arr.api import PROJECT_ROOT
-from arr.bench.core import bench_out, shipped_stage
+from arr.bench.core import bench_out, shared_texts, shipped_embedder, shipped_stage
 from arr.eval.metrics import mrr_at, ndcg_at, recall_at
 from arr.eval.stats import randomization_test
 from arr.models import EvidenceChunk, ScopeKey
@@ -116,8 +115,7 @@ def tools_for(name: str, embedder: object) -> dict[str, object]:
 def record(name: str, limit: int | None = None) -> list[Recorded]:
     """Every channel's top 100 for every question (cached under outputs/bench/wsgold, one
     file per embedder: a changed embedder records again)."""
-    embedder = shipped_stage("embedder", "onnx")  # the user's embedder (int8) and cache
-    tag = hashlib.sha256(str(embedder.id).encode()).hexdigest()[:8]  # type: ignore[attr-defined]
+    embedder, tag = shipped_embedder()  # the user's embedder (int8) and model cache
     cache = OUT / f"{name}-{tag}.pickle"
     gold = read_gold(name)[:limit] if limit else read_gold(name)
     if cache.exists():
@@ -150,6 +148,7 @@ def record(name: str, limit: int | None = None) -> list[Recorded]:
         recorded.append(Recorded(str(case["id"]), str(case["query"]), recorder.last, relevant))
     router.close()
     OUT.mkdir(parents=True, exist_ok=True)
+    shared_texts(ranking for r in recorded for ranking in r.rankings.values())
     rows = [(r.qid, r.query, r.rankings, r.relevant) for r in recorded]
     cache.write_bytes(pickle.dumps(rows))
     return recorded

@@ -4,9 +4,9 @@ Config: ``conf/reranker/rule.yaml``. It never changes an evidence score; it sets
 ``rerank_score`` to a bonus from three documented features and sorts by (bonus desc, fused
 position), so evidence without any bonus keeps the fused order:
 
-- ``phrase``: the whole query occurs verbatim (case-insensitive) in the snippet;
+- ``phrase``: the whole query occurs verbatim (case-insensitive) in the evidence;
 - ``symbol``: share of the query's code-like tokens (``snake_case``, ``dotted.names``,
-  ``camelCase``, ``--flags``, ``call()``) that occur verbatim in the snippet, for look-ups
+  ``camelCase``, ``--flags``, ``call()``) that occur verbatim in the evidence, for look-ups
   only: in a sentence of prose ("Add all the edges in ebunch_to_add.") an identifier is context
   shared by many snippets, not the target;
 - ``agreement``: number of channels beyond the first that ranked the evidence.
@@ -15,6 +15,10 @@ Defaults follow the ablation in ``arr.bench.fusion`` and the demo gold set (READ
 only the symbol bonus helped (demo +0.006 nDCG@10); the phrase bonus changed nothing on four
 gold sets and the agreement bonus cost up to 0.027 (demo) and 0.016 (CoSQA), so both are 0 by
 default and stay available as options.
+
+Both read the whole chunk or passage when its channel kept it (``EvidenceChunk.full_text``),
+not the snippet: a snippet is a window around one matching line, and an identifier 30 lines
+further down the chunk is still in it.
 
 When no bonus can apply to a query (phrase bonus off, no symbol in a look-up, agreement bonus
 off), the fused list is returned as it is and ``rerank_score`` stays unset (null): nothing was
@@ -90,11 +94,11 @@ class RuleReranker:
         for chunk in evidence:  # rule_bonus, inlined: this runs for every search
             bonus = 0.0
             if use_phrase or symbols:
-                snippet = chunk.snippet.lower()
-                if use_phrase and phrase in snippet:
+                text = chunk.full_text().lower()  # the whole chunk: its snippet is a window
+                if use_phrase and phrase in text:
                     bonus += self.phrase_weight
                 if symbols:
-                    hits = sum(s in snippet for s in symbols)
+                    hits = sum(s in text for s in symbols)
                     bonus += self.symbol_weight * hits / len(symbols)
             if use_agreement and len(chunk.ranks) > 1:
                 bonus += self.agreement_weight * (len(chunk.ranks) - 1)

@@ -391,6 +391,6 @@ class VectorTool:
                     score=round(1.0 - float(distance), 6),
                     ranks={self.name: rank},
                     rerank_score=None,
-                )
+                ).with_text(document or "")  # the reranker reads the whole passage
             )
         return evidence

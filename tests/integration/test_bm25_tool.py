@@ -380,3 +380,20 @@ def test_sorted_vocabulary_answers_like_the_dict(tmp_path: Path) -> None:
         probe = "".join(rng.choice(alphabet) for _ in range(rng.randint(1, 10)))
         assert looked_up.get(probe) == vocab.get(probe)
         assert (probe in looked_up) == (probe in vocab)
+
+
+def test_evidence_keeps_the_whole_chunk_for_the_reranker(tmp_path: Path) -> None:
+    """The snippet is a window around the best line; the reranker reads the whole chunk,
+    which the JSON never carries."""
+    body = ["weight_mask = build_mask(batch)"] + [
+        f"step_{i} = schedule.advance({i})" for i in range(30)
+    ]
+    body.append("attention_bias = weight_mask.sum()")
+    ws = file_workspace(tmp_path, {"a": SCOPE_A}, {"model.py": "\n".join(body) + "\n"}, 40)
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    (hit,) = tool.retrieve(call("attention_bias"), SCOPE_A)
+    assert "weight_mask = build_mask" not in hit.snippet  # 31 lines above the match
+    assert hit.full_text().startswith("weight_mask = build_mask(batch)")
+    assert "attention_bias = weight_mask.sum()" in hit.full_text()
+    assert "build_mask" not in hit.model_dump_json()

@@ -54,6 +54,9 @@ def test_build_query_and_locations(tmp_path: Path) -> None:
     assert hits[0].id == "doc:notes/warmup.md#L1"
     assert hits[0].location.path == "notes/warmup.md" and hits[0].location.end_line == 2
     assert hits[0].scope == SCOPE_A and hits[0].score > hits[-1].score
+    # the whole passage is kept for the reranker (never serialised)
+    assert hits[0].full_text().startswith(hits[0].snippet[:20])
+    assert "text" not in hits[0].model_dump()
 
 
 def test_incremental_reindex_embeds_only_changes(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from arr.bench.core import shipped_stage
 from arr.fusion.places import chunk_id, lone_hits_forward, merge_overlapping, place_rankings
 from arr.fusion.wsum import WSumFusion
-from arr.models import EvidenceChunk, Location, ScopeKey, ToolCall
+from arr.models import EvidenceChunk, Location, ScopeKey, ToolCall, replaced
 from arr.planner.rule import RuleQueryPlanner
 from arr.render import render_result
 from arr.reranker.rule import RuleReranker
@@ -174,3 +174,23 @@ def test_text_output_shows_the_fused_score_and_no_marks_off_a_terminal() -> None
     assert result.evidence[0].highlights == ((4, 15),)
     text = render_result(result)
     assert "score 5.0000" in text and "weight_mask" in text
+
+
+def test_the_symbol_bonus_reads_the_whole_chunk_not_its_snippet() -> None:
+    """Two identifiers 30 lines apart: the snippet is a window around one of them, the chunk
+    holds both; the chunk gets the whole bonus, ahead of a line that names only one."""
+    lines = ["weight_mask = build()"] + ["pass"] * 30 + ["attention_bias = 0"]
+    whole = item("doc:a.py#L1", "bm25", "a.py", 1, 32, score=1.0, text="weight_mask = build()")
+    whole = whole.with_text("\n".join(lines))
+    line = item("grep:b.py#L3", "grep", "b.py", 3, 3, score=2.0, text="attention_bias = 1")
+    out = RuleReranker().rerank("weight_mask attention_bias", [line, whole])
+    assert [c.id for c in out] == ["doc:a.py#L1", "grep:b.py#L3"]
+    assert out[0].rerank_score == 0.5 and out[1].rerank_score == 0.25
+
+
+def test_the_whole_text_travels_with_copies_and_is_never_serialised() -> None:
+    chunk = item("doc:a.py#L1", "bm25", "a.py", 1, 40, text="short").with_text("SECRET-FREE BODY")
+    copy = replaced(chunk, score=3.0).for_query("body")
+    assert copy.full_text() == "SECRET-FREE BODY" and copy.highlights == ()
+    assert "BODY" not in copy.model_dump_json() and "BODY" not in str(copy.model_dump())
+    assert item("x", "grep", "b.py", 1, 1, text="the line").full_text() == "the line"
