@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import copy
 import json
+import os
 import pickle
 import re
 import statistics
@@ -49,7 +50,10 @@ Rankings = dict[str, list[EvidenceChunk]]
 
 
 def wsgold_dir(name: str) -> Path:
-    return PROJECT_ROOT.parent / "shared" / "data" / "wsgold" / name
+    """The set's folder: under ``$ARR_WSGOLD`` (the smoke test's tiny set), else the shared
+    data folder beside the checkout."""
+    base = os.environ.get("ARR_WSGOLD")
+    return (Path(base) if base else PROJECT_ROOT.parent / "shared" / "data" / "wsgold") / name
 
 
 def read_gold(name: str) -> list[dict[str, object]]:

@@ -120,6 +120,50 @@ def test_grep_bench_runs_on_a_small_tree(tmp_path: Path) -> None:
     assert "matches: channel 5, rg 5" in done.stdout, done.stdout
 
 
+@pytest.mark.model
+def test_workspace_gold_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
+    """The whole bench (recording through the Router, every pipeline, the tests, the region
+    count) on a three-file tree with three questions."""
+    tree = tmp_path / "sets" / "tiny" / "tree" / "pkg"
+    tree.mkdir(parents=True)
+    for name, body in {
+        "reloader.py": "class Reloader:\n    def restart(self):\n        split_path(self.path)\n",
+        "cookies.py": "def parse_cookie(header):\n    return header.split(';')\n",
+        "routing.py": "def match_rule(path):\n    return path.strip('/')\n",
+    }.items():
+        (tree / name).write_text(body)
+    gold = [
+        {"id": "q1", "query": "fix reloader restart", "relevant": ["pkg/reloader.py"]},
+        {"id": "q2", "query": "don't strip cookie header", "relevant": ["pkg/cookies.py"]},
+        {"id": "q3", "query": "handle rule path slashes", "relevant": ["pkg/routing.py"]},
+    ]
+    (tmp_path / "sets" / "tiny" / "gold.jsonl").write_text(
+        "".join(json.dumps(case) + "\n" for case in gold)
+    )
+    env = {
+        **os.environ,
+        "ARR_BENCH_OUT": str(tmp_path / "out"),
+        "ARR_WSGOLD": str(tmp_path / "sets"),
+        "HF_HUB_OFFLINE": "1",
+    }
+    done = subprocess.run(
+        [sys.executable, "-m", "arr.bench.wsgold", "tiny"],
+        capture_output=True,
+        text=True,
+        timeout=600,
+        cwd=REPO,
+        env=env,
+    )
+    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
+    out = done.stdout
+    assert "## tiny (3 questions, file level)" in out, out[-2000:]
+    for row in ("| bm25 |", "| plain RRF (all three) |", "| default (planned, fused, reranked) |"):
+        assert row in out
+    assert (
+        "smallest delta this set can show" in out and "pairs of items from one file region" in out
+    )
+
+
 def test_workspace_gold_bench_says_when_its_data_is_absent(tmp_path: Path) -> None:
     from arr.bench import wsgold
 
