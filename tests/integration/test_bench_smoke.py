@@ -89,8 +89,14 @@ def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
     }
     env.pop("ARR_WORKSPACE", None)
     module, expected = SMOKE[target]
+    done = run_bench([module], env)
+    assert "Traceback" not in done.stderr and expected in done.stdout, done.stdout[-2000:]
+
+
+def run_bench(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
+    """``python -m ARGS`` in the checkout with ``env``; it must exit 0."""
     done = subprocess.run(
-        [sys.executable, "-m", module],
+        [sys.executable, "-m", *args],
         capture_output=True,
         text=True,
         timeout=600,
@@ -98,7 +104,7 @@ def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
         env=env,
     )
     assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    assert "Traceback" not in done.stderr and expected in done.stdout, done.stdout[-2000:]
+    return done
 
 
 def test_grep_bench_runs_on_a_small_tree(tmp_path: Path) -> None:
@@ -146,16 +152,7 @@ def test_workspace_gold_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
         "ARR_WSGOLD": str(tmp_path / "sets"),
         "HF_HUB_OFFLINE": "1",
     }
-    done = subprocess.run(
-        [sys.executable, "-m", "arr.bench.wsgold", "tiny"],
-        capture_output=True,
-        text=True,
-        timeout=600,
-        cwd=REPO,
-        env=env,
-    )
-    assert done.returncode == 0, done.stdout[-2000:] + done.stderr[-3000:]
-    out = done.stdout
+    out = run_bench(["arr.bench.wsgold", "tiny"], env).stdout
     assert "## tiny (3 questions, file level)" in out, out[-2000:]
     for row in ("| bm25 |", "| plain RRF (all three) |", "| default (planned, fused, reranked) |"):
         assert row in out

@@ -18,7 +18,7 @@ from arr.router.router import RetrievalRouter
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
 from arr.workspace import Workspace
-from tests.conftest import SCOPE_A
+from tests.conftest import SCOPE_A, file_workspace
 
 
 def chunk(path: str | None, score: float, channel: str = "bm25") -> EvidenceChunk:
@@ -90,22 +90,12 @@ def test_the_shipped_fusion_matches_file_names() -> None:
 def tree(base: Path) -> Workspace:
     """A tree where the words of the question fill a decoy file, and the file the question
     names says them once."""
-    root = base / "ws" / "src"
-    (root / "pkg").mkdir(parents=True)
     decoy = "def split_windows_path(path):\n    # windows path split, path split on windows\n"
-    (root / "pkg" / "util.py").write_text(decoy * 6)
-    (root / "pkg" / "reloader.py").write_text(
-        "class Reloader:\n    def run(self):\n        parts = self.path.split(sep)\n"
-    )
+    named = "class Reloader:\n    def run(self):\n        parts = self.path.split(sep)\n"
+    files = {"pkg/util.py": decoy * 6, "pkg/reloader.py": named}
     for name in ("http", "routing", "wsgi", "test", "serving"):
-        (root / "pkg" / f"{name}.py").write_text(f"def {name}(path):\n    return path\n")
-    return Workspace(
-        name="t",
-        root=base / "ws",
-        index_dir=base / "idx",
-        memory_db=base / "m.sqlite3",
-        scopes={"a": {"key": SCOPE_A, "roots": ["src"]}},
-    )
+        files[f"pkg/{name}.py"] = f"def {name}(path):\n    return path\n"
+    return file_workspace(base, {"a": SCOPE_A}, files)
 
 
 def test_through_the_router_the_named_file_comes_first_and_the_trace_says_why(
