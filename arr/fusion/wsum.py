@@ -91,21 +91,42 @@ def _paths(channels: Mapping[str, Ranking]) -> dict[str, str]:
     return {c.id: c.location.path for r in channels.values() for c in r if c.location.path}
 
 
+# A file's support comes from its best few other items, not from all of them: summed over every
+# chunk, a long file with many half-relevant chunks outranked the short file both channels put
+# first (Werkzeug: routing/map.py over utils.py). nDCG@10 Sphinx / Werkzeug (file level): all
+# items 0.553 / 0.773; best 2 0.549 / 0.789, 3 0.553 / 0.788, 4 0.554 / 0.788, 5 0.555 / 0.778,
+# 8 0.556 / 0.781: every bound 3-8 at least as good on both; 4 best on the two together.
+SUPPORTERS = 4
+
+
 def file_supported(
     channels: Mapping[str, Ranking], scores: Mapping[str, float], weight: float
 ) -> dict[str, float]:
-    """Each item's fused score plus ``weight`` times the fused scores of the other items of its
-    file: a file that several chunks and channels point at is more likely the place (bug
-    localisation ranks files; a tree's answer is a place in a file). Items without a path
-    (documents of a collection, memories) are unchanged."""
+    """Each item's fused score plus ``weight`` times the fused scores of the best
+    ``SUPPORTERS`` other items of its file: a file that several chunks and channels point at is
+    more likely the place (bug localisation ranks files; a tree's answer is a place in a file).
+    Items without a path (documents of a collection, memories) are unchanged."""
     path_of = _paths(channels)
-    per_file: dict[str, float] = {}
+    per_file: dict[str, list[float]] = {}
     for item, value in scores.items():
         path = path_of.get(item)
         if path is not None:
-            per_file[path] = per_file.get(path, 0.0) + value
+            per_file.setdefault(path, []).append(value)
+    # per file: its best SUPPORTERS + 1 scores, their sum, and the sum of the best SUPPORTERS
+    heads = {}
+    for path, values in per_file.items():
+        head = sorted(values, reverse=True)[: SUPPORTERS + 1]
+        heads[path] = (head[-1], len(head), sum(head), sum(head[:SUPPORTERS]))
+
+    def support(path: str, value: float) -> float:
+        lowest, size, head_sum, best_sum = heads[path]
+        # the item is one of the file's best SUPPORTERS + 1: the others of those support it
+        if size <= SUPPORTERS or value >= lowest:
+            return head_sum - value
+        return best_sum
+
     return {
-        item: value + weight * (per_file[path] - value)
+        item: value + weight * support(path, value)
         if (path := path_of.get(item)) is not None
         else value
         for item, value in scores.items()
