@@ -14,8 +14,8 @@ frequencies count the candidate paths of this query (the files the channels retu
 is read from disk, so only places a channel already admitted are ever scored). A word every
 candidate path holds (``src``, the package's own name) weighs 0; a word only one path holds
 weighs 1. Words are split at ``/``, ``_``, ``.``, ``-`` and camelCase humps, lower-cased and
-reduced to a crude stem (``parsing``/``parser``/``parse`` -> ``pars``), so "parsing" names
-``formparser.py`` only when the path has the word on its own (``form_parser``).
+reduced to a crude stem (``parsing``/``parser`` -> ``pars``; ``parse`` stays): a path word is
+matched whole, so "parser" names ``form_parser.py`` and not ``formparser.py``.
 """
 
 from __future__ import annotations
