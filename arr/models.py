@@ -40,16 +40,18 @@ _M = TypeVar("_M", bound=BaseModel)
 _set = object.__setattr__
 
 
-def trusted(cls: type[_M], values: dict[str, Any]) -> _M:
+def trusted(cls: type[_M], values: dict[str, Any], private: dict[str, Any] | None = None) -> _M:
     """An instance built from values the program itself produced, every field given and of the
     right type (an index's own rows, a copy with one field changed): no validation, and none of
     ``model_construct``'s per-field default handling, which costs more than the search it serves
-    on the hot path. Never for anything that comes from outside (plans, files, requests)."""
+    on the hot path. Never for anything that comes from outside (plans, files, requests).
+    ``private``: values kept on the instance and never serialised (an evidence chunk's whole
+    text); replaced as a whole, never changed in place, so copies may share it."""
     obj = _new(cls)
     _set(obj, "__dict__", values)
     _set(obj, "__pydantic_fields_set__", set(values))
     _set(obj, "__pydantic_extra__", None)
-    _set(obj, "__pydantic_private__", None)
+    _set(obj, "__pydantic_private__", private)
     return obj
 
 
@@ -60,11 +62,7 @@ def replaced(model: _M, **changes: Any) -> _M:
     """A copy of a trusted model with some fields changed (``model_copy(update=...)`` without
     its deep-copy machinery); the values must already have the fields' types. Private values
     (an evidence chunk's whole text, its query) travel with the copy."""
-    copy = trusted(type(model), {**model.__dict__, **changes})
-    private = model.__pydantic_private__
-    if private:
-        _set(copy, "__pydantic_private__", dict(private))
-    return copy
+    return trusted(type(model), {**model.__dict__, **changes}, model.__pydantic_private__)
 
 
 def _check_scope_value(value: str) -> str:
@@ -204,7 +202,8 @@ class EvidenceChunk(Frozen):
 
     def with_text(self, text: str) -> EvidenceChunk:
         """This item (just built by its channel), keeping the whole text its snippet was cut
-        from: the reranker reads it, nothing serialises it (not in JSON, not in traces)."""
+        from: the reranker reads it, nothing serialises it (not in JSON, not in traces). A
+        channel building trusted items passes ``private={"text": ...}`` to ``trusted``."""
         _set(self, "__pydantic_private__", {**(self.__pydantic_private__ or {}), "text": text})
         return self
 

@@ -78,7 +78,7 @@ def shared_texts(rankings: Iterable[Sequence[Any]]) -> None:
         for chunk in ranking:
             private = chunk.__pydantic_private__
             if private and "text" in private:
-                private["text"] = pool.setdefault(private["text"], private["text"])
+                chunk.with_text(pool.setdefault(private["text"], private["text"]))
 
 
 def scifact_dir() -> Path:

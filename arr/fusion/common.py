@@ -50,6 +50,15 @@ def check_top_k(top_k: int) -> int:
     return top_k
 
 
+def check_number_in(name: str, value: object, high: float, nullable: bool = False) -> float:
+    """``value`` as a float in [0, ``high``] (NaN, booleans and text refused), or a ValueError
+    naming the option."""
+    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= high:
+        allowed = f"{'null or ' if nullable else ''}a number in [0, {high:g}]"
+        raise ValueError(f"{name} must be {allowed}, got {value!r}")
+    return float(value)
+
+
 def check_weights(weights: Mapping[str, float] | None) -> dict[str, float] | None:
     """Optional per-channel weights (missing channels weigh 1.0); all must be >= 0."""
     if not weights:

@@ -85,33 +85,35 @@ def query_words(query: str) -> frozenset[str]:
 
 
 def path_matches(query: str, paths: Iterable[str]) -> dict[str, float]:
-    """Per candidate path, its match with the query (0 when no word matches; see the module
-    docstring). Fewer than two candidates: no evidence to weigh a word by, every path 0."""
-    unique = sorted(set(paths))
+    """The candidate paths that match the query, each with its match (see the module
+    docstring); a path no word matches is left out. Fewer than two candidates: no evidence to
+    weigh a word by, no match."""
+    unique = set(paths)
     wanted = query_words(query)
     if len(unique) < 2 or not wanted:
-        return {p: 0.0 for p in unique}
-    held = {p: path_words(p) & wanted for p in unique}
+        return {}
+    held = {p: words for p in unique if (words := path_words(p) & wanted)}
     frequency: dict[str, int] = {}
     for words in held.values():
         for word in words:
             frequency[word] = frequency.get(word, 0) + 1
     scale = math.log(len(unique))
     idf = {w: math.log(len(unique) / n) / scale for w, n in frequency.items()}
-    return {p: sum(idf[w] for w in words) for p, words in held.items()}
+    # a word every candidate holds weighs 0: such a path holds no evidence
+    matched = {p: sum(idf[w] for w in words) for p, words in held.items()}
+    return {p: m for p, m in matched.items() if m > 0}
 
 
 def path_boosted(
     scores: Mapping[str, float], path_of: Mapping[str, str], query: str, weight: float
-) -> tuple[dict[str, float], dict[str, float]]:
+) -> dict[str, float]:
     """Each item's fused score plus ``weight`` x (the best fused score) x its path's match;
-    items without a path are unchanged. Returns the scores and the per-path matches (> 0)."""
-    matches = {p: m for p, m in path_matches(query, path_of.values()).items() if m > 0}
+    items without a path, or whose path matches nothing, are unchanged."""
+    matches = path_matches(query, path_of.values())
     if not matches or not scores:
-        return dict(scores), matches
+        return dict(scores)
     unit = weight * max(scores.values())
-    boosted = {
+    return {
         item: value + unit * matches.get(path_of.get(item, ""), 0.0)
         for item, value in scores.items()
     }
-    return boosted, matches

@@ -33,6 +33,7 @@ from arr.fusion.code_gap import code_gap_weights
 from arr.fusion.common import (
     Ranking,
     assemble,
+    check_number_in,
     check_top_k,
     check_weights,
     non_empty_channels,
@@ -100,13 +101,13 @@ SUPPORTERS = 4
 
 
 def file_supported(
-    channels: Mapping[str, Ranking], scores: Mapping[str, float], weight: float
+    path_of: Mapping[str, str], scores: Mapping[str, float], weight: float
 ) -> dict[str, float]:
     """Each item's fused score plus ``weight`` times the fused scores of the best
     ``SUPPORTERS`` other items of its file: a file that several chunks and channels point at is
     more likely the place (bug localisation ranks files; a tree's answer is a place in a file).
-    Items without a path (documents of a collection, memories) are unchanged."""
-    path_of = _paths(channels)
+    ``path_of`` maps the ids of places in files to their paths; other items (documents of a
+    collection, memories) are unchanged."""
     per_file: dict[str, list[float]] = {}
     for item, value in scores.items():
         path = path_of.get(item)
@@ -136,13 +137,6 @@ def file_supported(
 WEIGHTINGS = ("equal", "standout")
 
 
-def _number_in(name: str, value: object, high: float) -> float:
-    """``value`` as a float in [0, high], or a ValueError naming the option."""
-    if isinstance(value, bool) or not isinstance(value, int | float) or not 0 <= value <= high:
-        raise ValueError(f"{name} must be a number in [0, {high:g}], got {value!r}")
-    return float(value)
-
-
 class WSumFusion:
     name = "wsum"
 
@@ -159,18 +153,14 @@ class WSumFusion:
     ) -> None:
         if weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be one of {list(WEIGHTINGS)}, got {weighting!r}")
-        if code_gap_weight is not None and (
-            isinstance(code_gap_weight, bool)
-            or not isinstance(code_gap_weight, int | float)
-            or not 0 <= code_gap_weight <= 1  # also refuses NaN
-        ):
-            raise ValueError(
-                f"code_gap_weight must be null or a number in [0, 1], got {code_gap_weight!r}"
-            )
-        self.file_support = _number_in("file_support", file_support, 1.0)
-        self.path_weight = _number_in("path_weight", path_weight, 10.0)
+        self.code_gap_weight = (
+            None
+            if code_gap_weight is None
+            else check_number_in("code_gap_weight", code_gap_weight, 1.0, nullable=True)
+        )
+        self.file_support = check_number_in("file_support", file_support, 1.0)
+        self.path_weight = check_number_in("path_weight", path_weight, 10.0)
         self.weighting = weighting
-        self.code_gap_weight = None if code_gap_weight is None else float(code_gap_weight)
         # Where fitted weights came from (a training split), so reports can say so.
         self.fitted_on = fitted_on
         norm_named(norm)  # refuses an unknown name now, not at the first search
@@ -190,10 +180,12 @@ class WSumFusion:
             return alone
         weights = {c: w["weight"] for c, w in self._factors(query, channels).items()}
         scores = weighted_sum(channels, self.norm, weights)
-        if self.file_support:
-            scores = file_supported(channels, scores, self.file_support)
-        if self.path_weight and query:
-            scores, _ = path_boosted(scores, _paths(channels), query, self.path_weight)
+        if self.file_support or self.path_weight:
+            path_of = _paths(channels)
+            if self.file_support:
+                scores = file_supported(path_of, scores, self.file_support)
+            if self.path_weight and query:
+                scores = path_boosted(scores, path_of, query, self.path_weight)
         return assemble(channels, scores, self.top_k)
 
     def path_matches(self, query: str, rankings: Mapping[str, Ranking]) -> dict[str, float]:
@@ -201,8 +193,7 @@ class WSumFusion:
         notes in the trace); empty when ``path_weight`` is 0."""
         if not self.path_weight or not query:
             return {}
-        found = _paths(non_empty_channels(rankings)).values()
-        return {p: m for p, m in path_matches(query, found).items() if m > 0}
+        return path_matches(query, _paths(non_empty_channels(rankings)).values())
 
     def explain(self, query: str, rankings: Mapping[str, Ranking]) -> dict[str, dict[str, float]]:
         """Per channel, the weight this query gave it and its factors (``fixed``,

@@ -109,6 +109,9 @@ def test_default_fusion_and_reranker_are_the_measured_ones(demo_overrides: list[
         0.2,
     )
     assert "CoSQA dev" in fusion.fitted_on
+    # on a tree: file support and file names, both chosen on the workspace gold sets
+    assert (fusion.file_support, fusion.path_weight) == (0.5, 0.6)
+    assert "path_weight 0.6: wsgold Sphinx" in fusion.fitted_on
     reranker = router.reranker
     assert (reranker.phrase_weight, reranker.symbol_weight, reranker.agreement_weight) == (
         0.0,
@@ -125,6 +128,12 @@ def test_default_fusion_and_reranker_are_the_measured_ones(demo_overrides: list[
         pytest.param(["router.max_calls=13"], "max_calls", id="budget-raised"),
         pytest.param(["fusion=rrf", "fusion.rank_constant=-5"], "rank_constant", id="bad-value"),
         pytest.param(["fusion.norm=softmax"], "norm must be one of", id="bad-norm"),
+        pytest.param(
+            ["fusion.path_weight=abc"], r"path_weight must be a number in \[0, 10\]", id="bad-path"
+        ),
+        pytest.param(
+            ["fusion.file_support=-1"], r"file_support must be a number in \[0, 1\]", id="bad-sup"
+        ),
         pytest.param(["nonsense_key=1"], "nonsense_key", id="unknown-key"),
         pytest.param(["tools=[]"], "no tools", id="no-tools"),
         pytest.param(["planner=llm"], "SILICONFLOW_API_KEY", id="llm-without-key"),

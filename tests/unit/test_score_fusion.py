@@ -338,24 +338,16 @@ def test_a_file_is_supported_by_its_best_few_other_items_not_by_its_length() -> 
     every chunk the long file's support (0.5 x 2.7) put it first; from its best SUPPORTERS
     other items it stays behind the short file."""
     from arr.fusion.wsum import SUPPORTERS, file_supported
-    from arr.models import EvidenceChunk, Location
-    from tests.conftest import SCOPE_A
 
-    def item(path: str, n: int) -> EvidenceChunk:
-        where = Location(path=path, start_line=40 * n + 1, end_line=40 * n + 40)
-        return EvidenceChunk(
-            id=f"doc:{path}#L{40 * n + 1}", scope=SCOPE_A, channel="bm25", location=where,
-            snippet="x", score=1.0,
-        )  # fmt: skip
-
-    short, long = [item("short.py", 0)], [item("long.py", n) for n in range(10)]
-    scores = {short[0].id: 1.0, **{c.id: 0.3 for c in long}}
-    scores[long[0].id] = 0.35  # the long file's head
-    supported = file_supported({"bm25": short + long}, scores, 0.5)
-    assert supported[short[0].id] == 1.0  # nothing else in its file
-    assert supported[long[0].id] == pytest.approx(0.35 + 0.5 * 0.3 * SUPPORTERS)
-    assert supported[long[0].id] < supported[short[0].id]
+    short, long = "doc:short.py#L1", [f"doc:long.py#L{40 * n + 1}" for n in range(10)]
+    path_of = {short: "short.py", **{item: "long.py" for item in long}}
+    scores = {short: 1.0, **{item: 0.3 for item in long}}
+    scores[long[0]] = 0.35  # the long file's head
+    supported = file_supported(path_of, scores, 0.5)
+    assert supported[short] == 1.0  # nothing else in its file
+    assert supported[long[0]] == pytest.approx(0.35 + 0.5 * 0.3 * SUPPORTERS)
+    assert supported[long[0]] < supported[short]
     # an item below the file's head is supported by the head's best SUPPORTERS
-    assert supported[long[-1].id] == pytest.approx(0.3 + 0.5 * (0.35 + 0.3 * (SUPPORTERS - 1)))
+    assert supported[long[-1]] == pytest.approx(0.3 + 0.5 * (0.35 + 0.3 * (SUPPORTERS - 1)))
     # a memory or a document (no path) is never supported
     assert file_supported({}, {"mem:1": 0.4}, 0.5) == {"mem:1": 0.4}

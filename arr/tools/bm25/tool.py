@@ -362,6 +362,7 @@ class BM25Tool:
                     "ranks": {self.name: rank},
                     "rerank_score": None,
                 },
-            ).with_text(doc.text)  # the reranker reads the whole chunk, not the snippet
+                {"text": doc.text},  # the reranker reads the whole chunk, not the snippet
+            )
             for rank, (doc, row, score) in enumerate(ranked[:k], 1)
         ]
