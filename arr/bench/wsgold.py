@@ -299,10 +299,13 @@ def repeated_regions(items: Sequence[EvidenceChunk], k: int = 10) -> int:
 
 
 def default_items() -> Callable[[Recorded], list[EvidenceChunk]]:
-    """The shipped pipeline's items (planned, fused, merged, reranked)."""
-    return fused_items(
+    """The shipped pipeline's items (planned, fused, merged, reranked, named paths first)."""
+    from arr.named_paths import named_first
+
+    run = fused_items(
         shipped_stage("fusion", "wsum"), shipped_stage("reranker", "rule"), True, True
     )
+    return lambda item: named_first(item.query, run(item))
 
 
 @dataclass

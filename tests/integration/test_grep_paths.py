@@ -6,8 +6,15 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
+from arr.fusion.wsum import WSumFusion
+from arr.planner.rule import RuleQueryPlanner
+from arr.reranker.rule import RuleReranker
+from arr.router.router import RetrievalRouter
+from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
 from arr.tools.grep.paths import path_tokens
+from arr.workspace import Workspace
+from tests.conftest import SCOPE_A
 from tests.grep_fixtures import grep_workspace, run
 
 
@@ -35,3 +42,64 @@ def test_a_named_file_comes_first_and_links_are_refused(tmp_path: Path) -> None:
     assert [e.location.path for e in one.evidence] == ["httpx/_transports/default.py"]  # limit
     linked = run(GrepTool("grep", ws), query="linked.py")
     assert all(e.location.path != "linked.py" for e in linked.evidence)
+
+
+def two_roots(tmp_path: Path) -> Workspace:
+    """Scope ``a`` over two roots, ``src`` and ``notes``: paths shown as ``src/...``."""
+    body = "".join(f"value_{n} = {n}\n" for n in range(1, 61))
+    for rel, text in {"src/pkg/rules.py": body, "notes/todo.md": "rules.py:30 is odd\n"}.items():
+        path = tmp_path / "ws" / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(text)
+    return Workspace(
+        name="t",
+        root=tmp_path / "ws",
+        index_dir=tmp_path / "idx",
+        memory_db=tmp_path / "m.sqlite3",
+        scopes={"a": {"key": SCOPE_A, "roots": ["src", "notes"]}},
+    )
+
+
+def test_a_path_as_shown_absolute_or_with_a_line_finds_its_place(tmp_path: Path) -> None:
+    """The path ARR itself shows (with the root's folder), an absolute path, another
+    machine's traceback and a ``path:line`` all name the file; a line is shown with the
+    lines around it, once, before every other hit."""
+    ws = two_roots(tmp_path)
+    grep = GrepTool("grep", ws)
+    absolute = str(tmp_path / "ws" / "src" / "pkg" / "rules.py")
+    for query in ("src/pkg/rules.py", absolute, "pkg/rules.py", "/ci/proj/pkg/rules.py"):
+        first = run(grep, query=query).evidence[0]
+        assert (first.location.path, first.location.start_line) == ("src/pkg/rules.py", 1)
+        assert first.snippet.startswith("value_1 = 1\n")
+    answer = run(grep, query="src/pkg/rules.py:30")
+    first = answer.evidence[0]
+    assert (first.location.start_line, first.location.end_line) == (30, 30)
+    assert first.snippet == "\n".join(f"value_{n} = {n}" for n in range(28, 33))
+    traceback = run(grep, query=f'File "{absolute}", line 30, in f').evidence[0]
+    assert (traceback.location.path, traceback.location.start_line) == ("src/pkg/rules.py", 30)
+    beyond = run(grep, query="rules.py:999").evidence[0]  # the file has no such line: its head
+    assert (beyond.location.path, beyond.location.start_line) == ("src/pkg/rules.py", 1)
+    ids = [e.id for e in run(grep, query="rules.py:30").evidence]
+    assert len(ids) == len(set(ids))  # the text hit "rules.py:30" in notes is another place
+
+
+def test_through_the_router_the_named_line_comes_first(tmp_path: Path) -> None:
+    """Real bm25 and grep: bm25 ranks the word-rich chunk first; the query names another file's
+    line, and that place leads whatever the scores (the path ARR showed, with a line)."""
+    ws = two_roots(tmp_path)
+    (tmp_path / "ws" / "src" / "pkg" / "other.py").write_text(
+        "# rules py src pkg: rules, rules, rules\n" * 5
+    )
+    bm25 = BM25Tool("bm25", ws)
+    bm25.build(SCOPE_A)
+    router = RetrievalRouter(
+        tools={"bm25": bm25, "grep": GrepTool("grep", ws)},
+        planner=RuleQueryPlanner(lexical_tools=["bm25", "grep"], semantic_tools=["bm25", "grep"]),
+        fusion=WSumFusion(norm="min-max-floor"),
+        reranker=RuleReranker(),
+    )
+    result = router.search("src/pkg/rules.py:45", SCOPE_A)
+    first = result.evidence[0]
+    assert first.location.path == "src/pkg/rules.py"
+    assert first.location.start_line <= 45 <= (first.location.end_line or 0)
+    assert result.scope_leak_count == 0

@@ -3,35 +3,57 @@
 ``httpx/_transports/default.py`` as a query shares no words with the file's text that would
 rank it: the path is the answer. Each path-shaped token of the query (a name with an
 extension, or with a folder: ``default.py``, ``routing/rules.py``, ``./conf/x.yaml``) is
-matched against the files the channel's walk found (exactly, or as the end of their path at a
-folder boundary); a match is read under the one file rule and returned as the file's head,
-ahead of any line the text search found.
+matched against the files the channel's walk found: relative to its root (exactly, or as the
+end of the file's path at a folder boundary), as ARR shows it (``src/pkg/a.py`` with the root's
+folder), as an absolute path on this machine, or as the end of a longer path (a traceback from
+another machine: ``/home/ci/proj/pkg/a.py`` names ``pkg/a.py``). A match is read under the one
+file rule and returned ahead of any line the text search found: the file's head, or, when the
+query names a line (``a.py:120``, ``a.py:120:5``, ``a.py#L120``, ``File "a.py", line 120``),
+that line with the lines around it.
 """
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from pathlib import Path
 
 from arr import file_rule
+from arr.named_paths import named_paths, names
 
-_PATH_TOKEN = re.compile(r"(?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][\w]{0,7}\b|(?:[\w.\-]+/)+[\w.\-]+")
 MAX_PATH_HITS = 5
+HEAD_LINES = 3
+AROUND_LINE = 2  # lines shown before and after a named line
+
+
+@dataclass(frozen=True)
+class PathHit:
+    label: str  # the file as the channel names it (the root's label and the relative path)
+    start_line: int  # the named line, or 1 for the file's head
+    end_line: int
+    snippet: str
 
 
 def path_tokens(query: str) -> list[str]:
     """Path-shaped tokens of the query, without a leading ``./``."""
-    found = []
-    for token in _PATH_TOKEN.findall(query):
-        token = token.removeprefix("./").strip("/")
-        if token and (("/" in token) or "." in token) and not token.replace(".", "").isdigit():
-            found.append(token)
-    return found
+    return [named.token for named in named_paths(query)]
 
 
-def matches(relative: str, token: str) -> bool:
-    return relative == token or relative.endswith("/" + token)
+def matches(relative: str, token: str, absolute: str = "") -> int:
+    """How well ``token`` names the file at ``relative`` (:func:`arr.named_paths.names`), also
+    read against ``absolute`` (its root's absolute path and ``relative``, no leading ``/``): a
+    path with the root's folder, as ARR shows it, or absolute on this machine."""
+    return max(names(relative, token), names(absolute, token) if absolute else 0)
+
+
+def _shown(content: bytes, line: int | None) -> tuple[int, int, str]:
+    """The lines shown for a hit: around the named line when the file has it, else the head."""
+    lines = content.decode("utf-8", "replace").split("\n")
+    if line is not None and line <= len(lines):
+        window = lines[max(0, line - 1 - AROUND_LINE) : line + AROUND_LINE]
+        return line, line, "\n".join(window)
+    head = lines[:HEAD_LINES]
+    return 1, max(1, len(head)), "\n".join(head)
 
 
 def path_hits(
@@ -40,25 +62,27 @@ def path_hits(
     files: Sequence[dict[str, tuple[int, int]]],
     labels: Sequence[str],
     max_file_bytes: int,
-    head_lines: int,
-) -> list[tuple[str, int, str]]:
-    """(label, last line shown, snippet) of the files the query names, best token first."""
-    tokens = path_tokens(query)
-    if not tokens:
+) -> list[PathHit]:
+    """The files the query names, most specific name first (at most ``MAX_PATH_HITS``)."""
+    named = named_paths(query)
+    if not named:
         return []
-    hits: list[tuple[str, int, str]] = []
-    seen: set[str] = set()
-    for token in sorted(tokens, key=len, reverse=True):  # the most specific name first
-        for root, known, label in zip(roots, files, labels, strict=False):
-            for relative in sorted(known):
-                if len(hits) >= MAX_PATH_HITS:
-                    return hits
-                if not matches(relative, token) or label + relative in seen:
-                    continue
-                content, _ = file_rule.read_path(str(root), relative, max_file_bytes)
-                if content is None:
-                    continue  # refused by the rule: as absent as a file that is not there
-                seen.add(label + relative)
-                lines = content.decode("utf-8", "replace").split("\n")[:head_lines]
-                hits.append((label + relative, max(1, len(lines)), "\n".join(lines)))
+    hits: list[PathHit] = []
+    seen: set[tuple[str, int | None]] = set()
+    for want in sorted(named, key=lambda n: len(n.token), reverse=True):
+        found = []  # (how well named, root's order, relative path, root, label)
+        for order, (root, known, label) in enumerate(zip(roots, files, labels, strict=False)):
+            base = str(root).replace("\\", "/").strip("/")
+            for relative in known:
+                how = matches(relative, want.token, f"{base}/{relative}")
+                if how and (label + relative, want.line) not in seen:
+                    found.append((-how, order, relative, root, label))
+        for _, _, relative, root, label in sorted(found, key=lambda f: f[:3]):
+            if len(hits) >= MAX_PATH_HITS:
+                return hits
+            content, _ = file_rule.read_path(str(root), relative, max_file_bytes)
+            if content is None:
+                continue  # refused by the rule: as absent as a file that is not there
+            seen.add((label + relative, want.line))
+            hits.append(PathHit(label + relative, *_shown(content, want.line)))
     return hits

@@ -184,6 +184,7 @@ class GrepTool:
             lambda stage: self._word_indexes.files_to_scan(narrowing, stage, call.path, counters),
         )
         named = self._path_evidence(call, scope, roots, search.kept)
+        shown = {item.id for item in named}  # a named line the text search found too: once
         lines = [
             EvidenceChunk(
                 id=f"grep:{c.file}#L{c.hit.line}",
@@ -194,7 +195,10 @@ class GrepTool:
                 score=c.score,
                 ranks={self.name: rank},
             )
-            for rank, (c, snippet) in enumerate(search.kept, len(named) + 1)
+            for rank, (c, snippet) in enumerate(
+                ((c, s) for c, s in search.kept if f"grep:{c.file}#L{c.hit.line}" not in shown),
+                len(named) + 1,
+            )
         ]
         evidence = (named + lines)[: search.limit]  # named files first, one limit over both
         if not cut and (
@@ -212,24 +216,25 @@ class GrepTool:
         roots: list[Path],
         kept: list[tuple[Candidate, str]],
     ) -> list[EvidenceChunk]:
-        """The files the query names by path, ahead of the lines (arr.tools.grep.paths)."""
+        """The files (or lines) the query names by path, ahead of the lines the text search
+        found (arr.tools.grep.paths)."""
         if call.regex or call.path or not roots or not path_tokens(call.query):
             return []
         tree = self._tree(scope)
         labels = [root_label(root, roots) for root in roots]
-        found = path_hits(call.query, roots, tree.files, labels, self.max_file_bytes, 3)
+        found = path_hits(call.query, roots, tree.files, labels, self.max_file_bytes)
         top = max((c.score for c, _ in kept), default=0.0) + 1.0
         return [
             EvidenceChunk(
-                id=f"grep:{label}#L1",
+                id=f"grep:{hit.label}#L{hit.start_line}",
                 scope=scope,
                 channel=self.name,
-                location=Location(path=label, start_line=1, end_line=last),
-                snippet=snippet,
+                location=Location(path=hit.label, start_line=hit.start_line, end_line=hit.end_line),
+                snippet=hit.snippet,
                 score=top,
                 ranks={self.name: rank},
             )
-            for rank, (label, last, snippet) in enumerate(found, 1)
+            for rank, hit in enumerate(found, 1)
         ]
 
     # ---- the walk and the word index ----------------------------------------------------------

@@ -1,0 +1,94 @@
+"""Paths a query names: ``routing/rules.py``, ``src/pkg/a.py:120``, ``a.py#L12``,
+``File "/home/ci/proj/pkg/a.py", line 120``.
+
+A query that names a file (or a line of one) asks for that place; its text shares few words
+with the place's. The grep channel looks the named files up among the files it may read
+(:mod:`arr.tools.grep.paths`), and the Router puts the places the query names first
+(:func:`named_first`), whatever the channels' scores: only items a channel returned (and the
+Router admitted) move, nothing is read or added here.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from arr.models import EvidenceChunk
+
+_PATH_TOKEN = re.compile(r"(?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][\w]{0,7}\b|(?:[\w.\-]+/)+[\w.\-]+")
+# The line a path names, right after it: compilers, linters and rg (``:120``, ``:120:5``),
+# GitHub (``#L120``), Python tracebacks (``", line 120``).
+_LINE_AFTER = re.compile(r':(\d+)\b|#L(\d+)\b|"?,? line (\d+)\b')
+
+
+@dataclass(frozen=True)
+class NamedPath:
+    token: str  # without a leading ``./`` or ``/``; ``\`` read as ``/``
+    line: int | None = None
+
+
+def named_paths(query: str) -> list[NamedPath]:
+    """Path-shaped tokens of the query (a name with an extension, or with a folder), in the
+    query's order, each with the line it names, if any."""
+    if "." not in query and "/" not in query and "\\" not in query:
+        return []  # the common case: no path can be named
+    query = query.replace("\\", "/")
+    found = []
+    for match in _PATH_TOKEN.finditer(query):
+        token = match.group().removeprefix("./").strip("/")
+        if not token or not ("/" in token or "." in token) or token.replace(".", "").isdigit():
+            continue
+        after = _LINE_AFTER.match(query, match.end())
+        line = int(next(g for g in after.groups() if g)) if after else 0
+        found.append(NamedPath(token, line or None))
+    return found
+
+
+def names(path: str, token: str) -> int:
+    """How well ``token`` names the file at ``path``: 2 for the same path or its end at a
+    folder boundary (``rules.py`` names ``src/routing/rules.py``); 1 for a longer path that ends
+    with it (an absolute path, another machine's traceback: ``/ci/proj/pkg/a.py`` names
+    ``pkg/a.py``), when the file's path has a folder of its own (else every ``x/a.py`` would
+    name a top-level ``a.py``); 0: it does not."""
+    if path == token or path.endswith("/" + token):
+        return 2
+    return 1 if "/" in path and token.endswith("/" + path) else 0
+
+
+def _covers(item: EvidenceChunk, line: int | None) -> bool:
+    where = item.location
+    if line is None:
+        return True
+    if not where.start_line:
+        return False
+    return where.start_line <= line <= (where.end_line or where.start_line)
+
+
+def named_first(query: str, evidence: Sequence[EvidenceChunk]) -> list[EvidenceChunk]:
+    """The items the query names first, in the query's order: for each named path, the best
+    ranked item of a file it names that holds the named line (or, when no line is named or no
+    item holds it, the file's best ranked item). Everything else keeps its order."""
+    wanted = named_paths(query)
+    if not wanted:
+        return list(evidence)
+    chosen: list[int] = []
+    for named in wanted:
+        level = {
+            i: how
+            for i, item in enumerate(evidence)
+            if item.location.path
+            and i not in chosen
+            and (how := names(item.location.path, named.token))
+        }
+        if not level:
+            continue
+        best = max(level.values())  # the most specific name wins: a.py over x/a.py's a.py
+        in_file = [i for i, how in level.items() if how == best]
+        holding = [i for i in in_file if _covers(evidence[i], named.line)]
+        chosen.append((holding or in_file)[0])
+    if not chosen:
+        return list(evidence)
+    moved = set(chosen)
+    rest = [item for i, item in enumerate(evidence) if i not in moved]
+    return [evidence[i] for i in chosen] + rest
