@@ -65,15 +65,12 @@ def _covers(item: EvidenceChunk, line: int | None) -> bool:
     return where.start_line <= line <= (where.end_line or where.start_line)
 
 
-def named_first(query: str, evidence: Sequence[EvidenceChunk]) -> list[EvidenceChunk]:
-    """The items the query names first, in the query's order: for each named path, the best
-    ranked item of a file it names that holds the named line (or, when no line is named or no
-    item holds it, the file's best ranked item). Everything else keeps its order."""
-    wanted = named_paths(query)
-    if not wanted:
-        return list(evidence)
+def named_places(query: str, evidence: Sequence[EvidenceChunk]) -> list[int]:
+    """Positions of the items the query names, in the query's order: for each named path, the
+    best ranked item of a file it names (the most specific name first) that holds the named
+    line, or, when no line is named or no item holds it, the file's best ranked item."""
     chosen: list[int] = []
-    for named in wanted:
+    for named in named_paths(query):
         level = {
             i: how
             for i, item in enumerate(evidence)
@@ -87,8 +84,12 @@ def named_first(query: str, evidence: Sequence[EvidenceChunk]) -> list[EvidenceC
         in_file = [i for i, how in level.items() if how == best]
         holding = [i for i in in_file if _covers(evidence[i], named.line)]
         chosen.append((holding or in_file)[0])
-    if not chosen:
-        return list(evidence)
+    return chosen
+
+
+def named_first(query: str, evidence: Sequence[EvidenceChunk]) -> list[EvidenceChunk]:
+    """The items the query names (:func:`named_places`) first; everything else keeps its
+    order."""
+    chosen = named_places(query, evidence)
     moved = set(chosen)
-    rest = [item for i, item in enumerate(evidence) if i not in moved]
-    return [evidence[i] for i in chosen] + rest
+    return [evidence[i] for i in chosen] + [c for i, c in enumerate(evidence) if i not in moved]

@@ -31,7 +31,6 @@ from arr.models import (
     resolve_scope,
     trusted,
 )
-from arr.named_paths import named_first
 from arr.planner.rule import PlanOutcome
 from arr.router import steps
 from arr.router.admission import (
@@ -175,7 +174,7 @@ class RetrievalRouter:
                 fused = merge_overlapping(fused)
             fused = lone_hits_forward(fused, rankings)
         ranked, reranker_name = steps.rerank(self.reranker, query, fused, run.degradations)
-        ranked = named_first(query, ranked)  # a file or line the query names by path comes first
+        ranked = steps.named_first(query, ranked, run.traces)  # a place named by path: first
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]
         dropped = run.scope_dropped + len(ranked) - len(evidence)

@@ -1,6 +1,7 @@
 """The steps around the calls, each guarded so that it can never break a search: planning
 (a broken planner falls back to the rule planner), reranking (a broken reranker leaves the
-fused order) and the trace note that says what weight fusion gave each channel."""
+fused order), the trace note that says what weight fusion gave each channel, and the places
+the query names by path put first (with a note)."""
 
 from __future__ import annotations
 
@@ -8,6 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from arr import codes
 from arr.models import Degradation, EvidenceChunk, ToolTrace, replaced
+from arr.named_paths import named_places
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 
 _FALLBACK_PLANNER = RuleQueryPlanner()
@@ -82,3 +84,26 @@ def explain_weights(
         detail = " x ".join(f"{k} {v:.2f}" for k, v in parts.items() if k != "weight")
         note = f"fusion weight {parts['weight']:.2f} = {detail}{paths_note}"
         traces[number] = replaced(trace, note=note)
+
+
+def named_first(
+    query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace]
+) -> list[EvidenceChunk]:
+    """The places the query names by path first (:mod:`arr.named_paths`); the trace of each
+    channel that found one says so (``named in the query, put first: pkg/rules.py:120``)."""
+    chosen = named_places(query, ranked)
+    if not chosen:
+        return ranked
+    moved = [ranked[i] for i in chosen]
+    places = (
+        f"{c.location.path}:{c.location.start_line}" if c.location.start_line else c.location.path
+        for c in moved
+    )
+    note = "named in the query, put first: " + ", ".join(str(p) for p in places)
+    found_by = {channel for c in moved for channel in c.ranks}
+    for number, trace in enumerate(traces):
+        if trace.tool in found_by and trace.status != "rejected":
+            joined = f"{trace.note}; {note}" if trace.note else note
+            traces[number] = replaced(trace, note=joined)
+    taken = set(chosen)
+    return moved + [c for i, c in enumerate(ranked) if i not in taken]

@@ -85,7 +85,8 @@ def test_a_path_as_shown_absolute_or_with_a_line_finds_its_place(tmp_path: Path)
 
 def test_through_the_router_the_named_line_comes_first(tmp_path: Path) -> None:
     """Real bm25 and grep: bm25 ranks the word-rich chunk first; the query names another file's
-    line, and that place leads whatever the scores (the path ARR showed, with a line)."""
+    line, and that place leads whatever the scores (the path ARR showed, with a line); the
+    trace of each channel that found it says so."""
     ws = two_roots(tmp_path)
     (tmp_path / "ws" / "src" / "pkg" / "other.py").write_text(
         "# rules py src pkg: rules, rules, rules\n" * 5
@@ -103,3 +104,7 @@ def test_through_the_router_the_named_line_comes_first(tmp_path: Path) -> None:
     assert first.location.path == "src/pkg/rules.py"
     assert first.location.start_line <= 45 <= (first.location.end_line or 0)
     assert result.scope_leak_count == 0
+    noted = [t.note for t in result.traces if "named in the query, put first" in t.note]
+    assert noted and all(f"src/pkg/rules.py:{first.location.start_line}" in n for n in noted)
+    plain = router.search("value_45", SCOPE_A)  # no path named: no such note
+    assert not any("named in the query" in t.note for t in plain.traces)
