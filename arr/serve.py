@@ -305,7 +305,9 @@ def build_server(service: ArrService) -> Any:
     ) -> dict[str, Any]:
         """Search one scope (a name from list_scopes, or its five fields). Optional tools
         (channels, e.g. ["bm25", "grep"]) and top_k (items returned, 1-100, default 10).
-        Returns evidence, omitted_evidence, traces, rejections, degradations and partial."""
+        A query that names a file or a line (pkg/a.py, pkg/a.py:120, a traceback line) gets
+        that place first. Returns evidence, omitted_evidence, traces, rejections,
+        degradations and partial."""
         return await run(service.search, query, scope, tools, top_k)
 
     @server.tool(annotations=read_only)

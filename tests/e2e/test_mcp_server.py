@@ -74,6 +74,11 @@ async def exercise(client: Client) -> None:
         assert len(sized["evidence"]) == min(size, total), (size, tools)
     one = await client.call_tool("search", {"query": QUESTION, "scope": "vision-main", "top_k": 1})
     assert len(one.structured_content["evidence"]) == 1
+    # a line named as a linter or a traceback names it (the path from the workspace folder)
+    line = {"query": "vision-main/src/train.py:12", "scope": "vision-main", "top_k": 3}
+    named = (await client.call_tool("search", line)).structured_content["evidence"][0]
+    assert named["location"]["path"] == "src/train.py"
+    assert named["location"]["start_line"] <= 12 <= named["location"]["end_line"]
 
     bad_requests = [
         ({"query": QUESTION, "scope": "vision-dev"}, "scope_not_allowed"),
