@@ -14,8 +14,8 @@ from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
 from arr.tools.grep.paths import path_tokens
 from arr.workspace import Workspace
-from tests.conftest import SCOPE_A
-from tests.grep_fixtures import grep_workspace, run
+from tests.conftest import SCOPE_A, file_workspace
+from tests.grep_fixtures import grep_workspace, returned_text, run
 
 
 def test_path_tokens() -> None:
@@ -108,3 +108,32 @@ def test_through_the_router_the_named_line_comes_first(tmp_path: Path) -> None:
     assert noted and all(f"src/pkg/rules.py:{first.location.start_line}" in n for n in noted)
     plain = router.search("value_45", SCOPE_A)  # no path named: no such note
     assert not any("named in the query" in t.note for t in plain.traces)
+
+
+SCOPE_B = SCOPE_A.model_copy(update={"project_id": "other-project"})
+
+
+def test_a_path_of_another_scope_or_outside_every_root_reads_nothing_there(tmp_path: Path) -> None:
+    """Named by its absolute path, a file of another scope's root (or outside every root) is
+    never read: a path is matched only against the files this scope's walk found."""
+    ws = file_workspace(
+        tmp_path, {"a": SCOPE_A, "b": SCOPE_B}, {"pkg/x.py": "shared = 1\n", "pkg/b_only.py": ""}
+    )
+    (tmp_path / "ws" / "b" / "pkg" / "b_only.py").write_text("B_SECRET_LINE = 2\n")
+    (tmp_path / "ws" / "a" / "pkg" / "b_only.py").unlink()
+    outside = tmp_path / "outside.py"
+    outside.write_text("OUTSIDE_LINE = 3\n")
+    grep = GrepTool("grep", ws)
+    for query in (
+        str(tmp_path / "ws" / "b" / "pkg" / "b_only.py"),
+        f"{tmp_path / 'ws' / 'b' / 'pkg' / 'b_only.py'}:1",
+        str(outside),
+        "../outside.py",
+    ):
+        answer = run(grep, query=query)
+        text = returned_text(answer)
+        assert "B_SECRET_LINE" not in text and "OUTSIDE_LINE" not in text, query
+        assert all(e.scope == SCOPE_A for e in answer.evidence)
+    # another scope's absolute path ending in a file this scope has: this scope's own file
+    named = run(grep, query=str(tmp_path / "ws" / "b" / "pkg" / "x.py")).evidence[0]
+    assert (named.location.path, named.snippet) == ("pkg/x.py", "shared = 1\n")
