@@ -17,6 +17,9 @@ from dataclasses import dataclass
 from arr.models import EvidenceChunk
 
 _PATH_TOKEN = re.compile(r"(?:[\w.\-]+/)*[\w\-]+\.[A-Za-z][\w]{0,7}\b|(?:[\w.\-]+/)+[\w.\-]+")
+# Every path token has a folder or a name with an extension: without ``/``, ``\\`` or a
+# ``name.ext`` no token can match (a sentence's full stop is followed by a space or nothing).
+_NAME_DOT_EXTENSION = re.compile(r"[\w\-]\.[A-Za-z]")
 # The line a path names, right after it: compilers, linters and rg (``:120``, ``:120:5``),
 # GitHub (``#L120``), Python tracebacks (``", line 120``).
 _LINE_AFTER = re.compile(r':(\d+)\b|#L(\d+)\b|"?,? line (\d+)\b')
@@ -31,8 +34,8 @@ class NamedPath:
 def named_paths(query: str) -> list[NamedPath]:
     """Path-shaped tokens of the query (a name with an extension, or with a folder), in the
     query's order, each with the line it names, if any."""
-    if "." not in query and "/" not in query and "\\" not in query:
-        return []  # the common case: no path can be named
+    if "/" not in query and "\\" not in query and not _NAME_DOT_EXTENSION.search(query):
+        return []  # the common case (this runs for every search): no path can be named
     query = query.replace("\\", "/")
     found = []
     for match in _PATH_TOKEN.finditer(query):
