@@ -81,6 +81,10 @@ def test_a_path_as_shown_absolute_or_with_a_line_finds_its_place(tmp_path: Path)
     assert (beyond.location.path, beyond.location.start_line) == ("src/pkg/rules.py", 1)
     ids = [e.id for e in run(grep, query="rules.py:30").evidence]
     assert len(ids) == len(set(ids))  # the text hit "rules.py:30" in notes is another place
+    (tmp_path / "ws" / "src" / "pkg" / "min.js").write_text("x" * 5000 + "\n" + "y" * 5000 + "\n")
+    cut = run(GrepTool("grep", ws, max_line_chars=100), query="pkg/min.js:2")
+    assert cut.evidence[0].snippet == "x" * 100 + "…\n" + "y" * 100 + "…"  # cut as grep cuts
+    assert cut.counters.get("long_lines_cut") == 2
 
 
 def test_through_the_router_the_named_line_comes_first(tmp_path: Path) -> None:
@@ -136,4 +140,4 @@ def test_a_path_of_another_scope_or_outside_every_root_reads_nothing_there(tmp_p
         assert all(e.scope == SCOPE_A for e in answer.evidence)
     # another scope's absolute path ending in a file this scope has: this scope's own file
     named = run(grep, query=str(tmp_path / "ws" / "b" / "pkg" / "x.py")).evidence[0]
-    assert (named.location.path, named.snippet) == ("pkg/x.py", "shared = 1\n")
+    assert (named.location.path, named.snippet) == ("pkg/x.py", "shared = 1")

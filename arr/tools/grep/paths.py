@@ -14,12 +14,14 @@ that line with the lines around it.
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
 from arr import file_rule
 from arr.named_paths import named_paths, names
+from arr.tools.grep.verify import snippet
 
 MAX_PATH_HITS = 5
 HEAD_LINES = 3
@@ -46,14 +48,17 @@ def matches(relative: str, token: str, absolute: str = "") -> int:
     return max(names(relative, token), names(absolute, token) if absolute else 0)
 
 
-def _shown(content: bytes, line: int | None) -> tuple[int, int, str]:
-    """The lines shown for a hit: around the named line when the file has it, else the head."""
-    lines = content.decode("utf-8", "replace").split("\n")
-    if line is not None and line <= len(lines):
-        window = lines[max(0, line - 1 - AROUND_LINE) : line + AROUND_LINE]
-        return line, line, "\n".join(window)
-    head = lines[:HEAD_LINES]
-    return 1, max(1, len(head)), "\n".join(head)
+def _shown(
+    content: bytes, line: int | None, max_line_chars: int, counters: Counter[str]
+) -> tuple[int, int, str]:
+    """The lines shown for a hit, each cut as grep cuts its lines: around the named line when
+    the file has it, else the head."""
+    lines = content.split(b"\n")
+    last = len(lines) - (1 if lines and lines[-1] == b"" else 0)
+    if line is not None and line <= last:
+        return line, line, snippet(lines, line, AROUND_LINE, max_line_chars, counters)
+    head = snippet(lines, 1, HEAD_LINES - 1, max_line_chars, counters)
+    return 1, max(1, min(last, HEAD_LINES)), head
 
 
 def path_hits(
@@ -62,6 +67,8 @@ def path_hits(
     files: Sequence[dict[str, tuple[int, int]]],
     labels: Sequence[str],
     max_file_bytes: int,
+    max_line_chars: int,
+    counters: Counter[str],
 ) -> list[PathHit]:
     """The files the query names, most specific name first (at most ``MAX_PATH_HITS``)."""
     named = named_paths(query)
@@ -84,5 +91,6 @@ def path_hits(
             if content is None:
                 continue  # refused by the rule: as absent as a file that is not there
             seen.add((label + relative, want.line))
-            hits.append(PathHit(label + relative, *_shown(content, want.line)))
+            shown = _shown(content, want.line, max_line_chars, counters)
+            hits.append(PathHit(label + relative, *shown))
     return hits

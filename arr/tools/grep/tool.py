@@ -183,7 +183,7 @@ class GrepTool:
             terms,
             lambda stage: self._word_indexes.files_to_scan(narrowing, stage, call.path, counters),
         )
-        named = self._path_evidence(call, scope, roots, search.kept)
+        named = self._path_evidence(call, scope, roots, search.kept, counters)
         shown = {item.id for item in named}  # a named line the text search found too: once
         lines = [
             EvidenceChunk(
@@ -215,6 +215,7 @@ class GrepTool:
         scope: ScopeKey,
         roots: list[Path],
         kept: list[tuple[Candidate, str]],
+        counters: Counter[str],
     ) -> list[EvidenceChunk]:
         """The files (or lines) the query names by path, ahead of the lines the text search
         found (arr.tools.grep.paths)."""
@@ -222,7 +223,8 @@ class GrepTool:
             return []
         tree = self._tree(scope)
         labels = [root_label(root, roots) for root in roots]
-        found = path_hits(call.query, roots, tree.files, labels, self.max_file_bytes)
+        limits = (self.max_file_bytes, self.max_line_chars)
+        found = path_hits(call.query, roots, tree.files, labels, *limits, counters)
         top = max((c.score for c, _ in kept), default=0.0) + 1.0
         return [
             EvidenceChunk(
