@@ -47,17 +47,11 @@ def test_a_named_file_comes_first_and_links_are_refused(tmp_path: Path) -> None:
 def two_roots(tmp_path: Path) -> Workspace:
     """Scope ``a`` over two roots, ``src`` and ``notes``: paths shown as ``src/...``."""
     body = "".join(f"value_{n} = {n}\n" for n in range(1, 61))
-    for rel, text in {"src/pkg/rules.py": body, "notes/todo.md": "rules.py:30 is odd\n"}.items():
-        path = tmp_path / "ws" / rel
-        path.parent.mkdir(parents=True, exist_ok=True)
-        path.write_text(text)
-    return Workspace(
-        name="t",
-        root=tmp_path / "ws",
-        index_dir=tmp_path / "idx",
-        memory_db=tmp_path / "m.sqlite3",
-        scopes={"a": {"key": SCOPE_A, "roots": ["src", "notes"]}},
-    )
+    one = file_workspace(tmp_path, {"src": SCOPE_A}, {"pkg/rules.py": body})
+    (tmp_path / "ws" / "notes").mkdir()
+    (tmp_path / "ws" / "notes" / "todo.md").write_text("rules.py:30 is odd\n")
+    scopes = {"a": {"key": SCOPE_A, "roots": ["src", "notes"]}}
+    return Workspace.model_validate({**one.model_dump(), "scopes": scopes})
 
 
 def test_a_path_as_shown_absolute_or_with_a_line_finds_its_place(tmp_path: Path) -> None:
