@@ -90,9 +90,13 @@ def named_places(query: str, evidence: Sequence[EvidenceChunk]) -> list[int]:
     return chosen
 
 
+def put_first(evidence: Sequence[EvidenceChunk], positions: list[int]) -> list[EvidenceChunk]:
+    """The items at ``positions`` (in that order), then every other item in its order."""
+    moved = set(positions)
+    return [evidence[i] for i in positions] + [c for i, c in enumerate(evidence) if i not in moved]
+
+
 def named_first(query: str, evidence: Sequence[EvidenceChunk]) -> list[EvidenceChunk]:
     """The items the query names (:func:`named_places`) first; everything else keeps its
     order."""
-    chosen = named_places(query, evidence)
-    moved = set(chosen)
-    return [evidence[i] for i in chosen] + [c for i, c in enumerate(evidence) if i not in moved]
+    return put_first(evidence, named_places(query, evidence))

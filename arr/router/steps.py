@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from arr import codes
 from arr.models import Degradation, EvidenceChunk, ToolTrace, replaced
-from arr.named_paths import named_places
+from arr.named_paths import named_places, put_first
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 
 _FALLBACK_PLANNER = RuleQueryPlanner()
@@ -105,5 +105,4 @@ def named_first(
         if trace.tool in found_by and trace.status != "rejected":
             joined = f"{trace.note}; {note}" if trace.note else note
             traces[number] = replaced(trace, note=joined)
-    taken = set(chosen)
-    return moved + [c for i, c in enumerate(ranked) if i not in taken]
+    return put_first(ranked, chosen)

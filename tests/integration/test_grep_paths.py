@@ -12,16 +12,9 @@ from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
-from arr.tools.grep.paths import path_tokens
 from arr.workspace import Workspace
 from tests.conftest import SCOPE_A, file_workspace
 from tests.grep_fixtures import grep_workspace, returned_text, run
-
-
-def test_path_tokens() -> None:
-    assert path_tokens("httpx/_transports/default.py") == ["httpx/_transports/default.py"]
-    assert path_tokens("why does ./conf/x.yaml fail") == ["conf/x.yaml"]
-    assert path_tokens("the loss spikes at step 3.5") == []
 
 
 def test_a_named_file_comes_first_and_links_are_refused(tmp_path: Path) -> None:
@@ -75,6 +68,12 @@ def test_a_path_as_shown_absolute_or_with_a_line_finds_its_place(tmp_path: Path)
     assert (beyond.location.path, beyond.location.start_line) == ("src/pkg/rules.py", 1)
     ids = [e.id for e in run(grep, query="rules.py:30").evidence]
     assert len(ids) == len(set(ids))  # the text hit "rules.py:30" in notes is another place
+    (tmp_path / "ws" / "src" / "pkg" / "self.py").write_text("x = 1\n# see pkg/self.py:2\n")
+    both = run(GrepTool("grep", ws), query="pkg/self.py:2").evidence  # named and a text hit
+    assert [(e.location.path, e.location.start_line) for e in both].count(
+        ("src/pkg/self.py", 2)
+    ) == 1
+    assert both[0].snippet == "x = 1\n# see pkg/self.py:2"  # returned once, as the named line
     (tmp_path / "ws" / "src" / "pkg" / "min.js").write_text("x" * 5000 + "\n" + "y" * 5000 + "\n")
     cut = run(GrepTool("grep", ws, max_line_chars=100), query="pkg/min.js:2")
     assert cut.evidence[0].snippet == "x" * 100 + "…\n" + "y" * 100 + "…"  # cut as grep cuts

@@ -20,6 +20,15 @@ def item(path: str | None, start: int = 1, end: int = 40) -> EvidenceChunk:
     )
 
 
+def test_path_shaped_tokens_without_a_leading_dot_slash() -> None:
+    def tokens(query: str) -> list[str]:
+        return [named.token for named in named_paths(query)]
+
+    assert tokens("httpx/_transports/default.py") == ["httpx/_transports/default.py"]
+    assert tokens("why does ./conf/x.yaml fail") == ["conf/x.yaml"]
+    assert tokens("the loss spikes at step 3.5") == []
+
+
 def test_named_paths_read_the_line_a_path_names() -> None:
     assert named_paths("src/pkg/rules.py:120") == [NamedPath("src/pkg/rules.py", 120)]
     assert named_paths("rules.py:120:7: E501 line too long") == [NamedPath("rules.py", 120)]

@@ -20,7 +20,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arr import file_rule
-from arr.named_paths import named_paths, names
+from arr.named_paths import NamedPath, names
 from arr.tools.grep.verify import snippet
 
 MAX_PATH_HITS = 5
@@ -36,16 +36,11 @@ class PathHit:
     snippet: str
 
 
-def path_tokens(query: str) -> list[str]:
-    """Path-shaped tokens of the query, without a leading ``./``."""
-    return [named.token for named in named_paths(query)]
-
-
-def matches(relative: str, token: str, absolute: str = "") -> int:
-    """How well ``token`` names the file at ``relative`` (:func:`arr.named_paths.names`), also
-    read against ``absolute`` (its root's absolute path and ``relative``, no leading ``/``): a
-    path with the root's folder, as ARR shows it, or absolute on this machine."""
-    return max(names(relative, token), names(absolute, token) if absolute else 0)
+def matches(relative: str, absolute: str, token: str) -> int:
+    """How well ``token`` names the file at ``relative`` (:func:`arr.named_paths.names`), read
+    against ``relative`` and against ``absolute`` (its root's absolute path and ``relative``,
+    no leading ``/``): a path with the root's folder, as ARR shows it, or absolute here."""
+    return max(names(relative, token), names(absolute, token))
 
 
 def _shown(
@@ -62,7 +57,7 @@ def _shown(
 
 
 def path_hits(
-    query: str,
+    named: Sequence[NamedPath],
     roots: Sequence[Path],
     files: Sequence[dict[str, tuple[int, int]]],
     labels: Sequence[str],
@@ -70,10 +65,8 @@ def path_hits(
     max_line_chars: int,
     counters: Counter[str],
 ) -> list[PathHit]:
-    """The files the query names, most specific name first (at most ``MAX_PATH_HITS``)."""
-    named = named_paths(query)
-    if not named:
-        return []
+    """The files (or lines) the query names (``named_paths(query)``), most specific name
+    first (at most ``MAX_PATH_HITS``)."""
     hits: list[PathHit] = []
     seen: set[tuple[str, int | None]] = set()
     for want in sorted(named, key=lambda n: len(n.token), reverse=True):
@@ -81,7 +74,7 @@ def path_hits(
         for order, (root, known, label) in enumerate(zip(roots, files, labels, strict=False)):
             base = str(root).replace("\\", "/").strip("/")
             for relative in known:
-                how = matches(relative, want.token, f"{base}/{relative}")
+                how = matches(relative, f"{base}/{relative}", want.token)
                 if how and (label + relative, want.line) not in seen:
                     found.append((-how, order, relative, root, label))
         for _, _, relative, root, label in sorted(found, key=lambda f: f[:3]):

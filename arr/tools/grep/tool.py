@@ -17,17 +17,23 @@ from typing import Any
 
 from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.named_paths import named_paths
 from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
 from arr.tools.grep import word_index
 from arr.tools.grep.engine import HARD_LINKS, Engine, find_rg
 from arr.tools.grep.lines import LineSearch
 from arr.tools.grep.narrow import Narrowing, WordIndexes
-from arr.tools.grep.paths import path_hits, path_tokens
+from arr.tools.grep.paths import path_hits
 from arr.tools.grep.query import Stage, check_sub_path, query_terms, stages
 from arr.tools.grep.verify import Candidate, root_label, verified
 from arr.workspace import Workspace
 
 RECENT_WALK_S = 2.0  # an unwatched walk serves the call and its trace counters, no longer
+
+
+def line_id(path: str, line: int) -> str:
+    """A grep item's id: its file as the channel names it and the line (one place, one id)."""
+    return f"grep:{path}#L{line}"
 
 
 class GrepTool:
@@ -184,10 +190,13 @@ class GrepTool:
             lambda stage: self._word_indexes.files_to_scan(narrowing, stage, call.path, counters),
         )
         named = self._path_evidence(call, scope, roots, search.kept, counters)
-        shown = {item.id for item in named}  # a named line the text search found too: once
+        kept = search.kept
+        if named:  # a named line the text search found too is returned once, as named
+            shown = {item.id for item in named}
+            kept = [(c, s) for c, s in kept if line_id(c.file, c.hit.line) not in shown]
         lines = [
             EvidenceChunk(
-                id=f"grep:{c.file}#L{c.hit.line}",
+                id=line_id(c.file, c.hit.line),
                 scope=scope,
                 channel=self.name,
                 location=Location(path=c.file, start_line=c.hit.line, end_line=c.hit.line),
@@ -195,10 +204,7 @@ class GrepTool:
                 score=c.score,
                 ranks={self.name: rank},
             )
-            for rank, (c, snippet) in enumerate(
-                ((c, s) for c, s in search.kept if f"grep:{c.file}#L{c.hit.line}" not in shown),
-                len(named) + 1,
-            )
+            for rank, (c, snippet) in enumerate(kept, len(named) + 1)
         ]
         evidence = (named + lines)[: search.limit]  # named files first, one limit over both
         if not cut and (
@@ -219,16 +225,17 @@ class GrepTool:
     ) -> list[EvidenceChunk]:
         """The files (or lines) the query names by path, ahead of the lines the text search
         found (arr.tools.grep.paths)."""
-        if call.regex or call.path or not roots or not path_tokens(call.query):
+        named = [] if call.regex or call.path or not roots else named_paths(call.query)
+        if not named:
             return []
         tree = self._tree(scope)
         labels = [root_label(root, roots) for root in roots]
         limits = (self.max_file_bytes, self.max_line_chars)
-        found = path_hits(call.query, roots, tree.files, labels, *limits, counters)
+        found = path_hits(named, roots, tree.files, labels, *limits, counters)
         top = max((c.score for c, _ in kept), default=0.0) + 1.0
         return [
             EvidenceChunk(
-                id=f"grep:{hit.label}#L{hit.start_line}",
+                id=line_id(hit.label, hit.start_line),
                 scope=scope,
                 channel=self.name,
                 location=Location(path=hit.label, start_line=hit.start_line, end_line=hit.end_line),
