@@ -48,15 +48,30 @@ def named_paths(query: str) -> list[NamedPath]:
     return found
 
 
+WHOLE = 100  # names() of a token that is the path's whole tail, above any partial match
+
+
 def names(path: str, token: str) -> int:
-    """How well ``token`` names the file at ``path``: 2 for the same path or its end at a
-    folder boundary (``rules.py`` names ``src/routing/rules.py``); 1 for a longer path that ends
-    with it (an absolute path, another machine's traceback: ``/ci/proj/pkg/a.py`` names
-    ``pkg/a.py``), when the file's path has a folder of its own (else every ``x/a.py`` would
-    name a top-level ``a.py``); 0: it does not."""
+    """How well ``token`` names the file at ``path``, higher is more specific; 0: it does not.
+
+    ``WHOLE`` + its component count when the token is the path or its end at a folder boundary
+    (``rules.py`` names ``src/routing/rules.py``). Else, when the two end alike in at least a
+    folder and the name, twice the number of trailing components they share, plus one when
+    that is the whole path: a path from elsewhere (an absolute path, another machine's
+    traceback, one without the root's folder ARR shows) names the file it ends like
+    (``/ci/proj/pkg/a.py`` names ``pkg/a.py``, and less well ``src/pkg/a.py``), but a bare name
+    does not (else every ``x/a.py`` would name a top-level ``a.py``)."""
     if path == token or path.endswith("/" + token):
-        return 2
-    return 1 if "/" in path and token.endswith("/" + path) else 0
+        return WHOLE + token.count("/") + 1
+    ours, theirs = path.split("/"), token.split("/")
+    shared = 0
+    for mine, other in zip(reversed(ours), reversed(theirs), strict=False):
+        if mine != other:
+            break
+        shared += 1
+    if shared < 2:
+        return 0
+    return 2 * shared + (shared == len(ours))
 
 
 def _covers(item: EvidenceChunk, line: int | None) -> bool:
@@ -83,7 +98,7 @@ def named_places(query: str, evidence: Sequence[EvidenceChunk]) -> list[int]:
         }
         if not level:
             continue
-        best = max(level.values())  # the most specific name wins: a.py over x/a.py's a.py
+        best = max(level.values())  # the most specific name wins
         in_file = [i for i, how in level.items() if how == best]
         holding = [i for i in in_file if _covers(evidence[i], named.line)]
         chosen.append((holding or in_file)[0])

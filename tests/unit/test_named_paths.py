@@ -4,7 +4,7 @@ print, and the Router puts the named place first, moving only items it was given
 from __future__ import annotations
 
 from arr.models import EvidenceChunk, Location
-from arr.named_paths import NamedPath, named_first, named_paths, names
+from arr.named_paths import WHOLE, NamedPath, named_first, named_paths, names
 from tests.conftest import SCOPE_A
 
 
@@ -42,9 +42,14 @@ def test_named_paths_read_the_line_a_path_names() -> None:
 
 
 def test_names_prefers_the_more_specific_reading() -> None:
-    assert names("src/pkg/rules.py", "pkg/rules.py") == 2  # the end of the path
-    assert names("pkg/rules.py", "home/ci/proj/pkg/rules.py") == 1  # a longer path ending so
+    assert names("src/pkg/rules.py", "pkg/rules.py") == WHOLE + 2  # the end of the path
+    assert names("src/pkg/rules.py", "rules.py") == WHOLE + 1  # less specific
+    assert names("pkg/rules.py", "home/ci/proj/pkg/rules.py") == 5  # a longer path ending so
+    # a root's folder the token lacks (shown "src/pkg/...", a traceback from elsewhere): less
+    assert names("src/pkg/rules.py", "home/ci/proj/pkg/rules.py") == 4
+    assert names("a/src/pkg/rules.py", "ci/src/pkg/rules.py") == 6  # more shared: more specific
     assert names("rules.py", "other/rules.py") == 0  # a top-level file needs its own name
+    assert names("src/rules.py", "other/rules.py") == 0  # the name alone is not enough
     assert names("pkg/xrules.py", "rules.py") == 0  # at a folder boundary only
 
 
@@ -73,7 +78,16 @@ def test_nothing_moves_without_a_named_file_among_the_items() -> None:
 
 def test_the_more_specific_name_wins() -> None:
     found = [item("vendor/pkg/rules.py"), item("pkg/rules.py")]
-    # "/ci/proj/pkg/rules.py" ends with pkg/rules.py (1) and names nothing else
+    # "/ci/proj/pkg/rules.py" ends with the whole of pkg/rules.py; vendor/ contradicts it
     assert named_first("/ci/proj/pkg/rules.py", found)[0] is found[1]
-    # "pkg/rules.py" names both at the end of their paths (2): the better ranked one
+    # "pkg/rules.py" is the end of both paths (equally specific): the better ranked one
     assert named_first("pkg/rules.py", found)[0] is found[0]
+
+
+def test_a_path_from_elsewhere_names_the_shown_path_it_ends_like() -> None:
+    """A traceback from another machine lacks the root's folder ARR shows (``src/``): the
+    item holding the named line still comes first; a mere same file name does not."""
+    found = [item("src/pkg/other.py"), item("src/pkg/rules.py", 1, 40)]
+    ranked = named_first('File "/elsewhere/pkg/rules.py", line 3, in f', found)
+    assert ranked[0] is found[1]
+    assert named_first("/elsewhere/lib/rules.py:3", found) == found

@@ -5,8 +5,9 @@ rank it: the path is the answer. Each path-shaped token of the query (a name wit
 extension, or with a folder: ``default.py``, ``routing/rules.py``, ``./conf/x.yaml``) is
 matched against the files the channel's walk found: relative to its root (exactly, or as the
 end of the file's path at a folder boundary), as ARR shows it (``src/pkg/a.py`` with the root's
-folder), as an absolute path on this machine, or as the end of a longer path (a traceback from
-another machine: ``/home/ci/proj/pkg/a.py`` names ``pkg/a.py``). A match is read under the one
+folder), as an absolute path on this machine, or as a path from elsewhere that ends like it in
+a folder and the name (a traceback from another machine: ``/home/ci/proj/pkg/a.py`` names
+``pkg/a.py``; :func:`arr.named_paths.names`), the most specific first. A match is read under the one
 file rule and returned ahead of any line the text search found: the file's head, or, when the
 query names a line (``a.py:120``, ``a.py:120:5``, ``a.py#L120``, ``File "a.py", line 120``),
 that line with the lines around it.
