@@ -55,11 +55,12 @@ REASONS = (
 )
 
 # Formats that are binary by definition: refused by name, so a build does not read every
-# compiled module, image or array of a tree just to find its NUL byte.
+# compiled module, image or array of a tree just to find its NUL byte. (PDFs are read by their
+# reader, arr.readers.pdf, not refused.)
 BINARY_SUFFIXES = (
     ".pyc", ".pyo", ".so", ".o", ".a", ".dylib", ".dll", ".exe", ".class", ".jar", ".whl",
     ".zip", ".gz", ".bz2", ".xz", ".zst", ".tar", ".7z", ".png", ".jpg", ".jpeg", ".gif",
-    ".bmp", ".ico", ".tif", ".tiff", ".webp", ".pdf", ".npy", ".npz", ".pt", ".pth", ".ckpt",
+    ".bmp", ".ico", ".tif", ".tiff", ".webp", ".npy", ".npz", ".pt", ".pth", ".ckpt",
     ".safetensors", ".onnx", ".h5", ".hdf5", ".pkl", ".pickle", ".parquet", ".feather",
     ".arrow", ".sqlite", ".sqlite3", ".db", ".mp3", ".mp4", ".wav", ".ttf", ".otf", ".woff",
     ".woff2",
@@ -170,14 +171,16 @@ def read_file(
     return content, ""
 
 
-def read_path(root: str, relative: str, max_file_bytes: int) -> tuple[bytes | None, str]:
+def read_path(
+    root: str, relative: str, max_file_bytes: int, check_content: bool = True
+) -> tuple[bytes | None, str]:
     """:func:`read_file` from the root's path (one descriptor opened for this read)."""
     try:
         root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
     except OSError as exc:
         return None, _os_reason(exc)
     try:
-        return read_file(root_fd, relative, max_file_bytes)
+        return read_file(root_fd, relative, max_file_bytes, check_content)
     finally:
         os.close(root_fd)
 

@@ -158,14 +158,38 @@ class Location(Frozen):
     end_line: int | None = Field(default=None, ge=1)
     memory_id: str | None = None
     document_id: str | None = None
+    # a unit of a file read by a reader (arr.readers): "page=7" (a PDF's page, as viewers
+    # count), "cell=3" (a notebook's cell index, from 0), a BibTeX entry's key
+    anchor: str | None = None
+    title: str | None = None  # the unit's heading, or the paper's title
 
     def render(self) -> str:
+        """``a.py:10-20``, ``papers/x.pdf p. 7``, ``nb.ipynb cell 3``, ``refs.bib#goyal2017``."""
         if self.memory_id is not None:
             return f"memory:{self.memory_id}"
         where = self.path or self.document_id or "?"
+        anchor = self.anchor
+        if anchor is not None:
+            kind, _, number = anchor.partition("=")
+            if kind == "page" and number:
+                return f"{where} p. {number}"
+            if kind == "cell" and number:
+                return f"{where} cell {number}"
+            return f"{where}#{anchor}"
         if self.start_line is not None:
             return f"{where}:{self.start_line}-{self.end_line or self.start_line}"
         return where
+
+    def ref(self) -> str | None:
+        """The place as a link names it: ``papers/x.pdf#page=7``, ``nb.ipynb#cell=3``,
+        ``refs.bib#goyal2017``, ``a.py#L10-20``; None for a memory."""
+        if self.path is None:
+            return None
+        if self.anchor is not None:
+            return f"{self.path}#{self.anchor}"
+        if self.start_line is not None:
+            return f"{self.path}#L{self.start_line}-{self.end_line or self.start_line}"
+        return self.path
 
 
 class EvidenceChunk(Frozen):
@@ -206,6 +230,17 @@ class EvidenceChunk(Frozen):
         channel building trusted items passes ``private={"text": ...}`` to ``trusted``."""
         _set(self, "__pydantic_private__", {**(self.__pydantic_private__ or {}), "text": text})
         return self
+
+    def with_place(self, place: str) -> EvidenceChunk:
+        """This line item (just built by grep), marked with the id of the indexed unit that
+        holds it (a PDF's page, a notebook's cell, a LaTeX section's chunk): fusion and the
+        gold judge it as that place (arr.fusion.places)."""
+        _set(self, "__pydantic_private__", {**(self.__pydantic_private__ or {}), "place": place})
+        return self
+
+    def place(self) -> str | None:
+        private = self.__pydantic_private__
+        return private.get("place") if private else None
 
     def full_text(self) -> str:
         """The whole chunk when its channel kept it (bm25, vector), else the snippet."""

@@ -32,6 +32,8 @@ def file_locator(roots: Sequence[Path], cwd: Path | None = None) -> Callable[[Ev
             return where.render()
         full = found[0] / found[1]
         shown = os.path.relpath(full, here) if full.is_relative_to(here) else str(full)
+        if where.anchor is not None:  # a page, a cell, an entry: as Location renders it
+            return where.model_copy(update={"path": shown}).render()
         if not where.start_line:
             return shown
         end = where.end_line or where.start_line
@@ -89,6 +91,8 @@ def render_result(
         ranks = ", ".join(f"{c}#{r}" for c, r in sorted(chunk.ranks.items()))
         where = locate(chunk) if locate is not None else chunk.location.render()
         lines.append(f"  {rank:>2}. [{chunk.channel}] {where}  score {chunk.score:.4f}  ({ranks})")
+        if chunk.location.title:  # the paper's title, the cell's or section's heading
+            lines.append(f"      § {_one_line(chunk.location.title, width)}")
         lines.append(f"      {_snippet_line(chunk, width)}")
     if len(result.evidence) > max_evidence:
         lines.append(f"  +{len(result.evidence) - max_evidence} more (--json shows all)")

@@ -9,7 +9,7 @@ import hashlib
 import json
 import os
 from collections import Counter
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import NamedTuple
 
@@ -17,6 +17,8 @@ from pydantic import BaseModel, ConfigDict
 
 from arr import file_rule
 from arr.errors import WorkspaceError
+
+READERS_VERSION = "readers-1"  # bump when any reader's output changes
 
 # Text by convention: the grep channel's withheld-files walk does not open these to look for a
 # NUL byte (indexing decides text by content, see walk_files).
@@ -49,6 +51,9 @@ class Document(BaseModel):
     start_line: int | None = None
     end_line: int | None = None
     document_id: str | None = None
+    # the unit of a reader's file (arr.readers): ``page=7``, ``cell=3``, a BibTeX key
+    anchor: str | None = None
+    title: str | None = None  # the unit's heading or the file's title
 
 
 class SourceFile(NamedTuple):
@@ -68,7 +73,10 @@ def count_skipped(skipped: Counter[str] | None, reason: str) -> None:
 
 
 def walk_files(
-    root: Path, max_file_bytes: int, skipped: Counter[str] | None = None
+    root: Path,
+    max_file_bytes: int,
+    skipped: Counter[str] | None = None,
+    cap_of: Callable[[str, int], int] | None = None,
 ) -> Iterator[tuple[str, str, os.stat_result]]:
     """Files under root that the one file rule (:mod:`arr.file_rule`) admits by name and
     metadata, in sorted order, with their lstat. Text is
@@ -82,7 +90,8 @@ def walk_files(
     not entered (every sensitive folder name, ``.ssh`` ``.aws`` ``.git`` ..., is hidden), so
     only the file name needs the sensitive-name check. One ``scandir`` per folder, one
     ``lstat`` per candidate file, no path objects for files that are not yielded: this walk
-    runs before every search that checks freshness.
+    runs before every search that checks freshness. ``cap_of(name, max_file_bytes)``: the size
+    cap of a file of that name (PDFs and notebooks have their own, see arr.readers).
     """
     stack = [("", str(root))]
     while stack:
@@ -119,7 +128,8 @@ def walk_files(
             except OSError:
                 count_skipped(skipped, "unreadable")
                 continue
-            reason = file_rule.stat_reason(info, max_file_bytes)  # link, special, hard link, size
+            cap = max_file_bytes if cap_of is None else cap_of(name, max_file_bytes)
+            reason = file_rule.stat_reason(info, cap)  # link, special, hard link, size
             if reason is not None:
                 count_skipped(skipped, reason)
             else:
@@ -191,7 +201,8 @@ def _corpus_digest(chunk_lines: int, beir: tuple[str, int, int] | None) -> tuple
 def _state_digest(
     chunk_lines: int, files: list[SourceFile], beir: tuple[str, int, int] | None
 ) -> tuple[str, int]:
-    digest = hashlib.sha256(str(chunk_lines).encode())
+    # the readers' version too: a reader that reads a format anew makes its indexes stale
+    digest = hashlib.sha256(f"{chunk_lines}/{READERS_VERSION}".encode())
     newest = 0
     for source in files:
         newest = max(newest, source.mtime_ns)

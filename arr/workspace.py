@@ -23,6 +23,9 @@ from pydantic import BaseModel, ConfigDict, Field, PrivateAttr, ValidationError
 from arr import codes, file_rule
 from arr.errors import WorkspaceError
 from arr.models import ScopeKey
+from arr.readers import Readers, suffix_of
+from arr.readers.documents import unit_documents
+from arr.readers.view import Unreadable
 from arr.roots import check_root_text, resolved_path, root_of_label, trusted_root
 from arr.sources import (
     Document,
@@ -73,6 +76,11 @@ class Workspace(BaseModel):
     scopes: dict[str, ScopeSpec]
     chunk_lines: int = Field(default=40, ge=1, le=10_000)
     max_file_bytes: int = Field(default=2_000_000, ge=1)
+    # papers and notebooks (arr.readers): caps and limits of their own
+    max_pdf_bytes: int = Field(default=200_000_000, ge=1)
+    max_notebook_bytes: int = Field(default=100_000_000, ge=1)
+    max_pdf_pages: int = Field(default=2000, ge=1)
+    extract_timeout_s: float = Field(default=20.0, gt=0, le=3600)
     # Said when the root is missing (e.g. where a benchmark collection is looked for).
     missing_hint: str | None = None
     _by_key: dict[ScopeKey, ScopeSpec] | None = PrivateAttr(default=None)
@@ -80,6 +88,7 @@ class Workspace(BaseModel):
     _verify_s: float | None = PrivateAttr(default=None)
     _watched: dict[ScopeKey, _Watched] = PrivateAttr(default_factory=dict)
     _watch_lock: threading.Lock = PrivateAttr(default_factory=threading.Lock)
+    _readers: Readers | None = PrivateAttr(default=None)
 
     @classmethod
     def from_config(cls, **values: object) -> Workspace:
@@ -89,6 +98,22 @@ class Workspace(BaseModel):
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
             raise WorkspaceError(f"invalid workspace config at {where}: {first['msg']}") from None
+
+    @property
+    def readers(self) -> Readers:
+        """The readers of PDFs, notebooks, LaTeX and BibTeX (views cached under the index
+        folder, ``text/``), made on first use."""
+        if self._readers is None:
+            with self._watch_lock:
+                if self._readers is None:
+                    self._readers = Readers(
+                        self.index_dir / "text",
+                        max_pdf_bytes=self.max_pdf_bytes,
+                        max_notebook_bytes=self.max_notebook_bytes,
+                        max_pdf_pages=self.max_pdf_pages,
+                        extract_timeout_s=self.extract_timeout_s,
+                    )
+        return self._readers
 
     def scope_names(self) -> list[str]:
         return sorted(self.scopes)
@@ -249,10 +274,11 @@ class Workspace(BaseModel):
     def _walk_sources(self, spec: ScopeSpec, skipped: Counter[str] | None) -> list[SourceFile]:
         roots = self.root_paths(spec)
         files = []
+        cap_of = self.readers.cap
         for root in roots:
             prefix = f"{root.name}/" if len(roots) > 1 else ""
             where = str(root)
-            for rel, path, info in walk_files(root, self.max_file_bytes, skipped):
+            for rel, path, info in walk_files(root, self.max_file_bytes, skipped, cap_of):
                 files.append(SourceFile(prefix + rel, path, info.st_size, info.st_mtime_ns, where))
         return files
 
@@ -267,13 +293,41 @@ class Workspace(BaseModel):
         it now (a link or hard link swapped in since the walk, unreadable, vanished, grown past
         the cap, binary, a credential): the read itself is judged, not the walk's memory."""
         relative = source.path[len(source.root) + 1 :]
+        size = chunk_lines or self.chunk_lines
+        if suffix_of(relative) is not None:  # a paper, notebook, manuscript or bibliography
+            return self._reader_documents(
+                source.label, source.root, relative, size, overlap_lines, skipped
+            )
         raw, reason = file_rule.read_path(source.root, relative, self.max_file_bytes)
         if raw is None:
             count_skipped(skipped, reason)
             return []
         text = raw.decode("utf-8", errors="replace")
-        size = chunk_lines or self.chunk_lines
         return list(chunk_lines_of(source.label, text, size, overlap_lines))
+
+    def _reader_documents(
+        self,
+        label: str,
+        root: str,
+        relative: str,
+        size: int,
+        overlap_lines: int,
+        skipped: Counter[str] | None,
+    ) -> list[Document]:
+        """The units of a file its reader reads (arr.readers), under the same one file rule;
+        a file the reader refuses is counted by its reason."""
+        readers = self.readers
+        cap = readers.cap(relative, self.max_file_bytes)
+        raw, reason = file_rule.read_path(root, relative, cap, check_content=False)
+        if raw is None:
+            count_skipped(skipped, reason)
+            return []
+        try:
+            view = readers.view(relative, raw)
+        except Unreadable as exc:
+            count_skipped(skipped, exc.reason)
+            return []
+        return unit_documents(label, view, size, overlap_lines)
 
     def place_check(self, scope: ScopeKey) -> Callable[[str], str | None]:
         """A check of the places a scope's answer names: label -> why that file may not be
@@ -283,12 +337,13 @@ class Workspace(BaseModel):
         spec = self.spec_for(scope)
         roots = self.root_paths(spec) if spec is not None and spec.roots else []
         cap = self.max_file_bytes
+        cap_of = self.readers.cap
 
         def reason(label: str) -> str | None:
             found = root_of_label(roots, label)
             if found is None:
                 return file_rule.PATH_ESCAPE
-            return file_rule.place_reason(str(found[0]), found[1], cap)
+            return file_rule.place_reason(str(found[0]), found[1], cap_of(label, cap))
 
         return reason
 

@@ -142,9 +142,11 @@ def judged_ids(evidence: Sequence[EvidenceChunk], chunk_lines: int | None) -> li
     ranking: list[str] = []
     seen: set[str] = set()
     for chunk in evidence:
-        judged = chunk.id
+        judged = chunk.place() or chunk.id  # a line of a reader's view: its unit
         where = chunk.location
-        if chunk.channel == "grep" and chunk_lines and where.path and where.start_line:
+        if judged != chunk.id:
+            pass
+        elif chunk.channel == "grep" and chunk_lines and where.path and where.start_line:
             first = (where.start_line - 1) // chunk_lines * chunk_lines + 1
             judged = f"doc:{where.path}#L{first}"
         if judged not in seen:
@@ -157,9 +159,10 @@ _RANGE = re.compile(r"^(?P<path>.+)#L(?P<start>\d+)(?:-(?P<end>\d+))?$")
 
 
 def judged_places(evidence: Sequence[EvidenceChunk], relevant: Mapping[str, int]) -> list[str]:
-    """File-level judging: each item mapped to its place - the relevant line range it overlaps
-    (``path#L10-20``), else its file (``path``); a memory is ``mem:<id>``, an item without a
-    path its id - and each place kept at the rank of its first item."""
+    """File-level judging: each item mapped to its place - its unit when the gold names it
+    (``x.pdf#page=8``, ``nb.ipynb#cell=3``, ``refs.bib#goyal2017``), the relevant line range it
+    overlaps (``path#L10-20``), else its file (``path``); a memory is ``mem:<id>``, an item
+    without a path its id - and each place kept at the rank of its first item."""
     ranges: dict[str, list[tuple[int, int, str]]] = {}
     for judged in relevant:
         match = _RANGE.match(judged)
@@ -172,6 +175,8 @@ def judged_places(evidence: Sequence[EvidenceChunk], relevant: Mapping[str, int]
         where = chunk.location
         if where.memory_id:
             place = f"mem:{where.memory_id}"
+        elif where.path and where.anchor and f"{where.path}#{where.anchor}" in relevant:
+            place = f"{where.path}#{where.anchor}"  # a page, a cell, a BibTeX entry
         elif where.path:
             place = where.path
             first, last = where.start_line or 0, where.end_line or where.start_line or 0

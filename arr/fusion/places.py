@@ -42,8 +42,10 @@ def place_rankings(
         placed = []
         for item in ranking:
             where = item.location
-            if where.path and where.start_line:
+            place = item.place()  # a line of a reader's view: the unit that holds it
+            if place is None and where.path and where.start_line:
                 place = chunk_id(where.path, where.start_line, chunk_lines)
+            if place is not None:
                 if place in seen:
                     continue  # a later line of the same place adds nothing to its rank
                 seen.add(place)
@@ -55,8 +57,11 @@ def place_rankings(
 
 def _span(item: EvidenceChunk) -> tuple[int, int] | None:
     where = item.location
-    if not where.path or not where.start_line:
+    if not where.path:
         return None
+    if where.start_line is None:
+        # a unit without lines (a PDF's page, a notebook's cell): its anchor is its place
+        return None if where.anchor is None else (-hash(where.anchor), -hash(where.anchor))
     return where.start_line, where.end_line or where.start_line
 
 

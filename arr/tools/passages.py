@@ -92,6 +92,8 @@ def split_unit(doc: Document, count: Counter, budget: int, overlap: int = 0) -> 
                 start_line=pieces[window[0]][1],
                 end_line=pieces[window[-1]][2],
                 document_id=doc.document_id,
+                anchor=doc.anchor,
+                title=doc.title,
             )
         )
 

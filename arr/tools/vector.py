@@ -379,6 +379,8 @@ class VectorTool:
                 start_line=meta.get("start_line"),
                 end_line=meta.get("end_line"),
                 document_id=meta.get("document_id"),
+                anchor=meta.get("anchor"),
+                title=meta.get("title"),
             )
             evidence.append(
                 # the store's own item (its scope validated above): built without re-validation

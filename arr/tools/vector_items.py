@@ -33,7 +33,7 @@ def content_hash(embedder_id: str, text: str) -> str:
 def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]:
     meta: dict[str, Any] = {f: getattr(scope, f) for f in SCOPE_META}
     meta["content_hash"] = digest
-    for key in ("path", "start_line", "end_line", "document_id"):
+    for key in ("path", "start_line", "end_line", "document_id", "anchor", "title"):
         value = getattr(doc, key)
         if value is not None:  # Chroma metadata cannot hold None
             meta[key] = value

@@ -76,6 +76,8 @@ class LoadedPartition:
                 start_line=doc.start_line,
                 end_line=doc.end_line,
                 document_id=doc.document_id,
+                anchor=doc.anchor,
+                title=doc.title,
             )
             self._locations[row] = found
         return found

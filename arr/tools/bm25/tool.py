@@ -356,6 +356,8 @@ class BM25Tool:
                         start_line=doc.start_line,
                         end_line=doc.end_line,
                         document_id=doc.document_id,
+                        anchor=doc.anchor,
+                        title=doc.title,
                     ),
                     "snippet": centred(doc.text, call.query, self.snippet_chars),
                     "score": float(score),

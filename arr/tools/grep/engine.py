@@ -22,6 +22,10 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arr.safety import ENGINE_EXCLUDE_GLOB
+
+# the files searched only in their views (arr.tools.grep.views); kept here, not imported from
+# there, so the engine stays free of the readers
+READER_GLOB = "--iglob=!*.{pdf,ipynb,tex,bib}"
 from arr.tools.base import ChannelError
 
 # A narrowed scan hands ripgrep its files by name, at most this many per run (a command line
@@ -173,6 +177,7 @@ class Engine:
         targets: list[str],
         count: bool = False,
         excluded: Sequence[str] = (),
+        views: bool = False,
     ) -> list[str]:
         command = [
             self.rg,
@@ -198,6 +203,8 @@ class Engine:
             command.append(f"--threads={self.threads}")
         command += ["--fixed-strings", "--ignore-case"] if not regex else []
         command.append(f"--iglob={ENGINE_EXCLUDE_GLOB}")
+        if not views:  # PDFs, notebooks, LaTeX, BibTeX: searched in their views instead
+            command.append(READER_GLOB)
         if len(excluded) <= MAX_EXCLUDED_FILES:
             command += [exclusion_glob(relative) for relative in excluded]
         for pattern in patterns:
@@ -288,6 +295,7 @@ class Engine:
         deadline: float,
         max_rows: int = 0,
         count: bool = False,
+        views: bool = False,
     ) -> tuple[list[Hit], dict[str, int], str]:
         """Raw candidate hits from ripgrep (unverified), its counters and a cut reason; with
         ``count``, one hit per file whose ``line`` is the number of its matching lines. A long
@@ -296,11 +304,11 @@ class Engine:
         hits: list[Hit] = []
         counters: Counter[str] = Counter()
         cut = ""
-        excluded = (HARD_LINKS.get() or {}).get(str(root), ())
+        excluded = () if views else (HARD_LINKS.get() or {}).get(str(root), ())
         for start in range(0, len(targets), ENGINE_BATCH_FILES):
             left = max_rows - len(hits) if max_rows else 0
             batch = targets[start : start + ENGINE_BATCH_FILES]
-            command = self.command(patterns, regex, batch, count, excluded)
+            command = self.command(patterns, regex, batch, count, excluded, views)
             found, engine_counters, cut = self._run_once(root, command, deadline, left, count)
             hits += found
             counters.update(engine_counters)  # files scanned and skipped add up over batches

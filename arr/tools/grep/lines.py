@@ -13,7 +13,9 @@ from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arr.tools.grep.engine import Engine
+from arr.readers import Readers
+from arr.readers.view import View
+from arr.tools.grep.engine import Engine, Hit
 from arr.tools.grep.query import Stage, line_score, whole_score
 from arr.tools.grep.verify import (
     Candidate,
@@ -23,6 +25,7 @@ from arr.tools.grep.verify import (
     snippet,
     verified,
 )
+from arr.tools.grep.views import RootViews, is_reader_file
 
 
 @dataclass
@@ -42,6 +45,58 @@ class LineSearch:
     kept: list[tuple[Candidate, str]] = field(default_factory=list)
     taken: Counter[str] = field(default_factory=Counter)  # lines kept per file
     checked: CheckedFiles = field(default_factory=dict)  # files verified this call
+    # the reader files of each root and where their views lie (arr.tools.grep.views)
+    views: list[RootViews] | None = None
+    view_root: Path | None = None
+    readers: Readers | None = None
+    views_seen: dict[tuple[Path, str], View] = field(default_factory=dict)
+
+    def run(
+        self,
+        number: int,
+        root: Path,
+        stage: Stage,
+        targets: list[str],
+        max_rows: int = 0,
+        count: bool = False,
+    ) -> tuple[list[Hit], dict[str, int], str]:
+        """The engine over one root's targets: the tree (reader files left out), then the
+        views of its reader files among the targets, their hits put back on the files."""
+        tree = [t for t in targets if not is_reader_file(t)]
+        hits: list[Hit] = []
+        counters: Counter[str] = Counter()
+        cut = ""
+        if tree:
+            hits, found, cut = self.engine.run(
+                root, stage.patterns, stage.regex, tree, self.deadline, max_rows, count
+            )
+            counters.update(found)
+        views = self.views[number] if self.views and number < len(self.views) else None
+        if cut or views is None or self.view_root is None or not views.files:
+            return hits, dict(counters), cut
+        if targets and targets[0].startswith(".") and len(targets) == 1:
+            wanted = views.within(targets[0])  # the root or a sub-path of it
+        else:  # named files (a narrowed scan, or the files ranked from counts)
+            wanted = sorted({views.files[t] for t in targets if t in views.files})
+        if not wanted:
+            return hits, dict(counters), cut
+        left = max(1, max_rows - len(hits)) if max_rows else 0
+        found_hits, found, cut = self.engine.run(
+            self.view_root,
+            stage.patterns,
+            stage.regex,
+            wanted,
+            self.deadline,
+            left,
+            count,
+            views=True,
+        )
+        for key, value in found.items():
+            counters[key] += value
+        for hit in found_hits:
+            for original in views.by_view.get(hit.path, ()):
+                hits.append(Hit(original, hit.line, hit.text))
+        return hits, dict(counters), cut
 
     def answer(
         self,
@@ -87,7 +142,17 @@ class LineSearch:
             target = engine_target(root, self.sub_path, counters)
             if target is None:
                 continue
-            targets = [target] if files is None else files[number]
+            if files is None:
+                targets = [target]
+            else:  # reader files are never narrowed: their views are always searched
+                views = self.views[number] if self.views and number < len(self.views) else None
+                sub = None if target == "." else target.removeprefix("./")
+                extra = (
+                    [r for r in views.files if sub is None or r == sub or r.startswith(sub + "/")]
+                    if views is not None
+                    else []
+                )
+                targets = files[number] + extra
             if targets:  # else the word index says no file of this root can match
                 yield number, root, root_label(root, self.roots), targets
 
@@ -105,10 +170,8 @@ class LineSearch:
         at_most = self.engine.max_matches_per_file
         found: list[Candidate] = []
         cut = capped = ""
-        for _, root, label, targets in self.targets(files, counters):
-            hits, engine_counters, cut = self.engine.run(
-                root, stage.patterns, stage.regex, targets, self.deadline, stage.max_rows
-            )
+        for number, root, label, targets in self.targets(files, counters):
+            hits, engine_counters, cut = self.run(number, root, stage, targets, stage.max_rows)
             if cut == "rows" and stage.by_counts:
                 break  # many lines: the caller ranks them from per-file counts instead
             if cut == "rows":  # the bounded any-word stage: more lines existed than were read
@@ -154,9 +217,7 @@ class LineSearch:
         whole = whole_score(byte_terms)  # every term lies inside the phrase (countable)
         ranked: list[tuple[int, str, int, str]] = []  # (-lines, file, root number, path)
         for number, root, label, targets in self.targets(files, counters):
-            found, engine_counters, cut = self.engine.run(
-                root, stage.patterns, stage.regex, targets, self.deadline, 0, count=True
-            )
+            found, engine_counters, cut = self.run(number, root, stage, targets, 0, count=True)
             for key, value in engine_counters.items():
                 counters[key] = max(counters[key], value)
             if cut:
@@ -182,9 +243,7 @@ class LineSearch:
                 paths = [path for _, _, n, path in batch if n == number]
                 if not paths:
                     continue
-                found, _, cut = self.engine.run(
-                    root, stage.patterns, stage.regex, paths, self.deadline, 0
-                )
+                found, _, cut = self.run(number, root, stage, paths, 0)
                 if cut:
                     return cut
                 label = root_label(root, self.roots)
@@ -217,7 +276,13 @@ class LineSearch:
         cut = ""
         max_bytes = self.engine.max_file_bytes
         for candidate, lines in verified(
-            candidates, max_bytes, counters, self.deadline, self.checked
+            candidates,
+            max_bytes,
+            counters,
+            self.deadline,
+            self.checked,
+            self.readers,
+            self.views_seen,
         ):
             key = candidate.file
             if self.taken[key] >= self.max_matches_per_file:

@@ -18,6 +18,8 @@ from typing import Any
 from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.named_paths import named_paths
+from arr.readers.documents import place_id
+from arr.readers.view import View
 from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
 from arr.tools.grep import word_index
 from arr.tools.grep.engine import HARD_LINKS, Engine, find_rg
@@ -26,6 +28,7 @@ from arr.tools.grep.narrow import Narrowing, WordIndexes
 from arr.tools.grep.paths import path_hits
 from arr.tools.grep.query import Stage, check_sub_path, query_terms, stages
 from arr.tools.grep.verify import Candidate, root_label, verified
+from arr.tools.grep.views import ViewFiles
 from arr.workspace import Workspace
 
 RECENT_WALK_S = 2.0  # an unwatched walk serves the call and its trace counters, no longer
@@ -97,6 +100,7 @@ class GrepTool:
         self.threads = threads
         self.rg_path = rg_path
         self._engine: Engine | None = None
+        self._view_files: ViewFiles | None = None
 
     def warm_up(self) -> None:
         if self._engine is None:
@@ -127,19 +131,31 @@ class GrepTool:
         spec = self.workspace.spec_for(scope)
         return self.workspace.root_paths(spec) if spec is not None else []
 
-    def _search(self, call: ToolCall, roots: list[Path], limit: int = 0) -> LineSearch:
+    def _search(
+        self, call: ToolCall, scope: ScopeKey, roots: list[Path], limit: int = 0
+    ) -> LineSearch:
         assert self._engine is not None
+        deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
+        counters: Counter[str] = Counter()
+        readers = self.workspace.readers
+        if self._view_files is None:
+            self._view_files = ViewFiles(readers)
+        found = self._tree(scope).readers if roots else ()
+        views = self._view_files.for_roots(roots, found, self.max_file_bytes, deadline, counters)
         return LineSearch(
             self._engine,
             roots,
             call.path,
             call.regex,
-            time.monotonic() + seconds_left(self.deadline_ms / 1000),
-            Counter(),
+            deadline,
+            counters,
             limit,
             self.max_matches_per_file,
             self.context_lines,
             self.max_line_chars,
+            views=views,
+            view_root=readers.cache_dir,
+            readers=readers,
         )
 
     @contextlib.contextmanager
@@ -158,13 +174,20 @@ class GrepTool:
         for benchmarks and audits."""
         roots = self._prepare(call, scope)
         with self._skipping_hard_links(scope, roots):
-            search = self._search(call, roots)
+            search = self._search(call, scope, roots)
             counters = search.counters
             candidates, cut = search.candidates(
                 Stage([call.query], call.regex), [call.query.lower()], counters
             )
             candidates.sort(key=lambda c: (c.file, c.hit.line))
-            found = verified(candidates, self.max_file_bytes, counters, search.deadline)
+            found = verified(
+                candidates,
+                self.max_file_bytes,
+                counters,
+                search.deadline,
+                readers=search.readers,
+                views=search.views_seen,
+            )
             kept = [c for c, _ in found]
             if counters.pop("_deadline_in_verify", 0):
                 cut = "deadline"
@@ -180,7 +203,7 @@ class GrepTool:
             return self._retrieve(call, scope, roots)
 
     def _retrieve(self, call: ToolCall, scope: ScopeKey, roots: list[Path]) -> ChannelAnswer:
-        search = self._search(call, roots, call.top_k or self.top_k)
+        search = self._search(call, scope, roots, call.top_k or self.top_k)
         counters = search.counters
         narrowing = self._narrowing(scope, call) if roots else None
         terms = query_terms(call.query, call.regex)
@@ -195,15 +218,7 @@ class GrepTool:
             shown = {item.id for item in named}
             kept = [(c, s) for c, s in kept if line_id(c.file, c.hit.line) not in shown]
         lines = [
-            EvidenceChunk(
-                id=line_id(c.file, c.hit.line),
-                scope=scope,
-                channel=self.name,
-                location=Location(path=c.file, start_line=c.hit.line, end_line=c.hit.line),
-                snippet=snippet,
-                score=c.score,
-                ranks={self.name: rank},
-            )
+            self._line_item(scope, c, snippet, rank, search.views_seen.get((c.root, c.hit.path)))
             for rank, (c, snippet) in enumerate(kept, len(named) + 1)
         ]
         evidence = (named + lines)[: search.limit]  # named files first, one limit over both
@@ -214,6 +229,40 @@ class GrepTool:
         ):
             cut = "cap"  # more lines existed than a per-file or per-stage cap let through
         return ChannelAnswer(evidence, {k: v for k, v in counters.items() if v}, cut)
+
+    def _line_item(
+        self, scope: ScopeKey, c: Candidate, snippet: str, rank: int, view: View | None
+    ) -> EvidenceChunk:
+        """A kept line as evidence; a line of a reader's view is located by its unit (a PDF's
+        page, a notebook's cell: no line; a BibTeX key beside the line) and carries the place
+        (the indexed unit) it belongs to, so fusion sees one place."""
+        line = c.hit.line
+        unit = view.unit_at(line) if view is not None else None
+        if view is None or unit is None:
+            location = Location(path=c.file, start_line=line, end_line=line)
+        else:
+            number = line if view.file_lines else None
+            location = Location(
+                path=c.file,
+                start_line=number,
+                end_line=number,
+                anchor=unit.anchor,
+                title=unit.title,
+            )
+        item = EvidenceChunk(
+            id=line_id(c.file, line),
+            scope=scope,
+            channel=self.name,
+            location=location,
+            snippet=snippet,
+            score=c.score,
+            ranks={self.name: rank},
+        )
+        if view is not None:
+            place = place_id(c.file, view, line, self.workspace.chunk_lines)
+            if place is not None:
+                item.with_place(place)
+        return item
 
     def _path_evidence(
         self,
@@ -263,8 +312,11 @@ class GrepTool:
         def tree() -> word_index.TreeWalk:
             # A watched router has (or will load) the word index: its walk's verdicts spare
             # opening unchanged files. A one-shot command does not load it for that alone.
+            cap_of = self.workspace.readers.cap
             if not self.workspace.watching:
-                return word_index.walk(self.workspace.root_paths(spec), self.max_file_bytes)
+                return word_index.walk(
+                    self.workspace.root_paths(spec), self.max_file_bytes, cap_of=cap_of
+                )
             index = self._word_indexes.load(scope)
             # the indexes' walk of the same unchanged tree (remembered): its files need no
             # second lstat or name check (derived_from_tree made it just before this)
@@ -274,6 +326,7 @@ class GrepTool:
                 self.max_file_bytes,
                 index.known if index is not None else None,
                 sources,
+                cap_of,
             )
 
         if self.workspace.watching:

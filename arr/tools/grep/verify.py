@@ -18,6 +18,8 @@ from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
 from arr import file_rule
+from arr.readers import Readers, suffix_of
+from arr.readers.view import Unreadable, View
 from arr.safety import SENSITIVE_DIRS, is_sensitive_name
 from arr.tools.base import ChannelError
 from arr.tools.grep.engine import Hit
@@ -44,6 +46,24 @@ def root_label(root: Path, roots: list[Path]) -> str:
     return f"{root.name}/" if len(roots) > 1 else ""
 
 
+def _check_view(
+    root_fd: int, path: str, max_file_bytes: int, counters: Counter[str], readers: Readers
+) -> tuple[list[bytes], View] | None:
+    """A reader file's view lines (and view) when the rule admits the file now and its reader
+    reads it, else None (reason counted): the hit must be a line of this view."""
+    cap = readers.cap(path, max_file_bytes)
+    content, reason = file_rule.read_file(root_fd, path, cap, check_content=False)
+    if content is None:
+        counters[f"skipped_{reason or 'unreadable'}"] += 1
+        return None
+    try:
+        view = readers.view(path, content)
+    except Unreadable as exc:
+        counters[f"skipped_{exc.reason}"] += 1
+        return None
+    return [line.encode("utf-8") for line in view.lines], view
+
+
 def _check_file(
     root_fd: int, path: str, max_file_bytes: int, counters: Counter[str]
 ) -> list[bytes] | None:
@@ -62,10 +82,13 @@ def verified(
     counters: Counter[str],
     deadline: float,
     files: CheckedFiles | None = None,
+    readers: Readers | None = None,
+    views: dict[tuple[Path, str], View] | None = None,
 ) -> Iterator[tuple[Candidate, list[bytes]]]:
     """Candidates (in the given order) whose file passes the safety rules and whose line is
     exactly what ripgrep reported; each file is opened and checked once. Past the deadline the
-    counter ``_deadline_in_verify`` is set and the iteration ends."""
+    counter ``_deadline_in_verify`` is set and the iteration ends. A file a reader reads
+    (arr.readers) is checked against its view's lines, and its view kept in ``views``."""
     files = {} if files is None else files
     root_fds: dict[Path, int] = {}
     try:
@@ -77,7 +100,14 @@ def verified(
                     return
                 if candidate.root not in root_fds:
                     root_fds[candidate.root] = os.open(candidate.root, os.O_RDONLY | os.O_DIRECTORY)
-                files[key] = _check_file(root_fds[candidate.root], key[1], max_file_bytes, counters)
+                fd = root_fds[candidate.root]
+                if readers is not None and suffix_of(key[1]) is not None:
+                    checked = _check_view(fd, key[1], max_file_bytes, counters, readers)
+                    files[key] = None if checked is None else checked[0]
+                    if checked is not None and views is not None:
+                        views[key] = checked[1]
+                else:
+                    files[key] = _check_file(fd, key[1], max_file_bytes, counters)
             lines = files[key]
             if lines is None:
                 continue

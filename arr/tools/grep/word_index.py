@@ -29,13 +29,14 @@ import json
 import os
 import re
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple
 
 import numpy as np
 
 from arr import file_rule
+from arr.readers import suffix_of
 from arr.safety import SENSITIVE_DIRS, is_sensitive_filename
 from arr.sources import TEXT_SUFFIXES
 
@@ -67,6 +68,10 @@ class TreeWalk(NamedTuple):
     # per root, regular files with more than one name: the engine is told to skip them (the
     # one file rule, arr.file_rule), so not even ripgrep opens them
     hard_links: tuple[list[str], ...] = ()
+    # per root, files a reader reads (arr.readers: PDFs, notebooks, LaTeX, BibTeX) outside
+    # hidden folders: searched through their views (arr.tools.grep.views), never by ripgrep
+    # on the tree and never in the word index
+    readers: tuple[dict[str, tuple[int, int]], ...] = ()
 
 
 class Known(NamedTuple):
@@ -82,6 +87,7 @@ def walk(
     max_file_bytes: int,
     known: Known | None = None,
     sources: Mapping[str, tuple[int, int]] | None = None,
+    cap_of: Callable[[str, int], int] | None = None,
 ) -> TreeWalk:
     """What ripgrep, run as the grep channel runs it, skips without a word, counted by reason
     (sensitive folders and names, links, sockets/FIFOs/devices, files over the size cap,
@@ -95,9 +101,12 @@ def walk(
     hidden: list[list[str]] = []
     binaries: list[dict[str, tuple[int, int]]] = []
     hard_links: list[list[str]] = []
+    read_by_readers: list[dict[str, tuple[int, int]]] = []
     for number, root in enumerate(roots):
         linked: list[str] = []
         hard_links.append(linked)
+        viewed: dict[str, tuple[int, int]] = {}
+        read_by_readers.append(viewed)
         seen: dict[str, tuple[int, int]] = {}
         files.append(seen)
         binary: dict[str, tuple[int, int]] = {}
@@ -146,10 +155,16 @@ def walk(
                             linked.append(entry.path[base:])
                             continue
                         state = (info.st_size, info.st_mtime_ns)
-                    if state[0] > max_file_bytes:
+                    reader = suffix_of(name) is not None
+                    cap = cap_of(name, max_file_bytes) if reader and cap_of else max_file_bytes
+                    if state[0] > cap:
                         counts["skipped_oversize"] += 1
                         continue
                     relative = entry.path[base:]
+                    if reader:
+                        if not inside_hidden:
+                            viewed[relative] = state
+                        continue
                     if name.lower().endswith(TEXT_SUFFIXES) or was_text.get(relative) == state:
                         is_binary = False
                     elif was_binary.get(relative) == state:
@@ -164,7 +179,9 @@ def walk(
                         seen[relative] = state
                 except OSError:
                     continue  # vanished meanwhile: nothing to withhold
-    return TreeWalk(dict(counts), files, hidden, binaries, tuple(hard_links))
+    return TreeWalk(
+        dict(counts), files, hidden, binaries, tuple(hard_links), tuple(read_by_readers)
+    )
 
 
 def _looks_binary(path: str) -> bool:

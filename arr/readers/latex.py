@@ -1,0 +1,77 @@
+"""LaTeX reader (``.tex``): units follow ``\\part`` ... ``\\subsubsection``, each with its heading.
+
+The view keeps every line where the file has it (locations stay the file's line ranges) with
+comments blanked (``%`` to the line end, not ``\\%``), so comments are neither indexed nor shown.
+Text before the first heading is a unit titled by ``\\title{...}`` when there is one. A
+citation key (``\\cite{goyal2017}``) is also spelled as words on its line (``goyal 2017``),
+so a question naming an author and a year finds the passage that cites the work.
+"""
+
+from __future__ import annotations
+
+import re
+
+from arr.readers.view import View, in_place_view
+
+_COMMENT = re.compile(r"(?<!\\)%.*$")
+_HEADING = re.compile(
+    r"\\(part|chapter|section|subsection|subsubsection|paragraph)\*?\s*(?:\[[^\]]*\])?\s*\{(.*)"
+)
+_TITLE = re.compile(r"\\title\s*\{(.*)")
+_CITE = re.compile(r"\\[a-zA-Z]*cite[a-zA-Z]*\*?\s*(?:\[[^\]]*\]\s*)*\{([^}]*)\}")
+_KEY_WORDS = re.compile(r"[A-Za-z]+|\d+")
+_DEPTH = {"part": 0, "chapter": 1, "section": 2, "subsection": 3, "subsubsection": 4}
+
+
+def braced(text: str) -> str:
+    """The text up to the brace that closes one already opened (a heading's argument)."""
+    depth, out = 1, []
+    for char in text:
+        if char == "{":
+            depth += 1
+        elif char == "}":
+            depth -= 1
+            if depth == 0:
+                break
+        out.append(char)
+    return " ".join(re.sub(r"\\[a-zA-Z]+\*?|[{}]", " ", "".join(out)).split())
+
+
+def uncommented(line: str) -> str:
+    return _COMMENT.sub("", line.rstrip("\r"))
+
+
+def with_cited_words(line: str) -> str:
+    """The line, followed by its citation keys as words (``[cites: goyal 2017]``)."""
+    keys = [k.strip() for m in _CITE.finditer(line) for k in m[1].split(",") if k.strip()]
+    if not keys:
+        return line
+    words = "; ".join(" ".join(_KEY_WORDS.findall(k)) for k in keys)
+    return f"{line} [cites: {words}]"
+
+
+class LatexReader:
+    suffixes = (".tex",)
+    version = "tex-1"
+
+    def read(self, raw: bytes) -> View:
+        text = raw.decode("utf-8", "replace")
+        lines = [with_cited_words(uncommented(line)) for line in text.split("\n")]
+        title = next((braced(m[1]) for line in lines if (m := _TITLE.search(line))), None)
+        starts: list[tuple[int, str | None]] = [(0, title)]
+        trail: dict[int, str] = {}
+        for number, line in enumerate(lines):
+            match = _HEADING.search(line)
+            if match:
+                depth = _DEPTH.get(match[1], 5)
+                trail = {d: t for d, t in trail.items() if d < depth}
+                trail[depth] = braced(match[2])
+                heading = " › ".join(trail[d] for d in sorted(trail))
+                starts.append((number, heading))
+        if len(starts) > 1 and starts[1][0] == 0:
+            starts.pop(0)
+        blocks = []
+        for (start, heading), (end, _) in zip(starts, [*starts[1:], (len(lines), None)]):
+            # a unit's lines keep their place: empty leading units would shift them
+            blocks.append((None, heading, lines[start:end]))
+        return in_place_view(blocks, lines, title)

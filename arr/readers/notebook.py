@@ -1,0 +1,92 @@
+"""Notebook reader (``.ipynb``, read with nbformat): one unit per cell, ``nb.ipynb#cell=3``.
+
+A cell's unit holds its source (markdown or code) and its text outputs: ``stream`` text,
+``text/plain`` results and error tracebacks (ANSI colours removed). Images, HTML, widget state,
+attachments and any base64 payload are never indexed, embedded or shown: only those text
+parts are read, inline ``data:`` URIs are cut from markdown, and a line that is one long
+base64-like run is dropped (counted as ``payload_lines_dropped``). Cells are numbered by their
+index in the notebook, from 0, as nbformat and Jupyter's APIs count them. The notebook's title
+is its first markdown heading; a cell's heading is the last one above it.
+"""
+
+from __future__ import annotations
+
+import re
+
+from arr.readers.view import UNREADABLE, Unreadable, View, build_view
+
+_ANSI = re.compile(r"\x1b\[[0-9;?]*[A-Za-z]")
+_DATA_URI = re.compile(r"data:[\w/+.-]+;base64,[A-Za-z0-9+/=\s]*")
+_PAYLOAD = re.compile(r"^[A-Za-z0-9+/=]{80,}$")
+_HEADING = re.compile(r"^\s{0,3}#{1,6}\s+(.+?)\s*#*\s*$")
+MAX_OUTPUT_LINES = 200  # per output: a cell that printed a million lines stays one cell
+
+
+def _text(value: object) -> str:
+    if isinstance(value, list):
+        return "".join(str(part) for part in value)
+    return value if isinstance(value, str) else ""
+
+
+def _output_lines(output: dict) -> list[str]:
+    kind = output.get("output_type")
+    if kind == "stream":
+        text = _text(output.get("text"))
+    elif kind in ("execute_result", "display_data"):
+        text = _text((output.get("data") or {}).get("text/plain"))
+    elif kind == "error":
+        trace = output.get("traceback") or []
+        head = f"{output.get('ename', '')}: {output.get('evalue', '')}"
+        text = "\n".join([head, *(_text(t) for t in trace)])
+    else:
+        return []
+    lines = _ANSI.sub("", text).split("\n")
+    return lines[:MAX_OUTPUT_LINES]
+
+
+def _clean(lines: list[str], dropped: list[int]) -> list[str]:
+    out = []
+    for line in lines:
+        line = _DATA_URI.sub("[data]", line.rstrip("\r"))
+        if _PAYLOAD.match(line.strip()):
+            dropped[0] += 1
+            continue
+        out.append(line)
+    return out
+
+
+class NotebookReader:
+    suffixes = (".ipynb",)
+    version = "ipynb-1"
+
+    def read(self, raw: bytes) -> View:
+        from nbformat import convert, reader
+
+        try:
+            # read and upgraded without validation (a notebook nbformat would warn about is
+            # still a user's notebook; only its text parts are read)
+            notebook = convert(reader.reads(raw.decode("utf-8")), 4)
+            cells = list(notebook.get("cells") or [])
+        except RecursionError:
+            raise Unreadable(UNREADABLE, "nested too deeply") from None
+        except Exception as exc:  # malformed JSON, a truncated file, not a notebook
+            raise Unreadable(UNREADABLE, f"not a notebook: {str(exc)[:160]}") from None
+        dropped = [0]
+        title = section = None
+        blocks: list[tuple[str | None, str | None, list[str]]] = []
+        for index, cell in enumerate(cells):
+            if not isinstance(cell, dict):
+                continue
+            kind = cell.get("cell_type")
+            source = _text(cell.get("source")).split("\n")
+            if kind == "markdown":
+                heading = next((m[1] for s in source if (m := _HEADING.match(s))), None)
+                section = heading or section
+                title = title or heading
+            lines = list(source) if kind in ("markdown", "code", "raw") else []
+            for output in cell.get("outputs") or [] if kind == "code" else []:
+                if isinstance(output, dict):
+                    lines += _output_lines(output)
+            blocks.append((f"cell={index}", section, _clean(lines, dropped)))
+        counters = {"payload_lines_dropped": dropped[0]} if dropped[0] else {}
+        return build_view(blocks, file_lines=False, title=title, counters=counters)

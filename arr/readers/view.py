@@ -1,0 +1,129 @@
+"""What a reader makes of a file: its text as lines (the *view*) and the units it is made of.
+
+Every channel reads a file through its view: bm25 and vector index one item per unit (a PDF's
+page, a notebook's cell, a BibTeX entry, a LaTeX section's chunks), grep searches the view's
+lines, and an item's location names its unit (``papers/x.pdf#page=7``, ``nb.ipynb#cell=3``,
+``refs.bib#goyal2017``). ``file_lines`` says whether the view's line numbers are the file's own
+(LaTeX and BibTeX, whose views keep every line in place) or the view's alone (PDF, notebooks:
+their locations name the unit, never a line).
+
+A file a reader refuses raises :class:`Unreadable` with a fixed reason code, counted as
+``skipped_<reason>`` like every skip of the one file rule.
+"""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass, field
+
+# Reasons a reader refuses a file (``skipped_<reason>`` in traces and index manifests).
+PDF_ENCRYPTED = "pdf_encrypted"
+NO_TEXT = "no_text"
+UNREADABLE = "unreadable"
+TOO_MANY_PAGES = "pdf_too_many_pages"
+EXTRACT_TIMEOUT = "extract_timeout"
+EXTRACT_MEMORY = "extract_memory"
+REASONS = (PDF_ENCRYPTED, NO_TEXT, UNREADABLE, TOO_MANY_PAGES, EXTRACT_TIMEOUT, EXTRACT_MEMORY)
+
+
+class Unreadable(Exception):
+    """A file its reader cannot turn into text; ``reason`` is one of ``REASONS``."""
+
+    def __init__(self, reason: str, detail: str = "") -> None:
+        super().__init__(f"{reason}: {detail}" if detail else reason)
+        self.reason = reason
+        self.detail = detail
+
+
+@dataclass(frozen=True, slots=True)
+class Unit:
+    """One part of a file: view lines ``start``..``end`` (1-based, inclusive), the anchor that
+    names it in a location (``page=7``, ``cell=3``, a BibTeX key; None: lines name it) and the
+    heading shown with it."""
+
+    start: int
+    end: int
+    anchor: str | None = None
+    title: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class View:
+    lines: tuple[str, ...]
+    units: tuple[Unit, ...]
+    file_lines: bool  # the view's line numbers are the file's own
+    title: str | None = None  # the file's title (a PDF's metadata or first heading)
+    counters: dict[str, int] = field(default_factory=dict)  # e.g. outputs_dropped
+
+    def unit_at(self, line: int) -> Unit | None:
+        """The unit that holds view line ``line`` (units are in line order)."""
+        low, high = 0, len(self.units) - 1
+        while low <= high:
+            middle = (low + high) // 2
+            unit = self.units[middle]
+            if line < unit.start:
+                high = middle - 1
+            elif line > unit.end:
+                low = middle + 1
+            else:
+                return unit
+        return None
+
+    def text_of(self, unit: Unit) -> str:
+        return "\n".join(self.lines[unit.start - 1 : unit.end])
+
+    def to_json(self) -> str:
+        return json.dumps(
+            {
+                "lines": self.lines,
+                "units": [[u.start, u.end, u.anchor, u.title] for u in self.units],
+                "file_lines": self.file_lines,
+                "title": self.title,
+                "counters": self.counters,
+            },
+            ensure_ascii=False,
+        )
+
+    @classmethod
+    def from_json(cls, text: str) -> View:
+        found = json.loads(text)
+        return cls(
+            tuple(found["lines"]),
+            tuple(Unit(*u) for u in found["units"]),
+            bool(found["file_lines"]),
+            found.get("title"),
+            dict(found.get("counters") or {}),
+        )
+
+
+def build_view(
+    blocks: list[tuple[str | None, str | None, list[str]]],
+    file_lines: bool,
+    title: str | None = None,
+    counters: dict[str, int] | None = None,
+) -> View:
+    """A view from its units in order: (anchor, title, lines) each; empty units are dropped."""
+    lines: list[str] = []
+    units: list[Unit] = []
+    for anchor, heading, block in blocks:
+        if not any(line.strip() for line in block):
+            continue
+        start = len(lines) + 1
+        lines += block
+        units.append(Unit(start, len(lines), anchor, heading))
+    return View(tuple(lines), tuple(units), file_lines, title, dict(counters or {}))
+
+
+def in_place_view(
+    blocks: list[tuple[str | None, str | None, list[str]]],
+    lines: list[str],
+    title: str | None = None,
+) -> View:
+    """A view whose line numbers are the file's: every line kept, the blocks (which together
+    are ``lines``, in order) as units over their ranges; blank blocks name no unit."""
+    units, number = [], 1
+    for anchor, heading, block in blocks:
+        if any(line.strip() for line in block):
+            units.append(Unit(number, number + len(block) - 1, anchor, heading))
+        number += len(block)
+    return View(tuple(lines), tuple(units), True, title)

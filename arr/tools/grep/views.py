@@ -1,0 +1,109 @@
+"""grep over the files readers read: PDFs, notebooks, LaTeX and BibTeX are searched in their
+views (the extracted text, arr.readers), never as raw bytes on the tree.
+
+As ``rga`` does, the extracted text lies in a cache keyed by the file's content (under the
+index folder, ``text/``): ripgrep searches those text files with the same patterns, caps and
+deadline as the tree, and each hit is put back on the file it came from. The engine's run on
+the tree skips these files (``--glob``), so a notebook's base64 or a PDF's bytes are never
+matched. A hit counts only after the verifier re-read the original file under the one file
+rule and found the same line in its view (arr.tools.grep.verify).
+
+A view is made once per file version: at index time by the build, else here on first search
+(bounded by the call's deadline; what is not ready is counted ``views_not_ready``). The
+content hash of each file is remembered by (path, size, mtime), so an unchanged file is not
+read again for it.
+"""
+
+from __future__ import annotations
+
+import os
+import threading
+import time
+from collections import Counter
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from arr import file_rule
+from arr.readers import SUFFIXES, Readers, suffix_of
+from arr.readers.view import Unreadable
+from arr.tools.grep.engine import READER_GLOB
+
+# the engine's glob (arr.tools.grep.engine.READER_GLOB) must leave out exactly these
+assert "{" + ",".join(s.lstrip(".") for s in SUFFIXES) + "}" in READER_GLOB
+
+
+@dataclass
+class RootViews:
+    """One root's reader files: original path -> its view file (relative to the cache)."""
+
+    files: dict[str, str] = field(default_factory=dict)
+    by_view: dict[str, list[str]] = field(default_factory=dict)
+
+    def add(self, relative: str, view: str) -> None:
+        self.files[relative] = view
+        self.by_view.setdefault(view, []).append(relative)
+
+    def within(self, sub_path: str | None) -> list[str]:
+        """The view files of originals at or below ``sub_path`` (all with None)."""
+        if not sub_path or sub_path in (".", "./"):
+            return sorted(self.by_view)
+        sub = sub_path.removeprefix("./").rstrip("/")
+        return sorted({v for r, v in self.files.items() if r == sub or r.startswith(sub + "/")})
+
+
+class ViewFiles:
+    """Per workspace: which cached view stands for each reader file (remembered by state)."""
+
+    def __init__(self, readers: Readers) -> None:
+        self.readers = readers
+        self._known: dict[tuple[str, str, int, int], tuple[str | None, str]] = {}
+        self._lock = threading.Lock()
+
+    def for_roots(
+        self,
+        roots: list[Path],
+        found: tuple[Mapping[str, tuple[int, int]], ...],
+        max_file_bytes: int,
+        deadline: float,
+        counters: Counter[str],
+    ) -> list[RootViews]:
+        cache = self.readers.cache_dir
+        out = []
+        for root, files in zip(roots, found, strict=False):
+            views = RootViews()
+            for relative, (size, mtime_ns) in sorted(files.items()):
+                key = (str(root), relative, size, mtime_ns)
+                with self._lock:
+                    known = self._known.get(key)
+                if known is None:
+                    if time.monotonic() >= deadline:
+                        counters["views_not_ready"] += 1
+                        continue
+                    known = self._make(root, relative, max_file_bytes)
+                    with self._lock:
+                        self._known[key] = known
+                view, reason = known
+                if view is None:
+                    counters[f"skipped_{reason}"] += 1
+                elif cache is not None:
+                    views.add(relative, view)
+            out.append(views)
+        return out
+
+    def _make(self, root: Path, relative: str, max_file_bytes: int) -> tuple[str | None, str]:
+        cap = self.readers.cap(relative, max_file_bytes)
+        raw, reason = file_rule.read_path(str(root), relative, cap, check_content=False)
+        if raw is None:
+            return None, reason
+        try:
+            path = self.readers.text_file(relative, raw)
+        except Unreadable as exc:
+            return None, exc.reason
+        if path is None:
+            return None, "view_not_cached"
+        return os.path.relpath(path, self.readers.cache_dir), ""
+
+
+def is_reader_file(relative: str) -> bool:
+    return suffix_of(relative) is not None
