@@ -71,7 +71,8 @@ class LatexReader:
         if len(starts) > 1 and starts[1][0] == 0:
             starts.pop(0)
         blocks = []
-        for (start, heading), (end, _) in zip(starts, [*starts[1:], (len(lines), None)]):
+        ends = [*starts[1:], (len(lines), None)]
+        for (start, heading), (end, _) in zip(starts, ends, strict=True):
             # a unit's lines keep their place: empty leading units would shift them
             blocks.append((None, heading, lines[start:end]))
         return in_place_view(blocks, lines, title)

@@ -22,11 +22,11 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arr.safety import ENGINE_EXCLUDE_GLOB
+from arr.tools.base import ChannelError
 
 # the files searched only in their views (arr.tools.grep.views); kept here, not imported from
 # there, so the engine stays free of the readers
 READER_GLOB = "--iglob=!*.{pdf,ipynb,tex,bib}"
-from arr.tools.base import ChannelError
 
 # A narrowed scan hands ripgrep its files by name, at most this many per run (a command line
 # has a limit).
