@@ -24,8 +24,7 @@ from arr import codes, file_rule
 from arr.errors import WorkspaceError
 from arr.models import ScopeKey
 from arr.readers import Readers, suffix_of
-from arr.readers.documents import unit_documents
-from arr.readers.view import Unreadable
+from arr.readers.documents import file_units
 from arr.roots import check_root_text, resolved_path, root_of_label, trusted_root
 from arr.sources import (
     Document,
@@ -295,8 +294,8 @@ class Workspace(BaseModel):
         relative = source.path[len(source.root) + 1 :]
         size = chunk_lines or self.chunk_lines
         if suffix_of(relative) is not None:  # a paper, notebook, manuscript or bibliography
-            return self._reader_documents(
-                source.label, source.root, relative, size, overlap_lines, skipped
+            return file_units(
+                self.readers, source, relative, self.max_file_bytes, size, overlap_lines, skipped
             )
         raw, reason = file_rule.read_path(source.root, relative, self.max_file_bytes)
         if raw is None:
@@ -304,30 +303,6 @@ class Workspace(BaseModel):
             return []
         text = raw.decode("utf-8", errors="replace")
         return list(chunk_lines_of(source.label, text, size, overlap_lines))
-
-    def _reader_documents(
-        self,
-        label: str,
-        root: str,
-        relative: str,
-        size: int,
-        overlap_lines: int,
-        skipped: Counter[str] | None,
-    ) -> list[Document]:
-        """The units of a file its reader reads (arr.readers), under the same one file rule;
-        a file the reader refuses is counted by its reason."""
-        readers = self.readers
-        cap = readers.cap(relative, self.max_file_bytes)
-        raw, reason = file_rule.read_path(root, relative, cap, check_content=False)
-        if raw is None:
-            count_skipped(skipped, reason)
-            return []
-        try:
-            view = readers.view(relative, raw)
-        except Unreadable as exc:
-            count_skipped(skipped, exc.reason)
-            return []
-        return unit_documents(label, view, size, overlap_lines)
 
     def place_check(self, scope: ScopeKey) -> Callable[[str], str | None]:
         """A check of the places a scope's answer names: label -> why that file may not be

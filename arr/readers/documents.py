@@ -9,8 +9,12 @@ so a grep line and the indexed unit that holds it are one place in fusion.
 
 from __future__ import annotations
 
-from arr.readers.view import Unit, View
-from arr.sources import Document
+from collections import Counter
+
+from arr import file_rule
+from arr.readers import Readers
+from arr.readers.view import Unit, Unreadable, View
+from arr.sources import Document, SourceFile, count_skipped
 
 
 def _windows(unit: Unit, chunk_lines: int, overlap: int) -> list[tuple[int, int]]:
@@ -64,3 +68,27 @@ def place_id(label: str, view: View, line: int, chunk_lines: int) -> str | None:
         return f"doc:{label}#{unit.anchor}"
     start = unit.start + (line - unit.start) // chunk_lines * chunk_lines
     return f"doc:{label}#L{start}"
+
+
+def file_units(
+    readers: Readers,
+    source: SourceFile,
+    relative: str,
+    text_cap: int,
+    chunk_lines: int,
+    overlap: int,
+    skipped: Counter[str] | None,
+) -> list[Document]:
+    """The documents of a file its reader reads, read under the one file rule (the format's
+    own size cap); a file the rule or the reader refuses is counted by its reason."""
+    cap = readers.cap(relative, text_cap)
+    raw, reason = file_rule.read_path(source.root, relative, cap, check_content=False)
+    if raw is None:
+        count_skipped(skipped, reason)
+        return []
+    try:
+        view = readers.view(relative, raw)
+    except Unreadable as exc:
+        count_skipped(skipped, exc.reason)
+        return []
+    return unit_documents(source.label, view, chunk_lines, overlap)

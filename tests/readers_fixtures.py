@@ -1,0 +1,114 @@
+"""Real files for the readers' tests: PDFs made by reportlab (pages of text, an image-only
+"scan", an encrypted copy by pypdf) and notebooks written by nbformat with real outputs."""
+
+from __future__ import annotations
+
+import base64
+import io
+from pathlib import Path
+
+# a 1x1 PNG: what a plot output carries, as base64, in a real notebook
+PNG_B64 = base64.b64encode(
+    bytes.fromhex(
+        "89504e470d0a1a0a0000000d4948445200000001000000010806000000"
+        "1f15c4890000000d49444154789c6360000002000154a24f5d0000000049454e44ae426082"
+    )
+).decode()
+
+
+def pdf_bytes(pages: list[list[str]], title: str | None = None) -> bytes:
+    """A PDF with one page per entry, each line of text drawn in reading order."""
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out)
+    if title:
+        pdf.setTitle(title)
+    for lines in pages:
+        y = 800
+        for line in lines:
+            pdf.drawString(72, y, line)
+            y -= 14
+        pdf.drawString(300, 40, str(pdf.getPageNumber()))  # the page number at the foot
+        pdf.showPage()
+    pdf.save()
+    return out.getvalue()
+
+
+def scan_pdf_bytes() -> bytes:
+    """A page with a drawing and no text layer (what a scanner produces)."""
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out)
+    pdf.rect(100, 100, 300, 500, fill=1)
+    pdf.showPage()
+    pdf.save()
+    return out.getvalue()
+
+
+def encrypted(raw: bytes, password: str = "s3cret-pw") -> bytes:
+    import pypdf
+
+    reader = pypdf.PdfReader(io.BytesIO(raw))
+    writer = pypdf.PdfWriter()
+    for page in reader.pages:
+        writer.add_page(page)
+    writer.encrypt(password)
+    out = io.BytesIO()
+    writer.write(out)
+    return out.getvalue()
+
+
+def notebook_bytes() -> bytes:
+    """A notebook with markdown, code, a stream output, a plot (PNG + HTML) and an error."""
+    import nbformat
+    from nbformat.v4 import (
+        new_code_cell,
+        new_markdown_cell,
+        new_notebook,
+        new_output,
+    )
+
+    cells = [
+        new_markdown_cell("# Learning-rate sweep\n\nWe sweep the warmup length."),
+        new_code_cell(
+            "losses = train(warmup_steps=500)\nprint(losses[-1])",
+            outputs=[new_output("stream", name="stdout", text="final loss 0.4213\n")],
+        ),
+        new_code_cell(
+            "plot(losses)",
+            outputs=[
+                new_output(
+                    "display_data",
+                    data={
+                        "image/png": PNG_B64 * 40,
+                        "text/html": "<div class='plotly'>chart</div>",
+                        "text/plain": "<Figure size 640x480 with 1 Axes>",
+                    },
+                )
+            ],
+        ),
+        new_markdown_cell("## Failure\n\n![inline](data:image/png;base64," + PNG_B64 * 10 + ")"),
+        new_code_cell(
+            "evaluate(model)",
+            outputs=[
+                new_output(
+                    "error",
+                    ename="ZeroDivisionError",
+                    evalue="division by zero in calibrate_temperature",
+                    traceback=[
+                        "\x1b[0;31m---------------------------------------------------------\x1b[0m",
+                        "\x1b[0;31mZeroDivisionError\x1b[0m: division by zero in calibrate_temperature",
+                    ],
+                )
+            ],
+        ),
+    ]
+    return nbformat.writes(new_notebook(cells=cells)).encode()
+
+
+def write(path: Path, data: bytes) -> Path:
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_bytes(data)
+    return path
