@@ -102,9 +102,8 @@ def bench_extraction(volumes: list[Path]) -> dict[str, float]:
     reader.close()
     shipped = rows.get("pdfium (shipped, worker)", 0.0)
     base = rows.get("pdftotext (poppler)")
-    print(
-        f"   goal >= {GOAL_PAGES_PER_S:g} pages/s: {'met' if shipped >= GOAL_PAGES_PER_S else 'NOT met'}"
-    )
+    verdict = "met" if shipped >= GOAL_PAGES_PER_S else "NOT met"
+    print(f"   goal >= {GOAL_PAGES_PER_S:g} pages/s: {verdict}")
     if base:
         ratio = base / shipped if shipped else float("inf")
         print(f"   shipped time / pdftotext time: {ratio:.2f}x (goal <= {GOAL_VS_PDFTOTEXT}x)")
@@ -209,9 +208,8 @@ def main() -> int:
                 f" {found['mrr@10']:7.3f}"
             )
         gap = scores["pdf"]["ndcg@10"] - scores["text"]["ndcg@10"]
-        print(
-            f"   {label}: pdf - text = {gap:+.3f} (goal >= -0.010: {'met' if gap >= -0.01 else 'NOT met'})"
-        )
+        verdict = "met" if gap >= -0.01 else "NOT met"
+        print(f"   {label}: pdf - text = {gap:+.3f} (goal >= -0.010: {verdict})")
     return 0
 
 

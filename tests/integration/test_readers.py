@@ -80,7 +80,10 @@ def test_page_numbers_are_not_content_and_ligatures_fold(tmp_path: Path) -> None
     view = ws.readers.view("p.pdf", (root(ws) / "p.pdf").read_bytes())
     assert view.lines == ("The first finding was significant.", "Second page text.")  # no "1"
     # PDFium's text as pdflatex's fonts give it: ligatures, a soft hyphen, a hyphen at a line end
-    raw = "The \ufb01rst signi\ufb01cant e\ufb00ect of Qual\ufffeity and regu-\r\nlarisation, 43.3-\r\n46.2"
+    raw = (
+        "The \ufb01rst signi\ufb01cant e\ufb00ect of Qual\ufffeity and regu-\r\n"
+        "larisation, 43.3-\r\n46.2"
+    )
     assert clean_page(raw) == [
         "The first significant effect of Quality and regularisation, 43.3-",
         "46.2",
