@@ -99,7 +99,8 @@ def notebook_bytes() -> bytes:
                     evalue="division by zero in calibrate_temperature",
                     traceback=[
                         "\x1b[0;31m---------------------------------------------------------\x1b[0m",
-                        "\x1b[0;31mZeroDivisionError\x1b[0m: division by zero in calibrate_temperature",
+                        "\x1b[0;31mZeroDivisionError\x1b[0m: "
+                        "division by zero in calibrate_temperature",
                     ],
                 )
             ],

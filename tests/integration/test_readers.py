@@ -195,7 +195,8 @@ def test_latex_sections_and_bibtex_entries(tmp_path: Path) -> None:
     )
     write(
         root(ws) / "paper" / "refs.bib",
-        b'@string{ax = "arXiv"}\n@article{goyal2017,\n  author = {Goyal, Priya and Dollar, Piotr},\n'
+        b'@string{ax = "arXiv"}\n@article{goyal2017,\n'
+        b"  author = {Goyal, Priya and Dollar, Piotr},\n"
         b"  title = {Accurate, Large Minibatch {SGD}},\n  year = {2017},\n}\n\n"
         b"@inproceedings{loshchilov2016,\n  author = {Loshchilov, Ilya},\n"
         b'  title = "SGDR: Warm Restarts",\n  year = 2016\n}\n',
