@@ -30,7 +30,7 @@ from arr import __version__, codes
 from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.snippets import centred
-from arr.sources import Document, state_digest
+from arr.sources import READERS_VERSION, Document, state_digest
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.build_progress import build_progress, build_state, describe
 from arr.tools.partition import exclusive_lock
@@ -176,7 +176,11 @@ class VectorTool:
         return int(self.embedder.max_tokens)
 
     def _chunking(self) -> str:
-        lines = f"{self.chunk_lines or self.workspace.chunk_lines}/{self.overlap_lines}"
+        # the readers' version: a file a reader reads anew is read again, not kept from the list
+        lines = (
+            f"{self.chunk_lines or self.workspace.chunk_lines}/{self.overlap_lines}/"
+            f"{READERS_VERSION}"
+        )
         budget = self._budget()
         return lines if budget is None else f"{lines}/passages-{budget}-{self.passage_overlap}"
 

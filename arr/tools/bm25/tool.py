@@ -20,7 +20,7 @@ import numpy as np
 from arr import codes
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall, trusted
 from arr.snippets import centred
-from arr.sources import Document, state_digest
+from arr.sources import READERS_VERSION, Document, state_digest
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.bm25 import overlay
 from arr.tools.bm25.build import build_partition, row_tokens
@@ -108,6 +108,9 @@ class BM25Tool:
                 reuse
                 and generation is not None
                 and self._cache.manifest(generation).get("tokenizer") == self._tokenizer_id()
+                # rows a reader of another version made (a notebook read as raw JSON before
+                # the readers) are read again, not copied
+                and self._cache.manifest(generation).get("readers") == READERS_VERSION
             ):
                 previous = self._cache.file_entries(generation) or {}
         except (OSError, ValueError):
@@ -117,6 +120,7 @@ class BM25Tool:
             "b": self.b,
             "stemmer": self.stemmer_language,
             "tokenizer": self._tokenizer_id(),
+            "readers": READERS_VERSION,
         }
         manifest = build_partition(
             self.workspace,
