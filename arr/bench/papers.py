@@ -111,16 +111,15 @@ def bench_extraction(volumes: list[Path]) -> dict[str, float]:
 
 
 def _workspace(folder: Path, source: Path, name: str) -> None:
-    """A workspace at ``folder`` with one scope over a link-free copy of ``source``."""
-    tree = folder / name
+    """A workspace at ``folder`` with one scope (``papers``, root ``tree``) over a copy of
+    ``source`` at ``tree/<name>``: paths as the gold names them (``volumes/vol021.pdf``)."""
+    tree = folder / "tree" / name
     if not tree.is_dir():
         shutil.copytree(source, tree)
     if not (folder / ".arr" / "workspace.yaml").is_file():
         arr = [sys.executable, "-m", "arr.cli"]
-        subprocess.run([*arr, "init"], cwd=folder, check=True, capture_output=True)
-        subprocess.run(
-            [*arr, "scope", "add", "papers", name], cwd=folder, check=True, capture_output=True
-        )
+        for command in (["init"], ["scope", "add", "papers", "tree"]):
+            subprocess.run([*arr, *command], cwd=folder, check=True, capture_output=True)
 
 
 def bench_index(folder: Path, fresh: bool) -> None:
@@ -194,7 +193,7 @@ def main() -> int:
     bench_index(pdf_ws, fresh=True)
     print("   arr index of the 1,500 text files (for the comparison; cached when fresh)")
     bench_index(text_ws, fresh=False)
-    print("3. quality (300 claims): text at file level vs PDFs at page level")
+    print("3. quality (the gold claims): text at file level vs PDFs at page level")
     print(f"   {'pipeline':<10} {'set':<6} {'nDCG@10':>8} {'R@10':>6} {'MRR@10':>7}")
     for label, overrides in (("default", []), ("bm25", ["tools=[bm25]"])):
         scores = {}

@@ -20,6 +20,7 @@ REPO = Path(__file__).resolve().parents[2]
 SMOKE = {
     "bench": ("arr.bench", "BM25 through the Router"),
     "bench-wsgold": ("arr.bench.wsgold", ""),
+    "bench-papers": ("arr.bench.papers", "pdf - text"),
     "bench-index": ("arr.bench.index", "estimate for 10,000 such files"),
     "bench-grep": ("arr.bench.grep", "matches: channel"),
     "bench-vector": ("arr.bench.vector", "ratio p50 Router/raw"),
@@ -65,7 +66,9 @@ def test_every_bench_target_has_a_smoke_run() -> None:
 
 
 @pytest.mark.model
-@pytest.mark.parametrize("target", sorted(set(SMOKE) - {"bench-grep", "bench-wsgold"}))
+@pytest.mark.parametrize(
+    "target", sorted(set(SMOKE) - {"bench-grep", "bench-wsgold", "bench-papers"})
+)
 def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
     tree = tmp_path / "tree" / "pkg"
     tree.mkdir(parents=True)
@@ -169,3 +172,45 @@ def test_workspace_gold_bench_says_when_its_data_is_absent(tmp_path: Path) -> No
         assert ranked and all(isinstance(p, str) for p in ranked[:5])
     else:
         assert wsgold.main(["werkzeug"]) == 0  # prints "skipped ...", never crashes
+
+
+@pytest.mark.model
+def test_papers_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
+    """Extraction, arr index and the side-by-side scores on two PDFs of two papers each."""
+    from tests.readers_fixtures import pdf_bytes
+
+    data = tmp_path / "pdfgold"
+    (data / "volumes").mkdir(parents=True)
+    (data / "text").mkdir()
+    papers = {
+        "d1": ["Warmup stabilises large batch training", "Loss spikes vanish with warmup."],
+        "d2": ["Dropout regularises attention", "Attention dropout lowers overfitting."],
+        "d3": ["Tokenizer vocabulary size", "Larger vocabularies shorten sequences."],
+        "d4": ["Gradient clipping bounds updates", "Clipping prevents exploding gradients."],
+    }
+    ids = list(papers)
+    for number, pair in enumerate((ids[:2], ids[2:])):
+        pages = [papers[i] for i in pair]
+        (data / "volumes" / f"vol{number:03d}.pdf").write_bytes(pdf_bytes(pages))
+    for doc, lines in papers.items():
+        (data / "text" / f"{doc}.txt").write_text("\n".join(lines) + "\n")
+    queries = {"d1": "warmup loss spikes", "d4": "exploding gradients clipping"}
+    where = {"d1": "volumes/vol000.pdf#page=1", "d4": "volumes/vol001.pdf#page=2"}
+    for name, relevant in (("text", lambda d: f"text/{d}.txt"), ("pages", where.get)):
+        (data / f"gold.{name}.jsonl").write_text(
+            "".join(
+                json.dumps({"id": d, "query": q, "relevant": [relevant(d)]}) + "\n"
+                for d, q in queries.items()
+            )
+        )
+    env = {
+        **os.environ,
+        "ARR_BENCH_OUT": str(tmp_path / "out"),
+        "ARR_PDFGOLD": str(data),
+        "HF_HUB_OFFLINE": "1",
+        "TRANSFORMERS_OFFLINE": "1",
+    }
+    out = run_bench(["arr.bench.papers"], env).stdout
+    assert "pdfium (shipped, worker)" in out and "arr index: lexical ready" in out, out[-3000:]
+    rows = re.findall(r"^   (default|bm25)\s+(text|pdf)\s+([0-9.]+)", out, re.M)
+    assert len(rows) == 4 and all(float(score) > 0.5 for _, _, score in rows), out[-3000:]
