@@ -1,5 +1,8 @@
 """PDF reader: one unit per page, located as ``papers/x.pdf#page=7`` (pages as viewers count).
 
+A page is shown with the heading that opens it (large type at its top: a paper's title in a
+volume of papers), else the last such heading before it, else the file's title.
+
 Text comes from PDFium (pypdfium2) in a worker process (:mod:`arr.readers.pdf_worker`) with a
 memory limit; this side waits at most ``timeout_s`` per file, then kills the worker and names
 the file ``extract_timeout``. Files are refused with a reason, never a traceback: a password
@@ -85,7 +88,7 @@ class PdfReader:
     """``read(bytes) -> View`` for ``.pdf`` files (plain values; the worker starts on first use)."""
 
     suffixes = (".pdf",)
-    version = "pdf-1"
+    version = "pdf-2"
 
     def __init__(
         self, max_pages: int = 2000, timeout_s: float = 20.0, memory_mb: int = 1536
@@ -119,11 +122,15 @@ class PdfReader:
         if "reason" in reply:
             raise Unreadable(str(reply["reason"]), str(reply.get("detail", "")))
         title = reply.get("title")
-        return build_view(
-            [(f"page={n}", title, lines) for n, lines in enumerate(reply["pages"], 1)],
-            file_lines=False,
-            title=title,
-        )
+        blocks = []
+        shown = title  # a page's title: the heading that opens it, else the last one before
+        for number, (lines, opening) in enumerate(
+            zip(reply["pages"], reply.get("headings") or [None] * len(reply["pages"]), strict=True),
+            1,
+        ):
+            shown = opening or shown
+            blocks.append((f"page={number}", shown, lines))
+        return build_view(blocks, file_lines=False, title=title)
 
     def close(self) -> None:
         with self._lock:

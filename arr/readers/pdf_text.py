@@ -9,7 +9,9 @@ pdflatex writes is column by column (measured on ``../shared/data/pdfgold``, see
   and a letter, ``-``, end of line and a lower-case letter is joined too (producers that do
   not mark them); a hyphen before a digit or a capital stays (``43.3-46.2``, ``Cross-Check``);
 - running heads and page numbers: a first or last line that is a bare number (``7``,
-  ``Page 7``, ``7 of 12``, roman numerals), or a first/last line repeated on most pages.
+  ``Page 7``, ``7 of 12``, roman numerals), or a first/last line repeated on most pages;
+- the title: the metadata's, else the first page's leading run of large type (font sizes
+  from PDFium), else its first line.
 
 This module runs inside the extraction worker (:mod:`arr.readers.pdf_worker`), never in the
 searching process: a hostile PDF can only exhaust the worker.
@@ -32,6 +34,8 @@ from arr.readers.view import (
 )
 
 _SOFT_HYPHEN = re.compile("[\ufffe\x02\u00ad]\n?")
+# a marked break before a capital was a real hyphen (Wolcott-Rallison broken at its hyphen)
+_HARD_BREAK = re.compile("[\ufffe\x02\u00ad]\n?(?=[A-Z])")
 _LINE_END_HYPHEN = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
 _PAGE_NUMBER = re.compile(
     r"^(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?$", re.IGNORECASE
@@ -43,6 +47,7 @@ MIN_TEXT_CHARS = 16  # fewer non-space characters in the whole file: no text lay
 def clean_page(raw: str) -> list[str]:
     """One page's text as lines: line ends unified, hyphenation joined, forms folded."""
     text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    text = _HARD_BREAK.sub("-", text)
     text = _SOFT_HYPHEN.sub("", text)
     text = unicodedata.normalize("NFKC", text)
     text = _LINE_END_HYPHEN.sub("", text)
@@ -76,6 +81,39 @@ def drop_running_lines(pages: list[list[str]]) -> list[list[str]]:
     return out
 
 
+HEADING_SCALE = 1.15  # a heading's letters are this much larger than the page's median
+
+
+def heading(textpage: object) -> str | None:
+    """The page's leading run of large type (a paper's title as typeset), or None. The body
+    size is the median of 31 letters sampled over the page; only a run that starts the page
+    is read letter by letter (a few ctypes calls per page, not one per letter)."""
+    import statistics
+
+    import pypdfium2.raw as raw_api
+
+    total = textpage.count_chars()  # type: ignore[attr-defined]
+    handle = textpage.raw  # type: ignore[attr-defined]
+    if total <= 0:
+        return None
+
+    def size(index: int) -> float:
+        return float(raw_api.FPDFText_GetFontSize(handle, index))
+
+    sample = [size(i * total // 31) for i in range(31)]
+    body = [found for found in sample if found >= 2]  # generated breaks have no size
+    if not body:
+        return None
+    large = HEADING_SCALE * statistics.median(body)
+    end, limit = 0, min(total, 400)
+    while end < limit and ((found := size(end)) >= large or found < 2):
+        end += 1
+    if end == 0:
+        return None
+    lines = clean_page(textpage.get_text_range(0, end))  # type: ignore[attr-defined]
+    return " ".join(lines)[:300] or None
+
+
 def _metadata_title(document: object) -> str | None:
     try:
         title = (document.get_metadata_dict().get("Title") or "").strip()  # type: ignore[attr-defined]
@@ -85,8 +123,11 @@ def _metadata_title(document: object) -> str | None:
     return title[:300] or None
 
 
-def extract(raw: bytes, max_pages: int, budget_s: float) -> tuple[str | None, list[list[str]]]:
-    """(title, lines of each page) of a PDF given as bytes; raises Unreadable."""
+def extract(
+    raw: bytes, max_pages: int, budget_s: float
+) -> tuple[str | None, list[list[str]], list[str | None]]:
+    """(title, lines of each page, the heading that opens each page or None) of a PDF given
+    as bytes; raises Unreadable."""
     import pypdfium2 as pdfium
 
     started = time.monotonic()
@@ -102,6 +143,7 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> tuple[str | None, li
         if count > max_pages:
             raise Unreadable(TOO_MANY_PAGES, f"{count} pages; limit {max_pages}")
         pages: list[list[str]] = []
+        headings: list[str | None] = []
         for number in range(count):
             if time.monotonic() - started > budget_s:
                 raise Unreadable(EXTRACT_TIMEOUT, f"over {budget_s:g} s at page {number + 1}")
@@ -110,13 +152,15 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> tuple[str | None, li
                 textpage = page.get_textpage()
                 try:
                     pages.append(clean_page(textpage.get_text_range()))
+                    headings.append(heading(textpage))
                 finally:
                     textpage.close()
             except pdfium.PdfiumError:
                 pages.append([])  # one unreadable page: the others still count
+                headings.append(None)
             finally:
                 page.close()
-        title = _metadata_title(document)
+        title = _metadata_title(document) or (headings[0] if headings else None)
     finally:
         document.close()
     if sum(len("".join(line.split())) for page in pages for line in page) < MIN_TEXT_CHARS:
@@ -125,4 +169,4 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> tuple[str | None, li
     if title is None:
         first = next((line for page in pages for line in page if line.strip()), "")
         title = first[:300] or None
-    return title, pages
+    return title, pages, headings

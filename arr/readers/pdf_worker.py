@@ -8,7 +8,7 @@ starts another for the next file. One worker serves many files (PDFium loads onc
 
 Protocol on stdin/stdout, each message an 8-byte big-endian length and a body: the request is
 a JSON header (``max_pages``, ``budget_s``) then the PDF's bytes; the reply is JSON
-(``{"title", "pages"}`` or ``{"reason", "detail"}``).
+(``{"title", "pages", "headings"}`` or ``{"reason", "detail"}``).
 """
 
 from __future__ import annotations
@@ -41,14 +41,14 @@ def answer(header: dict, raw: bytes) -> dict:
     from arr.readers.view import EXTRACT_MEMORY, UNREADABLE, Unreadable
 
     try:
-        title, pages = extract(raw, int(header["max_pages"]), float(header["budget_s"]))
+        title, pages, headings = extract(raw, int(header["max_pages"]), float(header["budget_s"]))
     except Unreadable as exc:
         return {"reason": exc.reason, "detail": exc.detail}
     except MemoryError:
         return {"reason": EXTRACT_MEMORY, "detail": "over the extraction memory limit"}
     except Exception as exc:  # whatever a malformed file raises inside the binding
         return {"reason": UNREADABLE, "detail": f"{type(exc).__name__}: {exc}"[:200]}
-    return {"title": title, "pages": pages}
+    return {"title": title, "pages": pages, "headings": headings}
 
 
 def main() -> None:

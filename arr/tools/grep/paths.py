@@ -22,6 +22,9 @@ from pathlib import Path
 
 from arr import file_rule
 from arr.named_paths import NamedPath, names
+from arr.readers import Readers, suffix_of
+from arr.readers.documents import place_id
+from arr.readers.view import Unreadable
 from arr.tools.grep.verify import snippet
 
 MAX_PATH_HITS = 5
@@ -35,6 +38,11 @@ class PathHit:
     start_line: int  # the named line, or 1 for the file's head
     end_line: int
     snippet: str
+    # a file a reader reads (arr.readers): the unit shown, and whether lines are the file's
+    anchor: str | None = None
+    title: str | None = None
+    file_lines: bool = True
+    place: str | None = None
 
 
 def matches(relative: str, absolute: str, token: str) -> int:
@@ -65,9 +73,12 @@ def path_hits(
     max_file_bytes: int,
     max_line_chars: int,
     counters: Counter[str],
+    readers: Readers | None = None,
+    chunk_lines: int = 40,
 ) -> list[PathHit]:
     """The files (or lines) the query names (``named_paths(query)``), most specific name
-    first (at most ``MAX_PATH_HITS``)."""
+    first (at most ``MAX_PATH_HITS``). A paper, notebook, manuscript or bibliography is shown
+    from its view (its first unit, or the named line of a ``.tex``/``.bib``)."""
     hits: list[PathHit] = []
     seen: set[tuple[str, int | None]] = set()
     for want in sorted(named, key=lambda n: len(n.token), reverse=True):
@@ -81,6 +92,22 @@ def path_hits(
         for _, _, relative, root, label in sorted(found, key=lambda f: f[:3]):
             if len(hits) >= MAX_PATH_HITS:
                 return hits
+            if readers is not None and suffix_of(relative) is not None:
+                hit = _view_hit(
+                    readers,
+                    root,
+                    relative,
+                    label,
+                    want.line,
+                    max_file_bytes,
+                    max_line_chars,
+                    chunk_lines,
+                    counters,
+                )
+                if hit is not None:
+                    seen.add((label + relative, want.line))
+                    hits.append(hit)
+                continue
             content, _ = file_rule.read_path(str(root), relative, max_file_bytes)
             if content is None:
                 continue  # refused by the rule: as absent as a file that is not there
@@ -88,3 +115,45 @@ def path_hits(
             shown = _shown(content, want.line, max_line_chars, counters)
             hits.append(PathHit(label + relative, *shown))
     return hits
+
+
+def _view_hit(
+    readers: Readers,
+    root: Path,
+    relative: str,
+    label: str,
+    line: int | None,
+    max_file_bytes: int,
+    max_line_chars: int,
+    chunk_lines: int,
+    counters: Counter[str],
+) -> PathHit | None:
+    """A named reader file, shown from its view under the same rule (None when refused)."""
+    cap = readers.cap(relative, max_file_bytes)
+    raw, _ = file_rule.read_path(str(root), relative, cap, check_content=False)
+    if raw is None:
+        return None
+    try:
+        view = readers.view(relative, raw)
+    except Unreadable:
+        return None
+    if not view.units:
+        return None
+    wanted = line if view.file_lines else None  # a PDF's or notebook's "line" names nothing
+    content = "\n".join(view.lines).encode("utf-8")
+    start, end, text = _shown(content, wanted, max_line_chars, counters)
+    unit = view.unit_at(start) or view.units[0]
+    if wanted is None:  # the first unit's head, not the view's first lines
+        start, end, text = _shown(content, unit.start, max_line_chars, counters)
+        start = end = unit.start
+    name = label + relative
+    return PathHit(
+        name,
+        start,
+        end,
+        text,
+        unit.anchor,
+        unit.title,
+        view.file_lines,
+        place_id(name, view, start, chunk_lines),
+    )

@@ -280,20 +280,42 @@ class GrepTool:
         tree = self._tree(scope)
         labels = [root_label(root, roots) for root in roots]
         limits = (self.max_file_bytes, self.max_line_chars)
-        found = path_hits(named, roots, tree.files, labels, *limits, counters)
+        # every file of the walk, the ones readers read too (shown from their views)
+        files = [
+            {**text, **viewed}
+            for text, viewed in zip(tree.files, tree.readers or [{}] * len(roots), strict=False)
+        ]
+        found = path_hits(
+            named,
+            roots,
+            files,
+            labels,
+            *limits,
+            counters,
+            self.workspace.readers,
+            self.workspace.chunk_lines,
+        )
         top = max((c.score for c, _ in kept), default=0.0) + 1.0
-        return [
-            EvidenceChunk(
+        items = []
+        for rank, hit in enumerate(found, 1):
+            lines = (hit.start_line, hit.end_line) if hit.file_lines else (None, None)
+            item = EvidenceChunk(
                 id=line_id(hit.label, hit.start_line),
                 scope=scope,
                 channel=self.name,
-                location=Location(path=hit.label, start_line=hit.start_line, end_line=hit.end_line),
+                location=Location(
+                    path=hit.label,
+                    start_line=lines[0],
+                    end_line=lines[1],
+                    anchor=hit.anchor,
+                    title=hit.title,
+                ),
                 snippet=hit.snippet,
                 score=top,
                 ranks={self.name: rank},
             )
-            for rank, hit in enumerate(found, 1)
-        ]
+            items.append(item.with_place(hit.place) if hit.place else item)
+        return items
 
     # ---- the walk and the word index ----------------------------------------------------------
     def skip_counters(self, scope: ScopeKey) -> dict[str, int]:
