@@ -1,9 +1,11 @@
 """BibTeX reader (``.bib``): one unit per entry, located as ``refs.bib#goyal2017``.
 
 An entry runs from its ``@type{key,`` to the brace (or parenthesis) that closes it; its title
-field is shown with it. ``@string``, ``@preamble`` and ``@comment`` are not entries. The view is
-the file's own lines (locations keep the entry's line range beside its key); text outside any
-entry is not a unit.
+field is shown with it, and its citation label (``[Goyal 2017] Accurate, Large Minibatch
+SGD``: the first author's surname, the year, the title) is indexed with its text, so a
+question naming an author and a year finds the entry ahead of the passages that cite it.
+``@string``, ``@preamble`` and ``@comment`` are not entries. The view is the file's own lines
+(locations keep the entry's line range beside its key); text outside any entry is not a unit.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ from arr.readers.view import View, in_place_view
 _ENTRY = re.compile(r"@\s*([A-Za-z]+)\s*([{(])\s*([^,\s{}()]+)\s*,")
 _NOT_ENTRIES = {"string", "preamble", "comment"}
 _TITLE = re.compile(r"\btitle\s*=\s*[{\"]", re.IGNORECASE)
+_AUTHOR = re.compile(r"\bauthor\s*=\s*[{\"]", re.IGNORECASE)
+_YEAR = re.compile(r"\byear\s*=\s*[{\"]?\s*(\d{4})", re.IGNORECASE)
 
 
 def _closing(text: str, start: int, opener: str) -> int:
@@ -32,8 +36,8 @@ def _closing(text: str, start: int, opener: str) -> int:
     return len(text)
 
 
-def _title(entry: str) -> str | None:
-    match = _TITLE.search(entry)
+def _title(entry: str, field: re.Pattern[str] = _TITLE) -> str | None:
+    match = field.search(entry)
     if match is None:
         return None
     depth, out = 1, []
@@ -53,9 +57,22 @@ def _title(entry: str) -> str | None:
     return " ".join("".join(out).split())[:300] or None
 
 
+def citation_label(entry: str, title: str | None) -> str | None:
+    """``[Goyal 2017] title``: the first author's surname and the year, when the entry has
+    them (``Goyal, Priya and ...`` or ``Priya Goyal and ...``)."""
+    authors = _title(entry, _AUTHOR)
+    year = _YEAR.search(entry)
+    if not authors and not year:
+        return None
+    first = re.split(r"\s+and\s+", authors or "")[0].strip()
+    surname = first.split(",")[0].strip() if "," in first else (first.split() or [""])[-1]
+    label = " ".join(part for part in (surname, year[1] if year else "") if part)
+    return f"[{label}] {title or ''}".strip()
+
+
 class BibtexReader:
     suffixes = (".bib",)
-    version = "bib-1"
+    version = "bib-2"
 
     def read(self, raw: bytes) -> View:
         text = raw.decode("utf-8", "replace")
@@ -64,6 +81,7 @@ class BibtexReader:
         line_of = [0]  # offset of each line's start
         for line in lines:
             line_of.append(line_of[-1] + len(line) + 1)
+        notes: dict[int, str] = {}
         done = 0  # lines already given to a block
         position = 0
         while (match := _ENTRY.search(text, position)) is not None:
@@ -77,13 +95,18 @@ class BibtexReader:
                 continue
             if first > done:
                 blocks.append((None, None, [""] * (first - done)))  # text outside entries
-            blocks.append((match[3], _title(text[match.start() : end]), lines[first : last + 1]))
+            entry = text[match.start() : end]
+            title = _title(entry)
+            label = citation_label(entry, title)
+            if label:
+                notes[first + 1] = label
+            blocks.append((match[3], title, lines[first : last + 1]))
             done = last + 1
         if done < len(lines):
             blocks.append((None, None, [""] * (len(lines) - done)))
         shown = [line for _, _, block in blocks for line in block]
         # text outside entries is blanked in the view: it is no unit and never an answer
-        return in_place_view(blocks, shown)
+        return in_place_view(blocks, shown, notes=notes)
 
 
 def _line(line_of: list[int], offset: int) -> int:

@@ -3,8 +3,10 @@
 A unit located by its anchor alone (a PDF page, a notebook cell) is one document,
 ``doc:<label>#page=7``. A unit whose lines are the file's (a LaTeX section, a BibTeX entry) is
 cut into windows of ``chunk_lines`` lines from its first line, ``doc:<label>#L<first>``, each
-carrying the unit's anchor and heading. ``place_id`` gives the document a view line falls in,
-so a grep line and the indexed unit that holds it are one place in fusion.
+carrying the unit's anchor and heading, and the view's notes on its lines (indexed text that
+is no line of the file: a citation label, cited keys as words). ``place_id`` gives the
+document a view line falls in, so a grep line and the indexed unit that holds it are one place
+in fusion.
 """
 
 from __future__ import annotations
@@ -45,6 +47,9 @@ def unit_documents(label: str, view: View, chunk_lines: int, overlap: int = 0) -
             text = "\n".join(view.lines[start - 1 : end])
             if not text.strip():
                 continue
+            notes = [view.notes[n] for n in range(start, end + 1) if n in view.notes]
+            if notes:  # indexed with the chunk, never shown by grep (not in the view)
+                text = "\n".join([text, *notes])
             docs.append(
                 Document(
                     id=f"doc:{label}#L{start}",

@@ -3,8 +3,9 @@
 The view keeps every line where the file has it (locations stay the file's line ranges) with
 comments blanked (``%`` to the line end, not ``\\%``), so comments are neither indexed nor shown.
 Text before the first heading is a unit titled by ``\\title{...}`` when there is one. A
-citation key (``\\cite{goyal2017}``) is also spelled as words on its line (``goyal 2017``),
-so a question naming an author and a year finds the passage that cites the work.
+citation key (``\\cite{goyal2017}``) is also indexed as words with its chunk (``cites: goyal
+2017``, a note of the view: grep and snippets show the line as written), so a question
+naming an author and a year finds the passage that cites the work, after the entry itself.
 """
 
 from __future__ import annotations
@@ -41,22 +42,22 @@ def uncommented(line: str) -> str:
     return _COMMENT.sub("", line.rstrip("\r"))
 
 
-def with_cited_words(line: str) -> str:
-    """The line, followed by its citation keys as words (``[cites: goyal 2017]``)."""
+def cited_words(line: str) -> str | None:
+    """The line's citation keys as words (``cites: goyal 2017``), or None."""
     keys = [k.strip() for m in _CITE.finditer(line) for k in m[1].split(",") if k.strip()]
     if not keys:
-        return line
-    words = "; ".join(" ".join(_KEY_WORDS.findall(k)) for k in keys)
-    return f"{line} [cites: {words}]"
+        return None
+    return "cites: " + "; ".join(" ".join(_KEY_WORDS.findall(k)) for k in keys)
 
 
 class LatexReader:
     suffixes = (".tex",)
-    version = "tex-1"
+    version = "tex-2"
 
     def read(self, raw: bytes) -> View:
         text = raw.decode("utf-8", "replace")
-        lines = [with_cited_words(uncommented(line)) for line in text.split("\n")]
+        lines = [uncommented(line) for line in text.split("\n")]
+        notes = {n: words for n, line in enumerate(lines, 1) if (words := cited_words(line))}
         title = next((braced(m[1]) for line in lines if (m := _TITLE.search(line))), None)
         starts: list[tuple[int, str | None]] = [(0, title)]
         trail: dict[int, str] = {}
@@ -75,4 +76,4 @@ class LatexReader:
         for (start, heading), (end, _) in zip(starts, ends, strict=True):
             # a unit's lines keep their place: empty leading units would shift them
             blocks.append((None, heading, lines[start:end]))
-        return in_place_view(blocks, lines, title)
+        return in_place_view(blocks, lines, title, notes)

@@ -54,6 +54,9 @@ class View:
     file_lines: bool  # the view's line numbers are the file's own
     title: str | None = None  # the file's title (a PDF's metadata or first heading)
     counters: dict[str, int] = field(default_factory=dict)  # e.g. outputs_dropped
+    # text indexed with a line's chunk but never part of the view (grep does not see it): a
+    # BibTeX entry's citation label, the cited keys of a LaTeX line spelled as words
+    notes: dict[int, str] = field(default_factory=dict)
 
     def unit_at(self, line: int) -> Unit | None:
         """The unit that holds view line ``line`` (units are in line order)."""
@@ -80,6 +83,7 @@ class View:
                 "file_lines": self.file_lines,
                 "title": self.title,
                 "counters": self.counters,
+                "notes": sorted(self.notes.items()),
             },
             ensure_ascii=False,
         )
@@ -93,6 +97,7 @@ class View:
             bool(found["file_lines"]),
             found.get("title"),
             dict(found.get("counters") or {}),
+            {int(line): str(text) for line, text in found.get("notes") or []},
         )
 
 
@@ -118,12 +123,14 @@ def in_place_view(
     blocks: list[tuple[str | None, str | None, list[str]]],
     lines: list[str],
     title: str | None = None,
+    notes: dict[int, str] | None = None,
 ) -> View:
     """A view whose line numbers are the file's: every line kept, the blocks (which together
     are ``lines``, in order) as units over their ranges; blank blocks name no unit."""
     units, number = [], 1
     for anchor, heading, block in blocks:
-        if any(line.strip() for line in block):
-            units.append(Unit(number, number + len(block) - 1, anchor, heading))
+        filled = [i for i, line in enumerate(block) if line.strip()]
+        if filled:  # a unit ends at its last line with text (not the blank lines after it)
+            units.append(Unit(number, number + filled[-1], anchor, heading))
         number += len(block)
-    return View(tuple(lines), tuple(units), True, title)
+    return View(tuple(lines), tuple(units), True, title, notes=dict(notes or {}))

@@ -230,3 +230,51 @@ def test_views_are_made_once_per_file_version(tmp_path: Path) -> None:
     source = next(f for f in ws.source_files(SCOPE_A) if f.label == "p.pdf")
     docs = ws.file_documents(source, skipped=skipped)
     assert [d.text for d in docs] == ["A new version of the paper."]
+
+
+def test_through_the_router_each_question_finds_its_page_cell_entry_or_section(
+    tmp_path: Path,
+) -> None:
+    """A paper's phrase, a notebook's error message, an author-year and a section heading,
+    asked through the Router (bm25 and grep fused, reranked, places merged): the page, cell,
+    entry or section comes first, once, with its location and title in the JSON."""
+    from arr.fusion.wsum import WSumFusion
+    from arr.planner.rule import RuleQueryPlanner
+    from arr.reranker.rule import RuleReranker
+    from arr.router.router import RetrievalRouter
+
+    ws = workspace(tmp_path)
+    write(root(ws) / "papers" / "jain.pdf", pdf_bytes(PAPER, title="Attention Is Not Explanation"))
+    write(root(ws) / "nb" / "sweep.ipynb", notebook_bytes())
+    write(
+        root(ws) / "paper" / "main.tex",
+        b"\\section{Introduction}\nWe follow \\cite{goyal2017}.\n"
+        b"\\section{Ablation of the warmup length}\nShorter warmup diverges.\n",
+    )
+    write(
+        root(ws) / "paper" / "refs.bib",
+        b"@article{goyal2017,\n  author = {Goyal, Priya},\n  title = {Large Minibatch SGD},\n"
+        b"  year = {2017}\n}\n",
+    )
+    bm25_tool = BM25Tool("bm25", ws)
+    bm25_tool.build(SCOPE_A)
+    router = RetrievalRouter(
+        tools={"bm25": bm25_tool, "grep": GrepTool("grep", ws)},
+        planner=RuleQueryPlanner(lexical_tools=["bm25", "grep"], semantic_tools=["bm25", "grep"]),
+        fusion=WSumFusion(norm="min-max-floor"),
+        reranker=RuleReranker(),
+    )
+    for query, ref in (
+        ("counterfactual attention distributions yield equivalent", "papers/jain.pdf#page=3"),
+        ("division by zero in calibrate_temperature", "nb/sweep.ipynb#cell=4"),
+        ("Goyal 2017", "paper/refs.bib#goyal2017"),
+        ("ablation of the warmup length", "paper/main.tex#L3-4"),
+    ):
+        result = router.search(query, SCOPE_A)
+        refs = [e.location.ref() for e in result.evidence]
+        assert refs[0] == ref, (query, refs)
+        assert len(set(refs)) == len(refs)  # one item per place
+        assert result.scope_leak_count == 0
+        shown = json.loads(result.model_dump_json())["evidence"][0]["location"]
+        assert shown["anchor"] == (ref.split("#")[1] if "#L" not in ref else None)
+        assert PNG_B64[:24] not in result.model_dump_json()
