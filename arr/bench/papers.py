@@ -11,6 +11,10 @@ gold at file level for the text and at page level for the PDFs (``x.pdf#page=8``
    the lexical channels are ready, until complete, and the peak RSS of the whole run.
 3. Quality, side by side: nDCG@10 / R@10 / MRR@10 of the default pipeline and of bm25 alone
    on the text (file level) and on the PDFs (page level), each a workspace of its own.
+4. Notebooks (every ``.ipynb`` inside the installed packages, and one written here with
+   outputs, a plot and an error): vector passages of the raw JSON cut by lines (before the
+   readers) against one unit per cell, with the shipped embedder's token counts, and the
+   base64 bytes left in the indexed text.
 
 Indexes live under ``outputs/bench/papers`` (rebuilt when stale, as ``arr index`` decides).
 """
@@ -173,10 +177,72 @@ def evaluate(folder: Path, gold: Path, overrides: list[str]) -> dict[str, float]
     return {"ndcg@10": ndcg / n, "recall@10": recall / n, "mrr@10": mrr / n}
 
 
+def plotted_notebook(plots: int = 12, plot_bytes: int = 48_000) -> bytes:
+    """A notebook as analyses leave them: markdown, code, printed metrics, plots (PNG and
+    HTML outputs of ``plot_bytes`` each) and one error."""
+    import base64
+    import random
+
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook, new_output
+
+    rng = random.Random(3)
+    cells = [new_markdown_cell("# Sweep of the warmup length\n\nEach run logs its loss.")]
+    for n in range(plots):
+        png = base64.b64encode(b"\x89PNG" + rng.randbytes(plot_bytes)).decode()
+        cells.append(new_markdown_cell(f"## Run {n}: warmup {100 * n} steps"))
+        cells.append(
+            new_code_cell(
+                f"loss = train(warmup={100 * n})\nprint(loss[-1])\nplot(loss)",
+                outputs=[
+                    new_output("stream", name="stdout", text=f"final loss {0.4 + n / 100:.4f}\n"),
+                    new_output("display_data", data={"image/png": png, "text/plain": "<Figure>"}),
+                ],
+            )
+        )
+    cells.append(
+        new_code_cell(
+            "evaluate(model)",
+            outputs=[new_output("error", ename="ValueError", evalue="nan in loss", traceback=[])],
+        )
+    )
+    return nbformat.writes(new_notebook(cells=cells)).encode()
+
+
+def bench_notebooks() -> None:
+    import site
+
+    from arr.bench.core import shipped_embedder
+    from arr.readers.documents import unit_documents
+    from arr.readers.notebook import NotebookReader
+    from arr.sources import chunk_lines
+    from arr.tools.passages import split_all
+
+    embedder, _ = shipped_embedder()
+    count, budget = embedder.token_counts, int(embedder.max_tokens)  # type: ignore[attr-defined]
+    found = sorted({p for folder in site.getsitepackages() for p in Path(folder).rglob("*.ipynb")})
+    samples = [(p.name, p.read_bytes()) for p in found]
+    samples.append(("written (12 plots of 48 KB)", plotted_notebook()))
+    print(f"4. notebooks ({len(samples)}): vector passages, raw JSON by lines vs one per cell")
+    for name, raw in samples:
+        before, _ = split_all(
+            list(chunk_lines(name, raw.decode("utf-8", "replace"), 40)), count, budget
+        )
+        view = NotebookReader().read(raw)
+        after, _ = split_all(unit_documents(name, view, 40), count, budget)
+        base64_left = sum("iVBORw0KGgo" in d.text for d in after)
+        ratio = len(before) / max(1, len(after))
+        print(
+            f"   {name:<34} {len(raw) / 1024:7.0f} KB  raw {len(before):>5}  cells {len(after):>4}"
+            f"  ({ratio:.1f}x fewer; goal >= 5x)  base64 in cells: {base64_left}"
+        )
+
+
 def main() -> int:
     data = pdfgold_dir()
     if not (data / "volumes").is_dir():
-        print(f"bench-papers: {data} not found (set ARR_PDFGOLD); nothing measured")
+        print(f"bench-papers: {data} not found (set ARR_PDFGOLD); PDFs not measured")
+        bench_notebooks()
         return 0
     volumes = sorted((data / "volumes").glob("*.pdf"))
     limit = int(os.environ.get("ARR_BENCH_PAPERS_LIMIT", "0"))
@@ -209,6 +275,7 @@ def main() -> int:
         gap = scores["pdf"]["ndcg@10"] - scores["text"]["ndcg@10"]
         verdict = "met" if gap >= -0.01 else "NOT met"
         print(f"   {label}: pdf - text = {gap:+.3f} (goal >= -0.010: {verdict})")
+    bench_notebooks()
     return 0
 
 
