@@ -126,42 +126,60 @@ def read_only(path: Path) -> sqlite3.Connection:
 
 def verify_memory_db(path: Path) -> tuple[list[str], int, str]:
     """(problems, audit rows, head hash) of a memory database, read-only. Problems name every
-    break found: chain links and hashes, triggers, recorded tampering, and memories whose
-    state the log does not account for."""
-    conn = read_only(path)
+    break found: the schema (arr.memory.schema_check: tables, columns, triggers, the full-text
+    rows), chain links and hashes, recorded tampering, and memories whose state the log does
+    not account for. A damaged or foreign file is a problem, never an exception."""
     try:
-        tables = schema_names(conn, "table")
-        if "memories" not in tables:
-            return ["not a memory database (no memories table)"], 0, GENESIS
-        if "audit" not in tables:
-            return ["the audit table is missing (dropped or renamed)"], 0, GENESIS
-        problems = trigger_problems(conn)
-        rows = conn.execute("SELECT * FROM audit ORDER BY seq").fetchall()
-        columns = rows[0].keys() if rows else []
-        running, chained = GENESIS, False
-        expected: dict[str, dict[str, Any]] = {}
-        for row in rows:
-            stored = row["hash"] if "hash" in columns else None
-            if stored is None:
-                if chained:
-                    problems.append(f"row {row['seq']}: no hash after the chain began (forged)")
-                running = _legacy_fold(running, row)
-            else:
-                chained = True
-                if row["prev_hash"] != running:
-                    problems.append(f"row {row['seq']}: previous hash does not match (a row "
-                                    "before it was deleted, inserted or reordered)")  # fmt: skip
-                if stored != row_hash(
-                    row["prev_hash"], row["seq"], row["at"], row["action"], row["memory_id"],
-                    row["actor"], row["detail"],
-                ):  # fmt: skip
-                    problems.append(f"row {row['seq']}: content does not match its hash")
-                running = stored
-            _replay(row, expected, problems)
-        _compare_memories(conn, expected, problems)
-        return problems, len(rows), running
+        conn = read_only(path)
+    except sqlite3.DatabaseError as exc:
+        return [f"unreadable: {exc}"], 0, GENESIS
+    try:
+        return _verify(conn)
+    except sqlite3.DatabaseError as exc:
+        return [f"unreadable: {exc}"], 0, GENESIS
     finally:
         conn.close()
+
+
+def _verify(conn: sqlite3.Connection) -> tuple[list[str], int, str]:
+    from arr.memory.schema_check import AUDIT_COLUMNS, fts_problems, schema_problems
+
+    tables = schema_names(conn, "table")
+    if "memories" not in tables:
+        return ["not a memory database (no memories table)"], 0, GENESIS
+    if "audit" not in tables:
+        return ["the audit table is missing (dropped or renamed)"], 0, GENESIS
+    problems = trigger_problems(conn) + schema_problems(conn)
+    columns = {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+    missing = [c for c in AUDIT_COLUMNS if c not in columns and c not in ("prev_hash", "hash")]
+    if missing:
+        problems.append(f"the audit chain cannot be checked: columns {', '.join(missing)} gone")
+        return problems, 0, GENESIS
+    rows = [dict(r) for r in conn.execute("SELECT * FROM audit ORDER BY seq")]
+    running, chained = GENESIS, False
+    expected: dict[str, dict[str, Any]] = {}
+    for row in rows:
+        stored = row.get("hash")
+        if stored is None:
+            if chained:
+                problems.append(f"row {row['seq']}: no hash after the chain began (forged)")
+            running = _legacy_fold(running, row)
+        else:
+            chained = True
+            if row.get("prev_hash") != running:
+                problems.append(f"row {row['seq']}: previous hash does not match (a row "
+                                "before it was deleted, inserted or reordered)")  # fmt: skip
+            if stored != row_hash(
+                row.get("prev_hash"), row["seq"], row["at"], row["action"], row["memory_id"],
+                row["actor"], row["detail"],
+            ):  # fmt: skip
+                problems.append(f"row {row['seq']}: content does not match its hash")
+            running = stored
+        _replay(row, expected, problems)
+    _compare_memories(conn, expected, problems)
+    if "memory_fts" in tables:
+        problems += fts_problems(conn)
+    return problems, len(rows), running
 
 
 _STATUS_AFTER = {"publish": "published", "retract": "retracted"}
@@ -174,10 +192,19 @@ def _replay(row: Any, expected: dict[str, dict[str, Any]], problems: list[str]) 
     except ValueError:
         detail = {}
     if action == "add_draft":
-        expected[memory_id] = {"status": "draft", "version": 1, "content": detail.get("content")}
+        expected[memory_id] = {
+            "status": "draft",
+            "version": 1,
+            "content": detail.get("content"),
+            # written since the schema check (older rows vouch for content only)
+            "created_at": detail.get("created_at"),
+            "provenance": detail.get("provenance"),
+            "updated_at": detail.get("created_at"),
+        }
     elif action in _STATUS_AFTER and memory_id in expected:
         expected[memory_id]["status"] = _STATUS_AFTER[action]
         expected[memory_id]["version"] += 1
+        expected[memory_id]["updated_at"] = detail.get("updated_at")
     elif action == "tamper_detected":
         problems.append(f"row {row['seq']}: the store found tampering at {row['at']}: "
                         f"{', '.join(detail.get('problems', []))}")  # fmt: skip
@@ -191,7 +218,14 @@ def _compare_memories(
     from arr.models import SCOPE_FIELDS
 
     seen = set()
-    for row in conn.execute("SELECT * FROM memories ORDER BY id"):
+    have = {row[1] for row in conn.execute("PRAGMA table_info(memories)")}
+    needed = {"id", "title", "body", "tags", "status", "version", *SCOPE_FIELDS}
+    if not needed <= have:
+        problems.append("the memories cannot be compared with the log: columns "
+                        f"{', '.join(sorted(needed - have))} gone")  # fmt: skip
+        return
+    for found in conn.execute("SELECT * FROM memories ORDER BY id"):
+        row = dict(found)
         memory_id = row["id"]
         seen.add(memory_id)
         want = expected.get(memory_id)
@@ -206,5 +240,9 @@ def _compare_memories(
             tags = json.loads(row["tags"]) if row["tags"] else []
             if content_digest(scope, row["title"], row["body"], tags) != want["content"]:
                 problems.append(f"memory {memory_id!r}: content differs from what was added")
+        for field in ("created_at", "provenance", "updated_at"):
+            if want.get(field) is not None and row.get(field) != want[field]:
+                problems.append(f"memory {memory_id!r}: {field} is {row.get(field)!r}; the "
+                                f"log says {want[field]!r}")  # fmt: skip
     for memory_id in sorted(set(expected) - seen):
         problems.append(f"memory {memory_id!r} is in the audit log but not in the store")

@@ -224,9 +224,14 @@ class ResearchMemoryStore:
         content = audit.content_digest(
             scope.model_dump(), memory.title, memory.body, list(memory.tags)
         )
-        self._audit(
-            conn, "add_draft", memory_id, actor, {"scope": scope.label(), "content": content}
-        )
+        # created_at and provenance too: an edit of either behind the log is seen by verify
+        detail = {
+            "scope": scope.label(),
+            "content": content,
+            "created_at": now,
+            "provenance": memory.provenance,
+        }
+        self._audit(conn, "add_draft", memory_id, actor, detail)
         return True
 
     def transition(self, memory_id: str, action: str, actor: str = "cli") -> ResearchMemory:
@@ -248,9 +253,10 @@ class ResearchMemoryStore:
             raise MemoryStoreError(
                 f"cannot {action} memory {memory_id!r}: it is {row['status']}, not {before}"
             )
+        at = now_iso()
         conn.execute(
             "UPDATE memories SET status = ?, version = version + 1, updated_at = ? WHERE id = ?",
-            (after, now_iso(), memory_id),
+            (after, at, memory_id),
         )
         if after == "published":
             conn.execute(
@@ -259,7 +265,7 @@ class ResearchMemoryStore:
             )
         else:
             conn.execute("DELETE FROM memory_fts WHERE memory_id = ?", (memory_id,))
-        self._audit(conn, action, memory_id, actor, {"from": before, "to": after})
+        self._audit(conn, action, memory_id, actor, {"from": before, "to": after, "updated_at": at})
         updated = conn.execute("SELECT * FROM memories WHERE id = ?", (memory_id,)).fetchone()
         return _row_to_memory(updated)
 

@@ -28,7 +28,7 @@ from typing import Any
 
 from arr import __version__, codes
 from arr.errors import is_disk_full
-from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
+from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall
 from arr.snippets import centred
 from arr.sources import READERS_VERSION, Document, state_digest
 from arr.tools.base import ChannelError, source_freshness
@@ -38,6 +38,7 @@ from arr.tools.passages import split_all
 from arr.tools.vector_items import (
     SCOPE_META,
     content_hash,
+    location_of,
     owner_of,
     read_sidecar,
     reusable_manifest,
@@ -177,10 +178,8 @@ class VectorTool:
 
     def _chunking(self) -> str:
         # the readers' version: a file a reader reads anew is read again, not kept from the list
-        lines = (
-            f"{self.chunk_lines or self.workspace.chunk_lines}/{self.overlap_lines}/"
-            f"{READERS_VERSION}"
-        )
+        size = self.chunk_lines or self.workspace.chunk_lines
+        lines = f"{size}/{self.overlap_lines}/{READERS_VERSION}"
         budget = self._budget()
         return lines if budget is None else f"{lines}/passages-{budget}-{self.passage_overlap}"
 
@@ -378,14 +377,7 @@ class VectorTool:
                 raise ChannelError(
                     codes.INDEX_CORRUPT, f"item {item_id!r} has no valid scope: {exc}"
                 ) from None
-            location = Location(
-                path=meta.get("path"),
-                start_line=meta.get("start_line"),
-                end_line=meta.get("end_line"),
-                document_id=meta.get("document_id"),
-                anchor=meta.get("anchor"),
-                title=meta.get("title"),
-            )
+            location = location_of(meta)
             evidence.append(
                 # the store's own item (its scope validated above): built without re-validation
                 EvidenceChunk.model_construct(

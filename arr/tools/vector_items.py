@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 from arr import atomic_write
-from arr.models import ScopeKey
+from arr.models import Location, ScopeKey
 from arr.sources import Document
 from arr.tools.passages import unit_of
 
@@ -41,6 +41,18 @@ def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]
     if unit != doc.id:  # a passage: the chunk or document it belongs to
         meta["unit"] = unit
     return meta
+
+
+def location_of(meta: dict[str, Any]) -> Location:
+    """The place an item's metadata names (its file and lines, or its page, cell, entry)."""
+    return Location(
+        path=meta.get("path"),
+        start_line=meta.get("start_line"),
+        end_line=meta.get("end_line"),
+        document_id=meta.get("document_id"),
+        anchor=meta.get("anchor"),
+        title=meta.get("title"),
+    )
 
 
 def read_sidecar(path: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:

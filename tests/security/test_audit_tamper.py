@@ -14,6 +14,7 @@ import pytest
 
 from arr import audit_report
 from arr.approval import ApprovalLedger, ApprovalRequest, FakeApprover, process
+from arr.errors import MemoryStoreError
 from arr.memory import audit
 from arr.memory.store import ResearchMemoryStore
 from tests.conftest import SCOPE_A
@@ -71,7 +72,48 @@ FORMS = {
     "renamed_table": ["ALTER TABLE audit RENAME TO audit_old"],
     "dropped_table": ["DROP TABLE audit"],
     "edited_memory": ["UPDATE memories SET body = 'rewritten' WHERE id = 'b'"],
+    "added_column": ["ALTER TABLE audit ADD COLUMN note TEXT DEFAULT 'x'"],
+    "renamed_column": ["ALTER TABLE audit RENAME COLUMN actor TO who"],
+    "dropped_column": [*DROP_ALL, "ALTER TABLE audit DROP COLUMN detail"],
+    "memories_column": ["ALTER TABLE memories ADD COLUMN owner TEXT"],
+    "trigger_on_memories": [
+        "CREATE TRIGGER rewrite AFTER UPDATE ON memories"
+        " BEGIN UPDATE memories SET body = 'x' WHERE id = NEW.id; END"
+    ],
+    "fts_row_inserted": [
+        "INSERT INTO memory_fts (memory_id, title, body, tags) VALUES ('a', 'T', 'zebra', '')"
+    ],
+    "fts_row_edited": ["UPDATE memory_fts SET body = 'zebra' WHERE memory_id = 'b'"],
+    "fts_row_deleted": ["DELETE FROM memory_fts WHERE memory_id = 'c'"],
+    "provenance_edited": ["UPDATE memories SET provenance = 'forged' WHERE id = 'a'"],
+    "created_at_edited": [f"UPDATE memories SET created_at = '{T0}' WHERE id = 'a'"],
+    "updated_at_edited": [f"UPDATE memories SET updated_at = '{T0}' WHERE id = 'b'"],
+    "schema_sql_edited": [
+        "PRAGMA writable_schema = ON",
+        "UPDATE sqlite_master SET sql = replace(sql, 'actor TEXT NOT NULL', 'actor TEXT')"
+        " WHERE name = 'audit'",
+        "PRAGMA writable_schema = OFF",
+    ],
+    "extra_table": ["CREATE TABLE audit_shadow (seq INTEGER, hash TEXT)"],
     "status_changed": ["UPDATE memories SET status = 'draft' WHERE id = 'c'"],
+}
+
+
+# what each schema form's finding names (the finding says what changed, not only "broken")
+NAMED = {
+    "added_column": "column note added",
+    "renamed_column": "column actor missing",
+    "dropped_column": "column detail missing",
+    "memories_column": "table memories: column owner added",
+    "trigger_on_memories": "unexpected trigger rewrite on memories",
+    "fts_row_inserted": "full-text row for 'a' differs",
+    "fts_row_edited": "full-text row for 'b' differs",
+    "fts_row_deleted": "published memory 'c' has no full-text row",
+    "provenance_edited": "memory 'a': provenance",
+    "created_at_edited": "memory 'a': created_at",
+    "updated_at_edited": "memory 'b': updated_at",
+    "schema_sql_edited": "column actor declared differently",
+    "extra_table": "unexpected table audit_shadow",
 }
 
 
@@ -82,8 +124,16 @@ def test_every_tamper_form_is_detected_and_stays_detected(tmp_path: Path, form: 
     tamper(store, *FORMS[form])
     found = problems(store.path)
     assert found, form
-    # the next ARR write restores the guards but records what it found: still detected
-    store.add_draft("after", SCOPE_A, "After", "written after the tampering")
+    if form in NAMED:
+        assert any(NAMED[form] in p for p in found), found
+        assert audit_report.heads([store.path])  # arr audit head: no traceback either
+    # the next ARR write restores the guards but records what it found: still detected (a
+    # chain without its columns takes no write: a clear error, nothing written)
+    if form in ("dropped_column", "renamed_column"):
+        with pytest.raises(MemoryStoreError, match="has no column named"):
+            store.add_draft("after", SCOPE_A, "After", "written after the tampering")
+    else:
+        store.add_draft("after", SCOPE_A, "After", "written after the tampering")
     assert problems(store.path), form
     lines, ok = audit_report.verify([store.path])
     assert not ok and "BROKEN" in lines[0]
