@@ -63,13 +63,18 @@ def _check(path: Path) -> tuple[str, list[str], int, str, list[str]]:
     return "unknown", ["neither a memory store nor an approvals ledger"], 0, "", []
 
 
-def verify(paths: list[Path], kept_head: str | None = None) -> tuple[list[str], bool]:
-    """Report lines and whether every store checks out (and holds ``kept_head``, if given)."""
-    lines, ok, heads_seen = [], True, False
-    for path in paths:
-        what, problems, rows, head, unreceipted = _check(path)
-        if kept_head is not None and _holds(path, what, kept_head):
-            heads_seen = True
+KINDS = {"memory": "memory audit", "ledger": "approvals ledger"}
+
+
+def verify(paths: list[Path], kept_heads: list[str] | str | None = None) -> tuple[list[str], bool]:
+    """Report lines and whether every store checks out and every kept head is held by a chain.
+    A head is matched to the store whose chain holds it (``memory:<hash>`` or
+    ``ledger:<hash>`` names the store); one that no chain holds fails the check."""
+    if isinstance(kept_heads, str):
+        kept_heads = [kept_heads]
+    lines, ok = [], True
+    checked = [(path, *_check(path)) for path in paths]
+    for path, what, problems, rows, head, unreceipted in checked:
         if problems:
             ok = False
             lines.append(f"{what} {path}: BROKEN ({len(problems)} problems, {rows} rows)")
@@ -80,11 +85,25 @@ def verify(paths: list[Path], kept_head: str | None = None) -> tuple[list[str], 
             lines.append(
                 f"  {len(unreceipted)} requests without a receipt: {', '.join(unreceipted[:20])}"
             )
-    if kept_head is not None and not heads_seen:
-        ok = False
-        lines.append(
-            f"kept head {kept_head} is in no chain: rows up to it were removed or rewritten"
-        )
+    for kept in kept_heads or []:
+        kind, sep, digest = kept.partition(":")
+        wanted = KINDS.get(kind) if sep else None
+        if sep and wanted is None:
+            lines.append(f"kept head {kept!r}: name the store as memory:<hash> or ledger:<hash>")
+            ok = False
+            continue
+        digest = digest if sep else kept
+        holders = [
+            (path, what)
+            for path, what, *_ in checked
+            if (wanted is None or what == wanted) and _holds(path, what, digest)
+        ]
+        if holders:
+            lines += [f"kept head {digest[:16]}... is in the {w} {p}" for p, w in holders]
+        else:
+            ok = False
+            where = f"is not in the {wanted}" if wanted else "is in no chain"
+            lines.append(f"kept head {digest} {where}: rows up to it were removed or rewritten")
     return lines, ok
 
 

@@ -5,6 +5,7 @@ needed, so ``arr scope list`` starts at once."""
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -120,19 +121,21 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
     from arr import audit_report
     from arr.locations import default_state_dir, resolve_workspace
 
-    positional, options = _key_values(args, ("db", "head"))
+    # head= may be given once per store: each is matched to the chain that holds it
+    kept = [a.partition("=")[2] for a in args if a.startswith("head=")]
+    positional, options = _key_values([a for a in args if not a.startswith("head=")], ("db",))
     if positional not in (["verify"], ["head"]):
         raise ConfigError(
-            "usage: arr audit verify [db=<database>] [head=<kept hash>] | arr audit head"
+            "usage: arr audit verify [db=<database>] [head=[memory:|ledger:]<kept hash> ...]"
+            " | arr audit head"
         )
     paths = audit_report.stores(default_state_dir(resolve_workspace(workspace)), options.get("db"))
     if positional == ["head"]:
         print("\n".join(audit_report.heads(paths)))
         return 0
-    lines, ok = audit_report.verify(paths, options.get("head"))
+    lines, ok = audit_report.verify(paths, kept)
     print("\n".join(lines))
-    if not ok:
-        from arr.approval import AuditError
-
-        raise AuditError("audit verification failed (see above)")
+    if not ok:  # a finding, not a bad request: exit 1, what was found printed above
+        print("arr: audit verification failed (see above)", file=sys.stderr)
+        return 1
     return 0

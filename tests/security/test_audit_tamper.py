@@ -172,7 +172,7 @@ def test_a_rewritten_consistent_chain_is_caught_by_the_kept_head(tmp_path: Path)
         conn.execute(sql)
     conn.close()
     assert problems(store.path) == []  # what a chain alone cannot see
-    lines, ok = audit_report.verify([store.path], kept_head=kept)
+    lines, ok = audit_report.verify([store.path], kept_heads=[kept])
     assert not ok and "removed or rewritten" in lines[-1]
     _, ok_now = audit_report.verify([store.path])
     assert ok_now
@@ -224,7 +224,7 @@ def test_approvals_ledger_deleted_request_and_missing_receipts(tmp_path: Path) -
     conn.execute("DELETE FROM ledger WHERE request_id = 'r2'")  # the tail: links still hold
     conn.execute("DELETE FROM ledger WHERE request_id = 'r1' AND stage = 'receipt'")
     conn.close()
-    lines, ok = audit_report.verify([ledger.path], kept_head=kept)
+    lines, ok = audit_report.verify([ledger.path], kept_heads=[kept])
     text = "\n".join(lines)
     assert not ok
     assert "trigger ledger_no_delete missing" in text
@@ -270,3 +270,24 @@ def test_a_store_from_before_the_chain_is_chained_from_its_old_rows(tmp_path: Pa
     assert problems(path) == []
     tamper(store, *DROP_ALL, "UPDATE audit SET actor = 'forged' WHERE seq = 1")
     assert any("previous hash" in p for p in problems(path))
+
+
+def test_several_kept_heads_are_each_matched_to_their_store(tmp_path: Path) -> None:
+    """``head=<memory head> head=<ledger head>``: each head is found in the chain that holds
+    it (not only the last one used); a head of no chain, or named for the wrong store, fails."""
+    store = make_store(tmp_path)
+    ledger = ApprovalLedger(tmp_path / "approvals.sqlite3")
+    request = ApprovalRequest(
+        request_id="r1", action="reindex", scope=SCOPE_A.model_dump(), payload={"tools": ["bm25"]}
+    )
+    process(request, FakeApprover("approve"), ledger)
+    memory_head = audit_report.heads([store.path])[0].rsplit(" ", 1)[1]
+    ledger_head = audit_report.heads([ledger.path])[0].rsplit(" ", 1)[1]
+    paths = [store.path, ledger.path]
+    lines, ok = audit_report.verify(paths, [memory_head, ledger_head])
+    assert ok, lines
+    assert sum("kept head" in line for line in lines) == 2
+    assert audit_report.verify(paths, [f"memory:{memory_head}", f"ledger:{ledger_head}"])[1]
+    assert not audit_report.verify(paths, [f"ledger:{memory_head}"])[1]  # the wrong store
+    lines, ok = audit_report.verify(paths, [memory_head, "f" * 64])
+    assert not ok and any("is in no chain" in line for line in lines)
