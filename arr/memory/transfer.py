@@ -14,13 +14,15 @@ Versions follow from the replayed transitions; timestamps are those of the impor
 
 from __future__ import annotations
 
+import errno
 import json
 import os
+import re
 import stat
 from datetime import datetime
 from pathlib import Path
 
-from pydantic import BaseModel, ConfigDict, ValidationError
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
 from arr import atomic_write
 from arr.errors import MemoryStoreError
@@ -30,16 +32,39 @@ from arr.models import MemoryStatus, ResearchMemory, ScopeKey
 MAX_IMPORT_BYTES = 256 * 1024 * 1024  # far above any research store; /dev/zero is refused
 
 
+MAX_NESTING = 32  # a record is flat; deeper JSON is hostile, refused before it is parsed
+
+
+def _no_surrogates(value: str) -> str:
+    # json.loads gives a lone surrogate ("\ud800") as a str SQLite cannot store
+    if any("\ud800" <= ch <= "\udfff" for ch in value):
+        raise ValueError("holds a lone surrogate (not valid Unicode text)")
+    return value
+
+
 class ExportRecord(BaseModel):
+    """One line of an export, held to what the store accepts (the same limits as
+    ResearchMemory), so a bad line is refused with its number and field before any write."""
+
     model_config = ConfigDict(frozen=True, extra="ignore")
 
-    id: str
+    id: str = Field(min_length=1, max_length=128, pattern=r"^[A-Za-z0-9][A-Za-z0-9._:-]*$")
     scope: ScopeKey
-    title: str
-    body: str
+    title: str = Field(min_length=1, max_length=500)
+    body: str = Field(min_length=1, max_length=100_000)
     tags: tuple[str, ...] = ()
     status: MemoryStatus = "draft"
     provenance: str = ""
+
+    @field_validator("title", "body", "provenance")
+    @classmethod
+    def _text(cls, value: str) -> str:
+        return _no_surrogates(value)
+
+    @field_validator("tags")
+    @classmethod
+    def _tags(cls, value: tuple[str, ...]) -> tuple[str, ...]:
+        return tuple(_no_surrogates(tag) for tag in value)
 
 
 def export_memories(store: ResearchMemoryStore, path: Path) -> int:
@@ -67,8 +92,14 @@ def _read_bounded(path: Path) -> bytes:
     """The bytes of a regular file of at most MAX_IMPORT_BYTES (a FIFO, a device such as
     /dev/zero or a folder is refused before a byte is read)."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
+        # O_NOFOLLOW: a link is refused, as every read of ARR refuses one (arr.file_rule)
+        fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            raise MemoryStoreError(
+                f"cannot import {str(path)!r}: it is a symbolic link (links are refused; "
+                "name the file itself)"
+            ) from None
         raise MemoryStoreError(f"cannot read {str(path)!r}: {exc.strerror or exc}") from None
     try:
         info = os.fstat(fd)
@@ -101,13 +132,42 @@ def read_export(path: Path) -> list[ExportRecord]:
     for number, line in enumerate(lines, 1):
         if not line.strip():
             continue
+        if _nesting(line) > MAX_NESTING:
+            raise MemoryStoreError(
+                f"{path}:{number}: not a memory record: nested deeper than {MAX_NESTING} levels"
+            )
         try:
             records.append(ExportRecord.model_validate(json.loads(line)))
-        except (ValueError, ValidationError) as exc:
+        except ValidationError as exc:
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "record"
+            raise MemoryStoreError(
+                f"{path}:{number}: field {field!r}: {first['msg'][:200]}"
+            ) from None
+        except (ValueError, RecursionError) as exc:
             raise MemoryStoreError(
                 f"{path}:{number}: not a memory record: {str(exc).splitlines()[0][:200]}"
             ) from None
     return records
+
+
+_STRING = re.compile(r'"(?:[^"\\]|\\.)*"')
+
+
+def _nesting(line: str) -> int:
+    """The deepest bracket nesting of a JSON line, outside strings (json.loads of 200,000
+    nested lists raises RecursionError; this counts without recursing, strings removed first
+    by one regex pass so a 50 MB body costs milliseconds)."""
+    if line.count("[") + line.count("{") <= MAX_NESTING:
+        return 0
+    depth = deepest = 0
+    for char in _STRING.sub("", line):
+        if char in "[{":
+            depth += 1
+            deepest = max(deepest, depth)
+        elif char in "]}":
+            depth -= 1
+    return deepest
 
 
 def _differences(stored: ResearchMemory, record: ExportRecord) -> list[str]:
