@@ -173,6 +173,23 @@ def compose(
         raise ConfigError(message + did_you_mean(message, config_name, everything)) from None
 
 
+def checked_overrides(overrides: object) -> list[str]:
+    """Overrides as a list of str (a str alone, bytes or a number is a ConfigError naming it,
+    never an AttributeError from inside Hydra)."""
+    if overrides is None:
+        return []
+    if isinstance(overrides, (str, bytes)) or not isinstance(overrides, (list, tuple)):
+        raise ConfigError(
+            f"overrides must be a list of 'key=value' strings, got {type(overrides).__name__}"
+        )
+    for index, item in enumerate(overrides):
+        if not isinstance(item, str):
+            raise ConfigError(
+                f"overrides[{index}] must be a 'key=value' string, got {type(item).__name__}"
+            )
+    return list(overrides)
+
+
 def load_router(
     overrides: list[str] | None = None,
     config_name: str = "search",
@@ -181,7 +198,11 @@ def load_router(
 ) -> RetrievalRouter:
     # Library mode is quiet unless asked (progress=true): no progress bars (embedding, model
     # loading) and no third-party chatter on the caller's stderr.
-    overrides = list(overrides or [])
+    overrides = checked_overrides(overrides)
+    if not isinstance(config_name, str) or not isinstance(warm, bool):
+        raise ConfigError("config_name must be a str and warm a bool")
+    if workspace is not None and not isinstance(workspace, (str, os.PathLike)):
+        raise ConfigError(f"workspace must be a path, got {type(workspace).__name__}")
     if not any(o.lstrip("+~").split("=", 1)[0] == "progress" for o in overrides):
         overrides.append("progress=false")
     for name, value in (

@@ -243,7 +243,10 @@ def run_memory(
         found = _existing_store(workspace).get(texts["id"])
         if found is None:
             raise MemoryStoreError(f"no memory with id {texts['id'][:200]!r}")
-        print(json.dumps(found.model_dump(mode="json"), indent=2, ensure_ascii=False))
+        from arr.terminal import json_for_terminal
+
+        shown = json.dumps(found.model_dump(mode="json"), indent=2, ensure_ascii=False)
+        print(json_for_terminal(shown))  # parseable JSON that a terminal shows inertly
         return 0
     if action == "add":
         missing = [k for k in ("title", "body") if not texts.get(k)]

@@ -210,7 +210,9 @@ class ArrService:
         try:
             found = ResearchMemoryStore(memory_tool.db_path).get(memory_id)
         except MemoryStoreError as exc:
-            raise ServiceError(codes.MEMORY_DB_MISSING, str(exc)) from None
+            # the store's own cause (disk_full, memory_db_locked, memory_db_corrupt, ...);
+            # missing only when it says so
+            raise ServiceError(exc.code or codes.MEMORY_DB_MISSING, str(exc)) from None
         # Drafts and retracted memories are never retrievable; another scope's look the same.
         if found is None or found.status != "published" or found.scope != key:
             raise ServiceError(NOT_FOUND, f"no published memory {_echo(memory_id)} in this scope")

@@ -36,6 +36,16 @@ def terminal_safe(text: str) -> str:
     return text.translate(_ESCAPES)
 
 
+_JSON_ESCAPES = {c: f"\\u{c:04x}" for c in (*_CONTROLS, *_BIDI, *map(ord, _MARK_CHARS))}
+
+
+def json_for_terminal(text: str) -> str:
+    """JSON text (``json.dumps`` with ``ensure_ascii=False``) with every character a terminal
+    would act on written as a JSON escape (``\\u009b``): still valid JSON, and inert on a
+    terminal (text output's escaping, ``\\x9b``, would make it unparseable)."""
+    return text.translate(_JSON_ESCAPES)
+
+
 def emphasised(text: str, spans: Sequence[tuple[int, int]]) -> str:
     """``text`` made terminal-safe, with the spans marked for emphasis."""
     out, cursor = [], 0

@@ -279,6 +279,8 @@ class ResearchMemoryStore:
         conn = self._connect(create=False)
         try:
             return self.get_in(conn, memory_id)
+        except sqlite3.Error as exc:  # damaged past the first page, locked, full: named
+            raise database_failure(self.path, exc) from None
         finally:
             conn.close()
 

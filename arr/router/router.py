@@ -17,8 +17,10 @@ import contextlib
 import time
 from collections.abc import Iterable, Mapping, Sequence
 
+from pydantic import ValidationError
+
 from arr import codes
-from arr.errors import ConfigError, QueryError
+from arr.errors import ConfigError, QueryError, ScopeError
 from arr.fusion.common import fuse
 from arr.fusion.places import lone_hits_forward, merge_overlapping, place_rankings
 from arr.models import (
@@ -57,6 +59,22 @@ def _chunk_grid(tools: Iterable[object]) -> int | None:
         if isinstance(lines, int) and lines > 0:
             return lines
     return None
+
+
+def checked_plan(plan: object) -> QueryPlan:
+    """A caller's plan, validated again field by field: a plan built with ``model_construct``
+    (no validation: ``tool_rounds=None``, a call whose tool is 7) is a QueryError here, never a
+    TypeError deep in admission."""
+    if not isinstance(plan, QueryPlan):
+        raise QueryError(f"plan must be an arr.models.QueryPlan, got {type(plan).__name__}")
+    try:
+        return QueryPlan.model_validate(plan.model_dump(warnings=False))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])[:100] or "plan"
+        raise QueryError(f"invalid plan at {where}: {first['msg'][:200]}") from None
+    except Exception as exc:  # what dumping an unvalidated object can raise
+        raise QueryError(f"invalid plan: {type(exc).__name__}: {str(exc)[:200]}") from None
 
 
 class RetrievalRouter:
@@ -141,9 +159,20 @@ class RetrievalRouter:
         return {name: getattr(tool, "summary", "") for name, tool in sorted(self.tools.items())}
 
     def resolve_scope(self, scope: ScopeKey | str | Mapping[str, str]) -> ScopeKey:
-        return resolve_scope(scope, self.scopes)
+        """The request's ScopeKey; one that names no configured scope is a ScopeError (not an
+        empty answer that reads like ``index_missing``), when the router has scopes."""
+        key = resolve_scope(scope, self.scopes)
+        known = self._known_keys
+        if known is None:
+            known = self._known_keys = frozenset(self.scopes.values())
+        if known and key not in known:
+            names = sorted(self.scopes)[:50]
+            raise ScopeError(f"scope {key.label()[:300]!r} is not configured; known: {names}")
+        return key
 
     # ---- the request path --------------------------------------------------------------------
+    _known_keys: frozenset[ScopeKey] | None = None
+
     def search(
         self, query: str, scope: ScopeKey | str | Mapping[str, str], plan: QueryPlan | None = None
     ) -> RouterResult:
@@ -151,8 +180,8 @@ class RetrievalRouter:
         started = time.perf_counter()
         check_query(query, self.max_query_chars)
         key = self.resolve_scope(scope)
-        if plan is not None and not isinstance(plan, QueryPlan):
-            raise QueryError(f"plan must be an arr.models.QueryPlan, got {type(plan).__name__}")
+        if plan is not None:
+            plan = checked_plan(plan)
         outcome = (
             PlanOutcome(plan=plan, planner="given")
             if plan

@@ -9,7 +9,7 @@ from typing import Any
 import pytest
 
 from arr.errors import ArrError
-from arr.models import QueryPlan
+from arr.models import QueryPlan, ToolCall, ToolRound
 from tests.conftest import SCOPE_A, FakeTool, make_router
 
 GOOD_SCOPE = SCOPE_A.model_dump()
@@ -34,6 +34,23 @@ HOSTILE: list[tuple[Any, Any, Any]] = [
     ("warmup", "a", "not a plan"),
     ("warmup", "a", {"tool_rounds": []}),
     ("warmup", "a", 3.5),
+    # plans built without validation (model_construct): re-validated, never a TypeError
+    ("warmup", "a", QueryPlan.model_construct(tool_rounds=None)),
+    (
+        "warmup",
+        "a",
+        QueryPlan.model_construct(tool_rounds=(ToolRound.model_construct(calls=None),)),
+    ),
+    (
+        "warmup",
+        "a",
+        QueryPlan.model_construct(
+            tool_rounds=(ToolRound(calls=(ToolCall.model_construct(tool=7, query="warmup"),)),)
+        ),
+    ),
+    # a well-formed ScopeKey of no configured scope: a scope error, not "index_missing"
+    ("warmup", SCOPE_A.model_copy(update={"branch": "elsewhere"}), None),
+    ("warmup", {**GOOD_SCOPE, "branch": "elsewhere"}, None),
 ]
 
 
@@ -70,3 +87,22 @@ def test_hostile_inputs_from_many_threads_at_once() -> None:
         ),
     )
     assert [e.id for e in good.evidence] == ["d1", "d2"]
+
+
+@pytest.mark.parametrize(
+    "overrides", [[5], "tools=[bm25]", b"x", [None], {"tools": "bm25"}, ["ok=1", 3.5]]
+)
+def test_load_router_refuses_overrides_that_are_not_strings(overrides: Any) -> None:
+    import arr
+    from arr.errors import ConfigError
+
+    with pytest.raises(ConfigError, match="overrides"):
+        arr.load_router(overrides=overrides, warm=False)
+
+
+def test_an_unconfigured_scope_key_is_a_scope_error() -> None:
+    from arr.errors import ScopeError
+
+    router = make_router(FakeTool("bm25", ids=["d1"]), scopes={"a": SCOPE_A})
+    with pytest.raises(ScopeError, match="not configured"):
+        router.search("warmup", SCOPE_A.model_copy(update={"branch": "elsewhere"}))
