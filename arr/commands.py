@@ -12,7 +12,7 @@ from typing import Any
 
 from pydantic import ValidationError
 
-from arr import atomic_write
+from arr import atomic_write, codes
 from arr.errors import ArrError, ConfigError, MemoryStoreError, whole_number
 from arr.indexing import index_workspace
 from arr.memory.store import ResearchMemoryStore
@@ -59,6 +59,15 @@ def run_index(
         lexical_only=lexical_only,
         on_lexical_ready=lexical_ready,
     )
+    full = [r for r in reports if r.code == codes.DISK_FULL]
+    if full:  # one disk_full line (text and JSON), not a FAILED line per partition
+        from arr.errors import DiskFull
+
+        where = ", ".join(f"{r.tool}:{r.scope}" for r in full)
+        raise DiskFull(
+            f"disk full while indexing {where} ({full[0].error[:160]}); the indexes keep what "
+            f"they had - free space in {workspace.index_dir} and run arr index again"
+        )
     summary = {
         "seeded": added,
         "kept": kept,

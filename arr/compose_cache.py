@@ -20,7 +20,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from arr import __version__
+from arr import __version__, atomic_write
 from arr.locations import (
     CONF_DIR,
     PIPELINES_DIR,
@@ -81,9 +81,8 @@ def store(directory: Path, key: str, container: dict[str, Any]) -> None:
     """Best effort: a cache that cannot be written is simply not used."""
     try:
         directory.mkdir(parents=True, exist_ok=True)
-        tmp = directory / f".{key}.tmp-{os.getpid()}"
-        tmp.write_text(json.dumps(container, default=str), encoding="utf-8")
-        os.replace(tmp, directory / f"{key}.json")
+        # whole or not at all, and no temporary file left when the disk is full
+        atomic_write.write_text(directory / f"{key}.json", json.dumps(container, default=str))
         entries = sorted(directory.glob("*.json"), key=lambda p: p.stat().st_mtime)
         for old in entries[:-MAX_ENTRIES]:
             old.unlink(missing_ok=True)

@@ -57,6 +57,11 @@ def whole_number(name: str, value: object, low: int, high: int) -> int:
 _DISK_FULL_WORDS = ("no space left on device", "database or disk is full", "disk quota exceeded")
 
 
+class DiskFull(ArrError):
+    """A write failed because the disk is full (``disk_full`` in JSON); what was stored
+    before is unchanged."""
+
+
 def is_disk_full(exc: BaseException | None) -> bool:
     """True when ``exc`` (or what caused it) says the disk is full: an OSError with ENOSPC or
     EDQUOT, SQLite's "database or disk is full", or a library's message of the same (Chroma

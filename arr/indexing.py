@@ -17,7 +17,8 @@ import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 
-from arr.errors import ArrError
+from arr import codes
+from arr.errors import ArrError, is_disk_full
 from arr.memory.seed import seed_memories
 from arr.memory.store import ResearchMemoryStore
 from arr.models import ScopeKey
@@ -32,6 +33,7 @@ class BuildReport:
     elapsed_ms: float
     error: str = ""
     skipped: dict[str, int] = field(default_factory=dict)
+    code: str = ""  # a failure's fixed cause: "disk_full" (else "")
 
 
 def index_workspace(
@@ -56,7 +58,8 @@ def index_workspace(
         if workspace.memory_seed is not None:
             seeded = seed_memories(store, workspace.memory_seed, workspace.named_scopes())
     except (ArrError, OSError) as exc:
-        reports.append(BuildReport("memory", "*", 0, _ms(started), f"{exc}"[:500]))
+        full = codes.DISK_FULL if is_disk_full(exc) else ""
+        reports.append(BuildReport("memory", "*", 0, _ms(started), f"{exc}"[:500], {}, full))
     builders = sorted(
         (getattr(tool, "semantic", False), name, tool)
         for name, tool in tools.items()
@@ -89,14 +92,17 @@ def index_workspace(
                 if rebuild and hasattr(tool, "reset"):
                     tool.reset(key)  # type: ignore[attr-defined]
                 manifest = tool.build(key)  # type: ignore[attr-defined]
-            error, count = "", int(manifest.get("documents", 0))
+            error, count, code = "", int(manifest.get("documents", 0)), ""
             skipped = _skipped(manifest.get("skipped"))
         except Exception as exc:  # one failed partition never stops the others
             detail = (
                 str(exc) if isinstance(exc, (ArrError, OSError)) else f"{type(exc).__name__}: {exc}"
             )
             error, count = detail[:500] or type(exc).__name__, 0
-        reports.append(BuildReport(tool_name, scope_name, count, _ms(started), error, skipped))
+            code = codes.DISK_FULL if is_disk_full(exc) else ""
+        reports.append(
+            BuildReport(tool_name, scope_name, count, _ms(started), error, skipped, code)
+        )
     return seeded, reports
 
 

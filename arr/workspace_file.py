@@ -30,6 +30,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from arr import atomic_write
 from arr.errors import WorkspaceError
 from arr.locations import (
     WORKSPACE_DIRNAME,
@@ -150,9 +151,7 @@ def write_file(folder: Path, parsed: WorkspaceFile) -> Path:
     check_scopes(folder, parsed)
     path = workspace_config(folder)
     path.parent.mkdir(parents=True, exist_ok=True)
-    tmp = path.with_name(f".{path.name}.tmp-{os.getpid()}")
-    tmp.write_text(render(parsed), encoding="utf-8")
-    os.replace(tmp, path)
+    atomic_write.write_text(path, render(parsed))  # no temporary file left on a full disk
     return path
 
 

@@ -113,6 +113,10 @@ def _main(argv: list[str] | None = None) -> int:
             return run_plain(command, rest, workspace)
         except ArrError as exc:
             return fail(str(exc), kind=error_kind(exc))
+        except OSError as exc:  # the disk (full, read-only): one line naming it
+            if exc.errno not in STORAGE_ERRNOS:
+                raise
+            return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
     if command == "serve":
         try:
             return run_serve(rest, workspace)

@@ -214,3 +214,61 @@ def test_an_onnx_export_onto_a_full_disk_leaves_no_partial_model(small_disk: Pat
     assert is_disk_full(caught.value) or getattr(caught.value, "errno", None) == errno.ENOSPC
     left = [p.name for p in (small_disk / "onnx").rglob("*") if p.suffix != ".lock"]
     assert left == [], left
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        ["scope", "add", "more", "more"],
+        ["index"],
+        ["index", "--json"],
+        ["index", "rebuild=true"],
+        ["index", "--lexical"],
+        ["memory", "list"],
+        ["search", "warmup", "scope=notes"],
+    ],
+    ids=["scope-add", "index", "index-json", "rebuild", "lexical", "memory-list", "search"],
+)
+def test_a_workspace_on_a_full_disk_gets_one_disk_full_line_and_no_temp_file(
+    small_disk: Path, args: list[str]
+) -> None:
+    """The workspace's own ``.arr`` on the full disk: a command that cannot write fails with
+    one ``disk_full`` line (exit 2, text and JSON) and leaves no temporary file; one that only
+    reads still answers."""
+    import json
+    import os
+    import shutil
+    import sys
+
+    arr = shutil.which("arr", path=str(Path(sys.executable).parent)) or "arr"
+    folder = small_disk / "ws"
+    (folder / "notes").mkdir(parents=True)
+    (folder / "more").mkdir()
+    (folder / "notes" / "a.md").write_text("warmup removes loss spikes\n" * 20)
+    env = {**os.environ, "HF_HUB_OFFLINE": "1"}
+
+    def run(*command: str) -> subprocess.CompletedProcess[str]:
+        return subprocess.run(
+            [arr, *command], cwd=folder, capture_output=True, text=True, timeout=300, env=env
+        )
+
+    for setup in (["init"], ["scope", "add", "notes", "notes"], ["index", "--lexical"]):
+        assert run(*setup).returncode == 0
+    (folder / "notes" / "b.md").write_text("a new note to index " * 200)
+    fill(small_disk)
+    done = run(*args)
+    errors = [line for line in done.stderr.splitlines() if line.startswith("arr: error")]
+    assert "Traceback" not in done.stderr + done.stdout, done.stderr
+    if done.returncode != 0:
+        assert done.returncode == 2, done.stderr + done.stdout
+        if "--json" in args:
+            assert json.loads(done.stdout)["error"]["code"] == "disk_full", done.stdout
+        else:
+            assert len(errors) == 1 and (
+                "disk full" in errors[0].lower() or "No space" in errors[0]
+            )
+        assert "FAILED" not in done.stdout
+    else:
+        assert args[0] in ("memory", "search"), done.stdout  # reading commands may answer
+    left = [p.name for p in small_disk.rglob("*") if p.is_file() and ".tmp" in p.name]
+    assert left == []

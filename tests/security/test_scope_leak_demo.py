@@ -8,6 +8,7 @@ from pathlib import Path
 import pytest
 
 from arr.api import compose, load_router
+from arr.errors import ScopeError
 from arr.indexing import index_workspace
 from arr.models import SCOPE_FIELDS, ScopeKey
 from arr.runner import build_tools, build_workspace, config_container
@@ -51,9 +52,12 @@ def test_shared_text_is_answered_from_the_own_branch_only(demo_router) -> None:
 def test_a_scope_differing_in_one_field_sees_nothing(demo_router, field: str) -> None:
     base = demo_router.scopes["vision-main"]
     near = ScopeKey(**{**base.model_dump(), field: getattr(base, field) + "x"})
-    result = demo_router.search("warmup loss spikes", near)
-    assert result.evidence == ()
-    assert {r.code for r in result.rejections} == {"index_missing"}
+    # a key of no configured scope is refused before any channel runs (a scope error naming
+    # the known scopes, not an empty answer that reads like a missing index)
+    with pytest.raises(ScopeError, match="not configured"):
+        demo_router.search("warmup loss spikes", near)
+    with pytest.raises(ScopeError, match="not configured"):
+        demo_router.search("warmup loss spikes", near.model_dump())
 
 
 def test_drafts_and_retracted_memories_are_never_returned(demo_router) -> None:
