@@ -342,7 +342,14 @@ class OnnxEmbedder:
         # first in ``order`` and batch apart: they run on the fp32 model (see _session_for)
         cut = bisect.bisect_left(lengths, self.exact_below + 2) if self.quantize else 0
         batches = [(a, b, True) for a, b in self._batches(lengths[:cut])]
-        batches += [(cut + a, cut + b, False) for a, b in self._batches(lengths[cut:])]
+        if self.quantize:
+            # int8 runs each text alone: dynamic quantisation takes its activation scales from
+            # the whole input tensor, so a text batched with others got another vector
+            # (cosine 0.987-0.996 to itself alone) and an incremental build ranked unlike a
+            # clean one; alone, a text's vector is the same in any call (fp32 batches are)
+            batches += [(i, i + 1, False) for i in range(cut, len(lengths))]
+        else:
+            batches += [(cut + a, cut + b, False) for a, b in self._batches(lengths[cut:])]
         out = np.zeros((len(texts), self.dimension()), np.float32)
         if show_progress:
             from tqdm import tqdm
