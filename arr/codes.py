@@ -40,6 +40,9 @@ INDEX_CORRUPT = "index_corrupt"
 NO_NEW_EVIDENCE = "no_new_evidence"
 SCOPE_MISMATCH_DROPPED = "scope_mismatch_dropped"
 PLANNER_FALLBACK = "planner_fallback"
+# The search's deadline came before the LLM's plan (the rule plan ran) or ranking (rule order kept).
+PLANNER_TIMEOUT = "planner_timeout"
+RERANKER_TIMEOUT = "reranker_timeout"
 NO_ADMITTED_CALLS = "no_admitted_calls"
 
 ADMISSION_CODES: tuple[str, ...] = (

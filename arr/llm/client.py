@@ -1,30 +1,38 @@
 """The one LLM client: OpenAI-compatible chat completions over httpx, locked down.
 
-Config group ``llm`` (``conf/llm/siliconflow.yaml`` is the default endpoint). Nothing here runs
-unless an LLM planner or reranker is configured; with the default config ARR makes no network
-request at all. The endpoint is checked when the config loads: HTTPS only (plain HTTP only for
-a loopback host and only with ``allow_http_loopback``), an ASCII host name (no IP literal, no
-userinfo), and the API key read from the environment variable the config names (never logged,
-never in an error). Every exchange: one wall-clock deadline covering connect, send and the
-whole body (a server that drips bytes still times out), redirects not followed, proxy
-environment variables ignored, TLS verified (``ca_bundle`` lets tests trust a local CA), body
-capped, no retries, and a per-run budget of calls shared by everything that holds this client.
+Config group ``llm`` (``conf/llm/siliconflow.yaml`` is the default endpoint, ``conf/llm/local.yaml``
+a llama.cpp, vLLM or Ollama server on this machine). Nothing here runs unless an LLM planner or
+reranker is configured; with the default config ARR makes no network request at all. The
+endpoint is checked when the config loads (arr.llm.endpoint: HTTPS, plain HTTP only to a
+loopback host with ``allow_http_loopback``), and the API key read from the environment variable
+the config names (never logged, never in an error; a loopback server may need none). Every
+exchange: one wall-clock deadline covering connect, send and the whole body (a server that
+drips bytes still times out), cut shorter by the search's own deadline when one is set,
+redirects not followed, proxy environment variables ignored, TLS verified (``ca_bundle`` lets
+tests trust a local CA), body capped, no retries but one (below), and a per-run budget of
+calls shared by everything that holds this client.
+
+Structured output by capability (``structured_output``): ``json_schema`` sends the caller's
+JSON schema as the OpenAI ``response_format`` (llama.cpp's server, vLLM and Ollama decode
+within it), ``json_object`` asks only for JSON, ``none`` sends plain instructions. A 400/422
+that names the parameter (the server does not support it, or cannot compile the schema) is
+asked once more without it, the client keeps to plain instructions from then on, and the
+caller records ``llm_structured_output_unsupported``.
 """
 
 from __future__ import annotations
 
-import ipaddress
 import json
 import os
-import re
 import threading
 import time
 from typing import Any
-from urllib.parse import urlsplit
 
 from arr.errors import ConfigError
+from arr.llm.endpoint import check_allowed_host, check_endpoint, is_loopback
+from arr.tools.base import REQUEST_DEADLINE
 
-LOOPBACK_HOSTS = ("localhost",)
+__all__ = ["LLMClient", "LLMError", "check_allowed_host", "check_endpoint", "strict_loads"]
 
 
 class LLMError(Exception):
@@ -34,45 +42,6 @@ class LLMError(Exception):
         super().__init__(detail)
         self.code = code
         self.detail = detail
-
-
-# letters, digits and hyphens in dot-separated labels (IDNA host names arrive as punycode)
-_HOST_NAME = re.compile(
-    r"(?=.{1,253}$)[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?(?:\.[A-Za-z0-9](?:[A-Za-z0-9-]{0,61}[A-Za-z0-9])?)*\.?"
-)
-
-
-def check_endpoint(base_url: str, allow_http_loopback: bool) -> tuple[str, str]:
-    """(scheme, host) of an acceptable endpoint, or a ConfigError naming ``llm.base_url``."""
-    if not isinstance(base_url, str):
-        raise ConfigError(f"llm.base_url must be a string, got {type(base_url).__name__}")
-    try:  # a malformed URL is a configuration error like any other, never a bare ValueError
-        parts = urlsplit(base_url)
-        host = parts.hostname or ""
-        parts.port  # noqa: B018 - parsing the port is the check (non-numeric, out of range)
-    except ValueError as exc:
-        raise ConfigError(f"llm.base_url is not a valid URL ({exc}): {base_url!r}") from None
-    if parts.username or parts.password or "@" in parts.netloc:
-        raise ConfigError("llm.base_url must not contain userinfo")
-    if not host or not host.isascii():
-        raise ConfigError(f"llm.base_url needs an ASCII host name, got {base_url!r}")
-    try:
-        ipaddress.ip_address(host)
-        raise ConfigError(f"llm.base_url must name a host, not an IP literal ({host})")
-    except ValueError:
-        pass
-    if not _HOST_NAME.fullmatch(host):
-        raise ConfigError(f"llm.base_url host {host!r} is not a valid host name")
-    if parts.scheme == "https":
-        return parts.scheme, host
-    if parts.scheme == "http" and allow_http_loopback and host in LOOPBACK_HOSTS:
-        return parts.scheme, host
-    if parts.scheme == "http":
-        raise ConfigError(
-            "llm.base_url must use https (plain http only for a loopback host "
-            "with llm.allow_http_loopback=true)"
-        )
-    raise ConfigError(f"llm.base_url must be an https URL, got {base_url!r}")
 
 
 def _no_duplicates(pairs: list[tuple[str, Any]]) -> dict[str, Any]:
@@ -91,20 +60,30 @@ def strict_loads(text: str) -> Any:
     return json.loads(text, object_pairs_hook=_no_duplicates, parse_constant=_no_constants)
 
 
-def check_allowed_host(host: str, allowed_hosts: list[str] | tuple[str, ...] | None) -> None:
-    """The endpoint's host must be one of the config's ``llm.allowed_hosts`` exactly (no
-    prefix or suffix matching: ``api.example.com.evil.net`` is not ``api.example.com``), so
-    pointing the client at another host takes a deliberate change of both settings."""
-    if allowed_hosts is None:
-        return
-    if isinstance(allowed_hosts, str) or not all(isinstance(h, str) for h in allowed_hosts):
-        raise ConfigError("llm.allowed_hosts must be a list of host names")
-    allowed = {h.strip().lower().rstrip(".") for h in allowed_hosts}
-    if host.lower().rstrip(".") not in allowed:
-        raise ConfigError(
-            f"llm.base_url host {host!r} is not in llm.allowed_hosts {sorted(allowed)}; "
-            "to use another endpoint, set both"
-        )
+STRUCTURED_OUTPUT = ("none", "json_schema", "json_object")
+STRUCTURED_REFUSED = "llm_structured_output_unsupported"
+# A 4xx body naming one of these refused the response_format, not the request.
+_REFUSAL_WORDS = ("response_format", "json_schema", "schema", "grammar", "json_object")
+ERROR_BODY_BYTES = 4096
+MIN_EXCHANGE_S = 0.05  # less time than this left before the search's deadline: no call
+
+
+def server_message(raw: bytes, secret: str) -> str:
+    """The server's own error message, short, printable and with the API key removed (some
+    servers echo the key they refused)."""
+    text = raw.decode("utf-8", "replace")
+    try:
+        data = json.loads(text)
+        error = data.get("error", data) if isinstance(data, dict) else data
+        text = str(error.get("message", error) if isinstance(error, dict) else error)
+    except ValueError:
+        pass
+    if secret:
+        text = text.replace(secret, "[key]")
+    text = " ".join(
+        "".join(ch if ch.isprintable() and ch.isascii() else " " for ch in text).split()
+    )
+    return text[:160]
 
 
 class LLMClient:
@@ -112,7 +91,7 @@ class LLMClient:
         self,
         base_url: str,
         model: str,
-        api_key_env: str,
+        api_key_env: str | None,
         timeout_s: float = 20.0,
         max_response_bytes: int = 200_000,
         max_calls: int = 20,
@@ -121,13 +100,20 @@ class LLMClient:
         temperature: float = 0.0,
         max_tokens: int = 800,
         allowed_hosts: list[str] | tuple[str, ...] | None = None,
+        structured_output: str = "none",
     ) -> None:
         self.scheme, self.host = check_endpoint(base_url, allow_http_loopback)
         check_allowed_host(self.host, allowed_hosts)
-        if not api_key_env or not os.environ.get(api_key_env):
+        if api_key_env:
+            if not os.environ.get(api_key_env):
+                raise ConfigError(
+                    f"llm.api_key_env: environment variable {api_key_env!r} is not "
+                    "set; LLM planning or reranking needs the API key there"
+                )
+        elif not is_loopback(self.host):
             raise ConfigError(
-                f"llm.api_key_env: environment variable {api_key_env!r} is not "
-                "set; LLM planning or reranking needs the API key there"
+                "llm.api_key_env names no variable; only a server on this machine "
+                "(a loopback host) may be used without an API key"
             )
         if not 0 < timeout_s <= 300:
             raise ConfigError(f"llm.timeout_s must be in (0, 300], got {timeout_s}")
@@ -135,16 +121,25 @@ class LLMClient:
             raise ConfigError(f"llm.max_calls must be in 1..20, got {max_calls}")
         if max_response_bytes < 1:
             raise ConfigError(f"llm.max_response_bytes must be >= 1, got {max_response_bytes}")
+        if structured_output not in STRUCTURED_OUTPUT:
+            raise ConfigError(
+                f"llm.structured_output must be one of {', '.join(STRUCTURED_OUTPUT)}, "
+                f"got {structured_output!r}"
+            )
         self.base_url = base_url.rstrip("/")
         self.model = model
-        self.api_key_env = api_key_env
+        self.api_key_env = api_key_env or None
         self.timeout_s = timeout_s
         self.max_response_bytes = max_response_bytes
         self.max_calls = max_calls
         self.ca_bundle = ca_bundle
         self.temperature = temperature
         self.max_tokens = max_tokens
+        self.structured_output = structured_output
         self.calls_made = 0
+        # what the last completion said about itself (``arr llm check`` prints them)
+        self.last_model: str | None = None
+        self.last_usage: dict[str, Any] | None = None
         self._lock = threading.Lock()
 
     def new_run(self) -> None:
@@ -161,59 +156,124 @@ class LLMClient:
                 )
             self.calls_made += 1
 
-    def chat(self, messages: list[dict[str, str]]) -> str:
-        """One completion; the assistant's text, or LLMError with a fixed code."""
+    def _response_format(self, schema: dict[str, Any] | None, name: str) -> dict[str, Any] | None:
+        if schema is None or self.structured_output == "none":
+            return None
+        if self.structured_output == "json_object":
+            return {"type": "json_object"}
+        return {
+            "type": "json_schema",
+            "json_schema": {"name": name, "schema": schema, "strict": True},
+        }
+
+    def chat(
+        self,
+        messages: list[dict[str, str]],
+        schema: dict[str, Any] | None = None,
+        schema_name: str = "reply",
+        notes: list[tuple[str, str]] | None = None,
+    ) -> str:
+        """One completion; the assistant's text, or LLMError with a fixed code. ``schema``
+        constrains the reply where the endpoint supports it; a refusal of it is appended to
+        ``notes`` as (code, detail) and the question asked once more without it."""
+        response_format = self._response_format(schema, schema_name)
+        try:
+            return self._exchange(messages, response_format)
+        except LLMError as exc:
+            if response_format is None or exc.code != STRUCTURED_REFUSED:
+                raise
+            refused = exc
+        self.structured_output = "none"  # once refused, plain instructions from now on
+        if notes is not None:
+            notes.append((STRUCTURED_REFUSED, refused.detail))
+        return self._exchange(messages, None)
+
+    def _exchange(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any] | None
+    ) -> str:
         import httpx
 
+        # the search's own deadline (set by the Router around planning and reranking)
+        request_deadline = REQUEST_DEADLINE.get()
+        timeout = self.timeout_s
+        cut_by_request = False
+        if request_deadline is not None:
+            left = request_deadline - time.perf_counter()
+            if left < MIN_EXCHANGE_S:
+                raise LLMError("llm_deadline", "no time left before the search's deadline")
+            if left < timeout:
+                timeout, cut_by_request = left, True
         self._take_budget()
-        deadline = time.monotonic() + self.timeout_s
-        body = {
+        deadline = time.monotonic() + timeout
+        body: dict[str, Any] = {
             "model": self.model,
             "messages": messages,
             "temperature": self.temperature,
             "max_tokens": self.max_tokens,
             "stream": False,
         }
-        headers = {
-            "Authorization": f"Bearer {os.environ.get(self.api_key_env, '')}",
-            "Content-Type": "application/json",
-            "Accept": "application/json",
-        }
+        if response_format is not None:
+            body["response_format"] = response_format
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key_env:
+            headers["Authorization"] = f"Bearer {os.environ.get(self.api_key_env, '')}"
         verify: Any = self.ca_bundle if self.ca_bundle else True
         client = httpx.Client(
             verify=verify,
             trust_env=False,
             follow_redirects=False,
-            timeout=httpx.Timeout(self.timeout_s),
+            timeout=httpx.Timeout(timeout),
         )
         # A watchdog closes the connection at the deadline, so no single slow read can stretch
         # the exchange past it (httpx's own timeouts are per operation).
-        watchdog = threading.Timer(self.timeout_s, client.close)
+        watchdog = threading.Timer(timeout, client.close)
         watchdog.daemon = True
         watchdog.start()
         try:
             with client.stream(
                 "POST", f"{self.base_url}/chat/completions", json=body, headers=headers
             ) as response:
-                raw = self._read(response, deadline)
-        except LLMError:
+                raw = self._read(response, deadline, timeout, response_format is not None)
+        except LLMError as exc:
+            if exc.code == "llm_timeout" and cut_by_request:
+                raise LLMError(
+                    "llm_deadline", f"cut at the search's deadline ({timeout:.1f} s)"
+                ) from None
             raise
         except Exception as exc:  # httpx and ssl errors, or the watchdog's close
             if time.monotonic() >= deadline or isinstance(exc, httpx.TimeoutException):
+                if cut_by_request:
+                    raise LLMError(
+                        "llm_deadline", f"cut at the search's deadline ({timeout:.1f} s)"
+                    ) from None
                 raise LLMError(
                     "llm_timeout", f"no complete answer within {self.timeout_s} s"
                 ) from None
-            raise LLMError("llm_transport", type(exc).__name__) from None
+            raise LLMError("llm_transport", transport_detail(exc)) from None
         finally:
             watchdog.cancel()
             client.close()
         return self._content(raw)
 
-    def _read(self, response: Any, deadline: float) -> bytes:
+    def _read(self, response: Any, deadline: float, timeout: float, structured: bool) -> bytes:
         if response.is_redirect:
             raise LLMError("llm_redirect", f"HTTP {response.status_code} redirect not followed")
         if response.status_code != 200:
-            raise LLMError("llm_http_error", f"HTTP {response.status_code}")
+            raw = b""
+            for chunk in response.iter_raw():
+                raw += chunk
+                if len(raw) >= ERROR_BODY_BYTES or time.monotonic() > deadline:
+                    break
+            secret = os.environ.get(self.api_key_env, "") if self.api_key_env else ""
+            message = server_message(raw[:ERROR_BODY_BYTES], secret)
+            detail = f"HTTP {response.status_code}" + (f": {message}" if message else "")
+            if (
+                structured
+                and response.status_code in (400, 422)
+                and any(w in message.lower() for w in _REFUSAL_WORDS)
+            ):
+                raise LLMError(STRUCTURED_REFUSED, detail)
+            raise LLMError("llm_http_error", detail)
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/json":
             raise LLMError("llm_bad_content_type", f"content type {content_type!r}")
@@ -223,14 +283,13 @@ class LLMClient:
             if size > self.max_response_bytes:
                 raise LLMError("llm_oversize", f"body over {self.max_response_bytes} bytes")
             if time.monotonic() > deadline:
-                raise LLMError("llm_timeout", f"no complete answer within {self.timeout_s} s")
+                raise LLMError("llm_timeout", f"no complete answer within {timeout:.1f} s")
             chunks.append(chunk)
         if time.monotonic() > deadline:
-            raise LLMError("llm_timeout", f"no complete answer within {self.timeout_s} s")
+            raise LLMError("llm_timeout", f"no complete answer within {timeout:.1f} s")
         return b"".join(chunks)
 
-    @staticmethod
-    def _content(raw: bytes) -> str:
+    def _content(self, raw: bytes) -> str:
         try:
             data = strict_loads(raw.decode("utf-8"))
             content = data["choices"][0]["message"]["content"]
@@ -238,4 +297,28 @@ class LLMClient:
             raise LLMError("llm_bad_response", f"not a chat completion: {str(exc)[:120]}") from None
         if not isinstance(content, str):
             raise LLMError("llm_bad_response", "message content is not text")
+        model, usage = data.get("model"), data.get("usage")
+        self.last_model = model[:200] if isinstance(model, str) else None
+        self.last_usage = usage if isinstance(usage, dict) else None
         return content
+
+
+def transport_detail(exc: Exception) -> str:
+    """What failed on the way, in words a user can act on (never the request's contents)."""
+    import ssl
+
+    seen: BaseException | None = exc
+    while seen is not None:
+        if isinstance(seen, ssl.SSLCertVerificationError):
+            return f"TLS certificate not trusted: {seen.verify_message or 'verify failed'}"
+        if isinstance(seen, ssl.SSLError):
+            return f"TLS failed: {seen.reason or type(seen).__name__}"
+        if isinstance(seen, ConnectionRefusedError):
+            return "connection refused (is the server running on that port?)"
+        seen = seen.__cause__ or seen.__context__
+    text = str(exc)
+    if "CERTIFICATE_VERIFY_FAILED" in text:
+        return "TLS certificate not trusted (certificate verify failed)"
+    if "Connection refused" in text or "Errno 111" in text:
+        return "connection refused (is the server running on that port?)"
+    return type(exc).__name__

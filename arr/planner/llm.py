@@ -20,8 +20,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
+from arr import codes
 from arr.llm.client import LLMError
 from arr.llm.replies import parse_object
+from arr.llm.schemas import plan_schema
 from arr.models import MAX_TOP_K, Degradation, EvidenceChunk, QueryPlan, ToolRound
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 
@@ -97,12 +99,17 @@ class LLMQueryPlanner:
         self.adaptive = adaptive
         self._fallback = RuleQueryPlanner(top_k=fallback_top_k, version=self.version)
 
-    def _ask(self, user: str) -> _Plan:
+    def _ask(
+        self, user: str, tools: Mapping[str, str], notes: list[tuple[str, str]], last: bool = False
+    ) -> _Plan:
         reply = self.client.chat(
             [
                 {"role": "system", "content": self.prompt["system"]},
                 {"role": "user", "content": user},
-            ]
+            ],
+            schema=plan_schema(self.version, list(tools), allow_empty=last),
+            schema_name="tool_plan",
+            notes=notes,
         )
         data = parse_object(reply, self.max_reply_chars)
         try:
@@ -123,8 +130,9 @@ class LLMQueryPlanner:
 
     def plan(self, query: str, tools: Mapping[str, str]) -> PlanOutcome:
         user = render(self.prompt["user"], tools=tool_list(tools), query=query)
+        notes: list[tuple[str, str]] = []
         try:
-            proposed = self._ask(user)
+            proposed = self._ask(user, tools, notes)
             if not proposed.tool_rounds:
                 raise LLMError("llm_plan_invalid", "the plan has no rounds")
             plan = QueryPlan.model_validate(
@@ -132,9 +140,11 @@ class LLMQueryPlanner:
             )
         except LLMError as exc:
             fallback = self._fallback.plan(query, tools)
-            failure = Degradation(stage="planner", code=exc.code, detail=exc.detail[:300])
-            return PlanOutcome(plan=fallback.plan, planner="rule", degradations=(failure,))
-        return PlanOutcome(plan=plan, planner=self.name)
+            failure = _degradation(exc.code, exc.detail)
+            return PlanOutcome(
+                plan=fallback.plan, planner="rule", degradations=(*_noted(notes), failure)
+            )
+        return PlanOutcome(plan=plan, planner=self.name, degradations=_noted(notes))
 
     def next_round(
         self, query: str, tools: Mapping[str, str], evidence: Sequence[EvidenceChunk]
@@ -148,10 +158,24 @@ class LLMQueryPlanner:
             query=query,
             evidence=evidence_digest(evidence),
         )
+        notes: list[tuple[str, str]] = []
         try:
-            proposed = self._ask(user)
+            proposed = self._ask(user, tools, notes, last=True)
         except LLMError as exc:
-            return None, Degradation(stage="planner", code=exc.code, detail=exc.detail[:300])
+            return None, _degradation(exc.code, exc.detail)
+        note = _noted(notes)[0] if notes else None  # the schema refused: asked plainly
         if not proposed.tool_rounds:
-            return None, None
-        return ToolRound.model_validate(self._to_rounds(proposed)[0]), None
+            return None, note
+        return ToolRound.model_validate(self._to_rounds(proposed)[0]), note
+
+
+def _degradation(code: str, detail: str) -> Degradation:
+    """The failure as the planner's degradation; the search's deadline coming first is
+    ``planner_timeout`` (the rule plan ran instead of a late one)."""
+    if code == "llm_deadline":
+        code = codes.PLANNER_TIMEOUT
+    return Degradation(stage="planner", code=code, detail=detail[:300])
+
+
+def _noted(notes: list[tuple[str, str]]) -> tuple[Degradation, ...]:
+    return tuple(Degradation(stage="planner", code=c, detail=d[:300]) for c, d in notes)

@@ -15,8 +15,10 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
+from arr import codes
 from arr.llm.client import LLMError
 from arr.llm.replies import parse_object
+from arr.llm.schemas import ranking_schema
 from arr.models import Degradation, EvidenceChunk
 from arr.planner.llm import evidence_digest
 from arr.reranker.rule import RuleReranker
@@ -64,22 +66,32 @@ class LLMReranker:
         user = (
             f"Question: {query}\n<<<EVIDENCE\n{evidence_digest(head, limit=len(head))}\nEVIDENCE>>>"
         )
+        expected = [c.id for c in head]
+        notes: list[tuple[str, str]] = []
         try:
             reply = self.client.chat(
-                [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}]
+                [{"role": "system", "content": SYSTEM}, {"role": "user", "content": user}],
+                schema=ranking_schema(expected),
+                schema_name="ranking",
+                notes=notes,
             )
             data = parse_object(reply, self.max_reply_chars)
             try:
                 order = _Ranking.model_validate(data).ranking
             except ValidationError as exc:
                 raise LLMError("llm_ranking_invalid", exc.errors()[0]["msg"]) from None
-            expected = [c.id for c in head]
             if len(order) != len(set(order)) or sorted(order) != sorted(expected):
                 raise LLMError(
                     "llm_ranking_ids", "the ranking must name every candidate id exactly once"
                 )
         except LLMError as exc:
-            failure = Degradation(stage="reranker", code=exc.code, detail=exc.detail[:300])
-            return ruled, [failure]
+            # the search's deadline came first: the rule order stands
+            code = codes.RERANKER_TIMEOUT if exc.code == "llm_deadline" else exc.code
+            failure = Degradation(stage="reranker", code=code, detail=exc.detail[:300])
+            return ruled, [*_noted(notes), failure]
         by_id = {c.id: c for c in head}
-        return [by_id[i] for i in order] + tail, []
+        return [by_id[i] for i in order] + tail, list(_noted(notes))
+
+
+def _noted(notes: list[tuple[str, str]]) -> list[Degradation]:
+    return [Degradation(stage="reranker", code=c, detail=d[:300]) for c, d in notes]

@@ -22,9 +22,11 @@ import functools
 import re
 import unicodedata
 
+from pydantic import ValidationError
+
 from arr import codes
 from arr.errors import QueryError
-from arr.models import Freshness
+from arr.models import Freshness, QueryPlan
 
 FORBIDDEN_IDENTIFIERS: tuple[str, ...] = (
     "remote",
@@ -109,3 +111,19 @@ def dropped_detail(code: str, detail: str, fix: str) -> str:
     """The degradation's text for a dropped channel: the refusal, and the fix when it is not
     already said."""
     return (detail if code in SELF_EXPLAINED else f"{detail}; fix: {fix}")[:600]
+
+
+def checked_plan(plan: object) -> QueryPlan:
+    """A caller's plan, validated again field by field: a plan built with ``model_construct``
+    (no validation: ``tool_rounds=None``, a call whose tool is 7) is a QueryError here, never a
+    TypeError deep in admission."""
+    if not isinstance(plan, QueryPlan):
+        raise QueryError(f"plan must be an arr.models.QueryPlan, got {type(plan).__name__}")
+    try:
+        return QueryPlan.model_validate(plan.model_dump(warnings=False))
+    except ValidationError as exc:
+        first = exc.errors()[0]
+        where = ".".join(str(p) for p in first["loc"])[:100] or "plan"
+        raise QueryError(f"invalid plan at {where}: {first['msg'][:200]}") from None
+    except Exception as exc:  # what dumping an unvalidated object can raise
+        raise QueryError(f"invalid plan: {type(exc).__name__}: {str(exc)[:200]}") from None

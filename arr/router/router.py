@@ -17,10 +17,8 @@ import contextlib
 import time
 from collections.abc import Iterable, Mapping, Sequence
 
-from pydantic import ValidationError
-
 from arr import codes
-from arr.errors import ConfigError, QueryError, ScopeError
+from arr.errors import ConfigError, ScopeError
 from arr.fusion.common import fuse
 from arr.fusion.places import lone_hits_forward, merge_overlapping, place_rankings
 from arr.models import (
@@ -39,6 +37,7 @@ from arr.router.admission import (
     DROPPED_CODES,
     check_failure_refusal,
     check_query,
+    checked_plan,
     dropped_detail,
     freshness_refusal,
     identity_refusal,
@@ -46,7 +45,7 @@ from arr.router.admission import (
 from arr.router.dispatch import CallPool
 from arr.router.recording import Run, record
 from arr.router.refresh import refresh_before_call
-from arr.tools.base import ChannelError, Tool
+from arr.tools.base import ChannelError, Tool, within
 
 MAX_ROUNDS = 6
 MAX_CALLS = 12
@@ -59,22 +58,6 @@ def _chunk_grid(tools: Iterable[object]) -> int | None:
         if isinstance(lines, int) and lines > 0:
             return lines
     return None
-
-
-def checked_plan(plan: object) -> QueryPlan:
-    """A caller's plan, validated again field by field: a plan built with ``model_construct``
-    (no validation: ``tool_rounds=None``, a call whose tool is 7) is a QueryError here, never a
-    TypeError deep in admission."""
-    if not isinstance(plan, QueryPlan):
-        raise QueryError(f"plan must be an arr.models.QueryPlan, got {type(plan).__name__}")
-    try:
-        return QueryPlan.model_validate(plan.model_dump(warnings=False))
-    except ValidationError as exc:
-        first = exc.errors()[0]
-        where = ".".join(str(p) for p in first["loc"])[:100] or "plan"
-        raise QueryError(f"invalid plan at {where}: {first['msg'][:200]}") from None
-    except Exception as exc:  # what dumping an unvalidated object can raise
-        raise QueryError(f"invalid plan: {type(exc).__name__}: {str(exc)[:200]}") from None
 
 
 class RetrievalRouter:
@@ -92,6 +75,7 @@ class RetrievalRouter:
         deadline_ms: int | None = None,
         refresh_max_files: int = 200,
         merge_places: bool = True,
+        plan_share: float = 0.5,
     ) -> None:
         if workers < 1:
             raise ConfigError(f"router.workers must be >= 1, got {workers}")
@@ -101,6 +85,8 @@ class RetrievalRouter:
             raise ConfigError(f"router.max_rounds must be in 1..{MAX_ROUNDS}, got {max_rounds}")
         if not 1 <= max_calls <= MAX_CALLS:
             raise ConfigError(f"router.max_calls must be in 1..{MAX_CALLS}, got {max_calls}")
+        if not 0 < plan_share <= 1:
+            raise ConfigError(f"router.plan_share must be in (0, 1], got {plan_share}")
         if not tools:
             raise ConfigError("no tools are registered; choose at least one, e.g. tools=[bm25]")
         if max_query_chars < 1:
@@ -115,6 +101,7 @@ class RetrievalRouter:
         self.max_query_chars = max_query_chars
         self.workers = workers
         self.deadline_ms = deadline_ms
+        self.plan_share = plan_share
         if refresh_max_files < 0:
             raise ConfigError(f"router.refresh_max_files must be >= 0, got {refresh_max_files}")
         self.refresh_max_files = refresh_max_files
@@ -182,13 +169,14 @@ class RetrievalRouter:
         key = self.resolve_scope(scope)
         if plan is not None:
             plan = checked_plan(plan)
-        outcome = (
-            PlanOutcome(plan=plan, planner="given")
-            if plan
-            else steps.plan(self.planner, query, self.tool_summaries())
-        )
-        run = Run(degradations=list(outcome.degradations))
         deadline = started + self.deadline_ms / 1000 if self.deadline_ms else None
+        if plan:
+            outcome = PlanOutcome(plan=plan, planner="given")
+        else:  # a late plan is not waited for: the rule plan runs with the time that is left
+            plan_by = None if deadline is None else started + self.plan_share * (deadline - started)
+            with within(plan_by):
+                outcome = steps.plan(self.planner, query, self.tool_summaries())
+        run = Run(degradations=list(outcome.degradations))
         self._execute(outcome.plan, key, run, deadline, query)
         rankings: Mapping[str, Sequence[EvidenceChunk]] = run.rankings
         # with one channel there is nothing to fuse, merge across channels or move forward
@@ -202,7 +190,8 @@ class RetrievalRouter:
             if chunk_lines:
                 fused = merge_overlapping(fused)
             fused = lone_hits_forward(fused, rankings)
-        ranked, reranker_name = steps.rerank(self.reranker, query, fused, run.degradations)
+        with within(deadline):  # an LLM reranker's call ends by the search's deadline
+            ranked, reranker_name = steps.rerank(self.reranker, query, fused, run.degradations)
         ranked = steps.named_first(query, ranked, run.traces)  # a place named by path: first
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]
@@ -254,7 +243,8 @@ class RetrievalRouter:
             ):
                 return
             evidence = [c for ranking in run.rankings.values() for c in ranking]
-            proposed, failure = next_round(query, self.tool_summaries(), evidence)
+            with within(deadline):
+                proposed, failure = next_round(query, self.tool_summaries(), evidence)
             if failure is not None:
                 run.degradations.append(failure)
             if proposed is None:

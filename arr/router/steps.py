@@ -8,6 +8,7 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from arr import codes
+from arr.llm.client import STRUCTURED_REFUSED
 from arr.models import Degradation, EvidenceChunk, ToolTrace, replaced
 from arr.named_paths import named_places, put_first
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
@@ -50,7 +51,9 @@ def rerank(
         degradations.append(Degradation(stage="reranker", code="reranker_error", detail=detail))
         return fused, "none"
     degradations.extend(failures)
-    return ranked, "rule" if failures else name
+    # a refused response_format was asked again plainly: the LLM's order still stands
+    fell_back = any(f.code != STRUCTURED_REFUSED for f in failures)
+    return ranked, "rule" if fell_back else name
 
 
 PATHS_NOTED = 3

@@ -7,7 +7,9 @@ already filtered to the request scope. The Router is the only caller of ``retrie
 
 from __future__ import annotations
 
+import contextlib
 import time
+from collections.abc import Iterator
 from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
@@ -35,6 +37,17 @@ class Tool(Protocol):
 # None. Channels that can stop early (grep, the memory store) honour it, so an abandoned call
 # does not keep working long after the Router has returned.
 REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("arr_request_deadline", default=None)
+
+
+@contextlib.contextmanager
+def within(deadline: float | None) -> Iterator[None]:
+    """Run the block under ``deadline`` (the Router's planning and reranking: an LLM call
+    made in it ends by then)."""
+    token = REQUEST_DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        REQUEST_DEADLINE.reset(token)
 
 
 def seconds_left(default: float) -> float:

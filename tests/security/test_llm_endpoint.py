@@ -255,8 +255,12 @@ def test_retrieved_text_cannot_change_anything_but_rejections(llm_server, monkey
         pytest.param("http://api.example.com/v1", False, "https", id="http-remote"),
         pytest.param("http://api.example.com/v1", True, "https", id="http-remote-even-allowed"),
         pytest.param("https://u:p@api.example.com/v1", False, "userinfo", id="userinfo"),
-        pytest.param("https://127.0.0.1/v1", False, "IP literal", id="ipv4-literal"),
-        pytest.param("https://[::1]/v1", False, "IP literal", id="ipv6-literal"),
+        pytest.param("https://10.0.0.7/v1", False, "IP literal", id="ipv4-literal"),
+        pytest.param("https://[2001:db8::1]/v1", False, "IP literal", id="ipv6-literal"),
+        pytest.param("http://192.168.1.20:8080/v1", True, "IP literal", id="lan-http-allowed"),
+        pytest.param("http://0.0.0.0:8080/v1", True, "IP literal", id="unspecified"),
+        pytest.param("http://127.0.0.1.evil.net/v1", True, "https", id="loopback-prefix"),
+        pytest.param("http://127.0.0.1:8080/v1", False, "https", id="loopback-http-no-flag"),
         pytest.param("https://exämple.com/v1", False, "ASCII", id="non-ascii-host"),
         pytest.param("ftp://example.com", False, "https", id="other-scheme"),
     ],
@@ -268,11 +272,26 @@ def test_bad_endpoints_are_refused_at_load(url: str, allow: bool, message: str) 
 
 def test_http_loopback_needs_the_flag(monkeypatch) -> None:
     assert check_endpoint("http://localhost:8000/v1", True) == ("http", "localhost")
+    # the addresses llama.cpp, vLLM and Ollama print are loopback literals
+    assert check_endpoint("http://127.0.0.1:8091/v1", True) == ("http", "127.0.0.1")
+    assert check_endpoint("http://[::1]:8091/v1", True) == ("http", "::1")
+    assert check_endpoint("https://127.0.0.1:8443/v1", False) == ("https", "127.0.0.1")
     with pytest.raises(ConfigError, match="https"):
         check_endpoint("http://localhost:8000/v1", False)
     monkeypatch.delenv("NO_SUCH_KEY_VAR", raising=False)
     with pytest.raises(ConfigError, match="NO_SUCH_KEY_VAR"):
         LLMClient("https://api.example.com/v1", "m", "NO_SUCH_KEY_VAR")
+
+
+def test_only_a_loopback_server_goes_without_a_key() -> None:
+    local = LLMClient("http://127.0.0.1:8091/v1", "m", None, allow_http_loopback=True)
+    assert local.api_key_env is None
+    with pytest.raises(ConfigError, match="loopback"):
+        LLMClient("https://api.example.com/v1", "m", None)
+    with pytest.raises(ConfigError, match="structured_output"):
+        LLMClient(
+            "http://localhost:1/v1", "m", "", allow_http_loopback=True, structured_output="xml"
+        )
 
 
 def test_default_config_makes_no_request(demo_overrides, connections) -> None:
