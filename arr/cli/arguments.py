@@ -24,10 +24,11 @@ COMMANDS = (
     "report",
     "audit",
     "replay",
+    "llm",
 )
 # Single runs of these skip Hydra's app machinery (cold start); sweeps and flags use Hydra.
 FAST_COMMANDS = ("search",)
-PLAIN_COMMANDS = ("init", "scope", "report", "audit", "replay")
+PLAIN_COMMANDS = ("init", "scope", "report", "audit", "replay", "llm")
 MEMORY_ACTIONS = ("add", "publish", "retract", "list", "show", "export", "import")
 FREE_TEXT_KEYS = ("query", "title", "body", "tags", "id", "file")
 USAGE = """usage: arr [--workspace PATH] <command> [key=value ...] [hydra overrides ...]
@@ -68,6 +69,9 @@ commands:
   audit head [db=PATH]       print each chain's head hash (keep it to detect truncation)
   replay [file=JSONL] [versions=v1,v2] [overrides]
                              replay controlled LLM scenarios against a local fake endpoint
+  llm check [llm=local] [llm.base_url=URL] [--json]
+                             one call to the configured LLM endpoint: model, latency,
+                             structured output, budget and timeouts
 
 Any Hydra override works: tools=[bm25] fusion.norm=zmuv pipeline=bm25_only ...
 """

@@ -4,8 +4,10 @@ decodes within a schema (``llm.structured_output=json_schema``).
 They are tighter than what the parsers accept (arr.planner.llm, arr.reranker.llm): a tool
 must be one of the registered names, a plan has at most 2 rounds of 3 calls, a query at most
 ``QUERY_CHARS`` characters (a small model asked for free text repeats itself until the token
-limit). A reply is still validated as strictly as any other; the schema only makes a valid
-one likely and short.
+limit), so that the longest plan the schema allows fits in ``conf/llm/local.yaml``'s
+``max_tokens`` (a reply cut there is not JSON: seen with 120 characters and 400 tokens).
+A reply is still validated as strictly as any other; the schema only makes a valid one
+likely and short.
 """
 
 from __future__ import annotations
@@ -15,7 +17,7 @@ from typing import Any
 
 from arr.models import MAX_TOP_K
 
-QUERY_CHARS = 120
+QUERY_CHARS = 80
 ROUNDS = 2
 CALLS_PER_ROUND = 3
 

@@ -142,3 +142,62 @@ def test_the_ranking_schema_names_exactly_the_candidates(llm_server, monkeypatch
     ranking = items["properties"]["ranking"]
     assert sorted(ranking["items"]["enum"]) == sorted(ids)
     assert ranking["minItems"] == ranking["maxItems"] == 3
+
+
+def check(server, monkeypatch, demo_overrides, *extra: str) -> list[str]:
+    monkeypatch.setenv("ARR_TEST_LLM_KEY", KEY)
+    return [
+        *demo_overrides,
+        f"llm.base_url={server.base_url}",
+        "llm.allowed_hosts=[localhost]",
+        "llm.api_key_env=ARR_TEST_LLM_KEY",
+        *extra,
+    ]
+
+
+def test_llm_check_names_an_untrusted_certificate(llm_server, monkeypatch, demo_overrides, capsys):
+    from arr.cli.main import main
+
+    assert main(["llm", "check", *check(llm_server, monkeypatch, demo_overrides)]) == 1
+    err = capsys.readouterr().err.strip()
+    assert err.startswith("arr: llm check failed: llm_transport: TLS certificate not trusted")
+    assert "\n" not in err and KEY not in err and llm_server.requests == []
+
+
+def test_llm_check_names_a_timeout(llm_server, monkeypatch, demo_overrides, capsys) -> None:
+    from arr.cli.main import main
+
+    llm_server.script(Reply(body=completion('{"ok": true}').body, delay_s=2.0))
+    options = check(
+        llm_server,
+        monkeypatch,
+        demo_overrides,
+        f"llm.ca_bundle={llm_server.ca_path}",
+        "llm.timeout_s=0.5",
+    )
+    assert main(["llm", "check", *options]) == 1
+    assert (
+        "llm check failed: llm_timeout: no complete answer within 0.5 s" in capsys.readouterr().err
+    )
+
+
+def test_llm_check_reports_what_the_endpoint_said(llm_server, monkeypatch, demo_overrides, capsys):
+    from arr.cli.main import main
+
+    llm_server.script(completion('{"ok": true}'))
+    options = check(
+        llm_server,
+        monkeypatch,
+        demo_overrides,
+        f"llm.ca_bundle={llm_server.ca_path}",
+        "llm.structured_output=json_schema",
+        "router.deadline_ms=4000",
+    )
+    assert main(["llm", "check", *options, "--json"]) == 0
+    facts = json.loads(capsys.readouterr().out)
+    assert facts["structured_output"] == "json_schema: works" and facts["model_answered"] == "fake"
+    assert facts["router_deadline_ms"] == 4000 and facts["planner_share_of_deadline"] == 0.5
+    assert KEY not in json.dumps(facts) and facts["api_key"] == "from $ARR_TEST_LLM_KEY (set)"
+    sent = llm_server.requests[0]
+    assert sent["headers"]["Authorization"] == f"Bearer {KEY}"
+    assert sent["body"]["response_format"]["json_schema"]["name"] == "check"

@@ -104,3 +104,13 @@ def test_phrase_bonus_is_an_option() -> None:
     assert [c.id for c in RuleReranker().rerank("loss spikes", evidence)] == ["a", "b"]
     with_phrase = RuleReranker(phrase_weight=1.0).rerank("loss spikes", evidence)
     assert [c.id for c in with_phrase] == ["b", "a"]
+
+
+def test_the_llm_rerankers_fallback_weights_are_the_rule_rerankers() -> None:
+    from omegaconf import OmegaConf
+
+    from arr.locations import CONF_DIR
+
+    rule = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "reranker" / "rule.yaml"))
+    llm = OmegaConf.load(CONF_DIR / "reranker" / "llm.yaml")
+    assert OmegaConf.to_container(llm.rule) == {k: v for k, v in rule.items() if k != "_target_"}

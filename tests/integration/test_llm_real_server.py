@@ -1,0 +1,159 @@
+"""The planner and the reranker against a real model: llama.cpp's server (xllamacpp) with the
+packaged SmolLM2-135M-Instruct on 127.0.0.1, reached as a user reaches a local server
+(``llm=local llm.base_url=http://127.0.0.1:PORT/v1``). Whatever a 135M model answers, a search
+gets a validated plan or a recorded fallback, never an exception, a leak or a tool the Router
+did not admit; a slow model never holds a search past its deadline."""
+
+from __future__ import annotations
+
+import time
+
+import pytest
+
+from arr import codes
+from arr.api import compose, load_router
+from arr.cli.main import main
+from arr.indexing import index_workspace
+from arr.runner import build_tools, build_workspace, config_container
+from tests.llama_fixtures import LlamaServer, llama_server  # noqa: F401 (fixture)
+
+pytestmark = pytest.mark.model
+
+QUESTIONS = [
+    ("Why did the warmup schedule fix the loss spikes?", "vision-main"),
+    ("CUDA out of memory at batch_size 256", "vision-main"),
+    ("scheduler.warmup_steps", "vision-main"),
+]
+# every code a planner fallback may carry (docs/channels.md lists them)
+FALLBACK_CODES = {
+    "llm_timeout",
+    "llm_http_error",
+    "llm_transport",
+    "llm_bad_response",
+    "llm_reply_oversize",
+    "llm_reply_not_json",
+    "llm_plan_invalid",
+    "llm_plan_wrong_version",
+    codes.PLANNER_TIMEOUT,
+}
+
+
+@pytest.fixture
+def indexed_demo(demo_overrides: list[str]) -> list[str]:
+    """The demo workspace with its lexical and memory indexes built (hashing vectors)."""
+    container = config_container(compose("index", demo_overrides))
+    workspace = build_workspace(container)
+    index_workspace(
+        workspace, build_tools(container, workspace), workspace.named_scopes(), progress=False
+    )
+    return demo_overrides
+
+
+def admitted_only(router, result) -> None:
+    assert result.scope_leak_count == 0
+    assert all(e.scope == result.scope for e in result.evidence)
+    assert {t.tool for t in result.traces} <= set(router.tools)
+
+
+def test_the_planner_plans_through_the_real_model(
+    llama_server: LlamaServer,  # noqa: F811
+    indexed_demo,
+) -> None:
+    router = load_router(
+        [*indexed_demo, *llama_server.overrides(), "planner=llm", "prompt=arr-router-v2"]
+    )
+    planned = 0
+    for query, scope in QUESTIONS:
+        router.planner.client.new_run()
+        result = router.search(query, scope)
+        admitted_only(router, result)
+        if result.planner == "llm":
+            planned += 1
+            assert not [d for d in result.degradations if d.stage == "planner"]
+            # the schema named only registered tools: nothing for admission to refuse
+            assert not [r for r in result.rejections if r.code == codes.TOOL_NOT_REGISTERED]
+        else:
+            assert {d.code for d in result.degradations if d.stage == "planner"} <= FALLBACK_CODES
+    router.close()
+    # schema-constrained decoding: the plans parse and validate
+    assert planned == len(QUESTIONS)
+
+
+def test_plain_instructions_fall_back_to_the_rule_plan_recorded(
+    llama_server: LlamaServer,  # noqa: F811
+    indexed_demo,
+) -> None:
+    router = load_router(
+        [
+            *indexed_demo,
+            *llama_server.overrides(),
+            "planner=llm",
+            "prompt=arr-router-v1",
+            "llm.structured_output=none",
+            "llm.max_tokens=48",
+        ]
+    )
+    result = router.search(*QUESTIONS[1])
+    router.close()
+    admitted_only(router, result)
+    assert result.evidence  # the search answered whatever the model said
+    if result.planner == "rule":
+        assert {d.code for d in result.degradations if d.stage == "planner"} <= FALLBACK_CODES
+
+
+def test_the_reranker_ranks_through_the_real_model(
+    llama_server: LlamaServer,  # noqa: F811
+    indexed_demo,
+) -> None:
+    rule = load_router(indexed_demo)
+    expected = rule.search(*QUESTIONS[0])
+    rule.close()
+    router = load_router(
+        [
+            *indexed_demo,
+            *llama_server.overrides(),
+            "reranker=llm",
+            "reranker.max_candidates=4",
+        ]
+    )
+    result = router.search(*QUESTIONS[0])
+    router.close()
+    admitted_only(router, result)
+    assert result.reranker in ("llm", "rule")
+    if result.reranker == "rule":  # a ranking that was not a permutation: rule order exactly
+        assert [e.id for e in result.evidence] == [e.id for e in expected.evidence]
+        assert {d.code for d in result.degradations} <= {"llm_ranking_ids", "llm_ranking_invalid"}
+    else:  # the model's order of the same four, the rest in rule order after them
+        ids = [e.id for e in result.evidence]
+        before = [e.id for e in expected.evidence]
+        assert sorted(ids[:4]) == sorted(before[:4]) and ids[4:] == before[4:]
+
+
+def test_a_slow_model_never_holds_a_search_past_its_deadline(
+    llama_server: LlamaServer,  # noqa: F811
+    indexed_demo,
+) -> None:
+    deadline_ms = 1200
+    router = load_router(
+        [*indexed_demo, *llama_server.overrides(deadline_ms), "planner=llm", "reranker=llm"]
+    )
+    for query, scope in QUESTIONS[:2]:
+        started = time.perf_counter()
+        result = router.search(query, scope)
+        elapsed_ms = (time.perf_counter() - started) * 1000
+        admitted_only(router, result)
+        assert elapsed_ms <= deadline_ms * 1.1, elapsed_ms
+        if result.planner == "rule":
+            planner = [d.code for d in result.degradations if d.stage == "planner"]
+            assert planner == [codes.PLANNER_TIMEOUT]
+    router.close()
+
+
+def test_llm_check_against_the_real_server(
+    llama_server: LlamaServer,  # noqa: F811
+    capsys,
+) -> None:
+    assert main(["llm", "check", *llama_server.overrides()]) == 0
+    out = capsys.readouterr().out
+    assert "SmolLM2-135M-Instruct" in out and "structured output: json_schema: works" in out
+    assert "latency:" in out and "20 calls per run" in out
