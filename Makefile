@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-index bench-wsgold bench-papers bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout clean
+.PHONY: help setup demo test test-fast lint bench bench-index bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -49,6 +49,9 @@ bench-wsgold: setup ## benchmark: file-level answers on the Werkzeug and Sphinx 
 
 bench-papers: setup ## benchmark: papers as PDF vs the same text (../shared/data/pdfgold): extraction, arr index, page-level nDCG
 	$(BIN)/python -m arr.bench.papers
+
+bench-llm: setup ## benchmark: the LLM planner and reranker with a real model (llama.cpp + SmolLM2, or the endpoint ARR_BENCH_LLM names) against the rule planner
+	$(BIN)/python -m arr.bench.llm
 
 bench-grep: setup ## benchmark: grep channel vs plain rg -n on an installed package (>= 50 MB)
 	$(BIN)/python -m arr.bench.grep

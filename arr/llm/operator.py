@@ -1,75 +1,79 @@
-"""Operator-run check of the controlled scenarios against the REAL endpoint. Never run by CI.
+"""Operator-run check of the controlled scenarios against a REAL endpoint. Never run by CI.
 
-    SILICONFLOW_API_KEY=... python -m arr.llm.operator [scenarios.jsonl] [version ...]
+    python -m arr.llm.operator [file=scenarios.jsonl] [versions=v1,v2] [overrides ...]
+    SILICONFLOW_API_KEY=... python -m arr.llm.operator                   # the packaged endpoint
+    python -m arr.llm.operator llm=local llm.base_url=http://127.0.0.1:8080/v1   # llama.cpp
 
-It refuses to start without the key (exit 2). It sends each scenario's query, with each prompt
-version, through the real LLMClient and LLMQueryPlanner (the same locked-down client as
-production: HTTPS, no redirects, proxies ignored, bounded time and body), with ONE client and
-so one budget of at most 20 real calls for the whole run; scenarios beyond the budget are
-reported as not run. It prints passed / degraded / timed out per version. Nothing else is
-contacted and no tool runs: the plans are only parsed and checked, never executed.
+The endpoint is the configured ``llm`` group with the overrides given (the same checks as a
+search: a refused host or a missing key refuses to start, exit 2). For each prompt version it
+plans every scenario's query through the real LLMClient and LLMQueryPlanner, each scenario a
+run of its own (so at most ``llm.max_calls`` real calls each), and runs the plan through the
+Router on a private copy of the demo workspace (local, read-only tools only). It prints, per
+version: plans used, degraded, timed out, exceptions, scope leaks, tools run that the Router did
+not admit, and the plan latency p50/p95 (arr.llm.measure). Only the endpoint is contacted.
 """
 
 from __future__ import annotations
 
-import os
+import shutil
 import sys
+import tempfile
 from pathlib import Path
 
 from arr.api import PROJECT_ROOT
-from arr.llm.client import LLMClient
+from arr.errors import ArrError
+from arr.llm.measure import markdown, measure_versions
 from arr.llm.scenarios import load_scenarios
-from arr.planner.llm import LLMQueryPlanner
 
-KEY_ENV = "SILICONFLOW_API_KEY"
-TOOLS = {
-    "bm25": "lexical ranking over notes, code and logs",
-    "grep": "exact line search in trusted directories",
-    "vector": "semantic search over notes, code and logs",
-    "memory": "published research notes and findings",
-}
+
+def demo_overrides(folder: Path) -> list[str]:
+    """A private, indexed copy of the demo workspace under ``folder``."""
+    from arr.api import compose
+    from arr.indexing import index_workspace
+    from arr.runner import build_tools, build_workspace, config_container
+
+    shutil.copytree(
+        PROJECT_ROOT / "data" / "demo",
+        folder / "data" / "demo",
+        ignore=shutil.ignore_patterns(".index", ".state", "*.sqlite3*"),
+    )
+    overrides = [f"paths.data_dir={folder / 'data'}", f"paths.output_dir={folder / 'outputs'}"]
+    container = config_container(compose("index", [*overrides, "progress=false"]))
+    workspace = build_workspace(container)
+    index_workspace(
+        workspace, build_tools(container, workspace), workspace.named_scopes(), progress=False
+    )
+    return overrides
 
 
 def main(argv: list[str]) -> int:
-    if not os.environ.get(KEY_ENV):
-        print(
-            f"refusing to run: {KEY_ENV} is not set (this script talks to the real "
-            "endpoint and is for operators only)",
-            file=sys.stderr,
-        )
-        return 2
-    import yaml
+    from arr.api import load_router
 
-    path = Path(argv[0]) if argv else PROJECT_ROOT / "data" / "gold" / "llm_scenarios.jsonl"
-    versions = argv[1:] or ["arr-router-v1", "arr-router-v2"]
-    endpoint = yaml.safe_load((PROJECT_ROOT / "conf" / "llm" / "siliconflow.yaml").read_text())
-    client = LLMClient(
-        endpoint["base_url"],
-        endpoint["model"],
-        KEY_ENV,
-        max_calls=20,
-        timeout_s=float(endpoint["timeout_s"]),
-    )
-    scenarios = load_scenarios(path)
-    for version in versions:
-        prompt = yaml.safe_load((PROJECT_ROOT / "conf" / "prompt" / f"{version}.yaml").read_text())
-        planner = LLMQueryPlanner(client, prompt)
-        counts = {"passed": 0, "degraded": 0, "timeout": 0, "not_run": 0}
-        for scenario in scenarios:
-            if client.calls_made >= client.max_calls:
-                counts["not_run"] += 1
-                continue
-            outcome = planner.plan(scenario.query, TOOLS)
-            codes = [d.code for d in outcome.degradations]
-            key = (
-                "passed"
-                if outcome.planner == "llm"
-                else "timeout"
-                if "llm_timeout" in codes
-                else "degraded"
-            )
-            counts[key] += 1
-        print(f"{version}: {counts} (real calls so far: {client.calls_made}/20)")
+    options = {
+        "file": str(PROJECT_ROOT / "data" / "gold" / "llm_scenarios.jsonl"),
+        "versions": "arr-router-v1,arr-router-v2",
+    }
+    overrides = []
+    for arg in argv:
+        key, _, value = arg.partition("=")
+        if key in options:
+            options[key] = value
+        else:
+            overrides.append(arg)
+    try:
+        load_router([*overrides, "planner=llm"], warm=False).close()  # the endpoint's checks
+    except ArrError as exc:
+        print(f"refusing to run: {exc}", file=sys.stderr)
+        return 2
+    scenarios = load_scenarios(Path(options["file"]))
+    with tempfile.TemporaryDirectory(prefix="arr-operator-") as folder:
+        demo = demo_overrides(Path(folder))
+
+        def router_for(version: str):  # type: ignore[no-untyped-def]
+            return load_router([*demo, *overrides, "planner=llm", f"prompt={version}"])
+
+        summary = measure_versions(router_for, scenarios, options["versions"].split(","))
+    print(markdown(summary), end="")
     return 0
 
 

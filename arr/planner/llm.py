@@ -86,6 +86,7 @@ class LLMQueryPlanner:
         max_reply_chars: int = 20_000,
         adaptive: bool = False,
         fallback_top_k: int | None = None,
+        top_k: int | None = None,
     ) -> None:
         for key in ("version", "system", "user"):
             if not prompt.get(key):
@@ -97,7 +98,13 @@ class LLMQueryPlanner:
         self.version = prompt["version"]
         self.max_reply_chars = max_reply_chars
         self.adaptive = adaptive
-        self._fallback = RuleQueryPlanner(top_k=fallback_top_k, version=self.version)
+        if top_k is not None and not 1 <= top_k <= MAX_TOP_K:
+            raise ValueError(f"top_k must be in 1..{MAX_TOP_K}, got {top_k}")
+        # ``top_k``: the depth of a call the model gave none (eval=tree sets 100 for every
+        # planner); the rule plan of a fallback uses it too unless fallback_top_k is set.
+        self.top_k = top_k
+        fallback = fallback_top_k if fallback_top_k is not None else top_k
+        self._fallback = RuleQueryPlanner(top_k=fallback, version=self.version)
 
     def _ask(
         self, user: str, tools: Mapping[str, str], notes: list[tuple[str, str]], last: bool = False
@@ -124,9 +131,14 @@ class LLMQueryPlanner:
             )
         return plan
 
-    @staticmethod
-    def _to_rounds(plan: _Plan) -> list[dict[str, Any]]:
-        return [{"calls": [c.model_dump() for c in r.calls]} for r in plan.tool_rounds]
+    def _to_rounds(self, plan: _Plan) -> list[dict[str, Any]]:
+        def call(c: _Call) -> dict[str, Any]:
+            found = c.model_dump()
+            if found["top_k"] is None:
+                found["top_k"] = self.top_k
+            return found
+
+        return [{"calls": [call(c) for c in r.calls]} for r in plan.tool_rounds]
 
     def plan(self, query: str, tools: Mapping[str, str]) -> PlanOutcome:
         user = render(self.prompt["user"], tools=tool_list(tools), query=query)

@@ -192,3 +192,17 @@ def test_a_stage_that_fails_to_build_is_named_with_its_first_meaningful_line(
     monkeypatch.setattr(rrf, "RRFFusion", refuse)
     with pytest.raises(ConfigError, match=r"cannot build fusion \(.*\): the real cause$"):
         instantiate_stage({"_target_": "arr.fusion.rrf.RRFFusion"}, "fusion")
+
+
+@pytest.mark.parametrize("gold", ["eval=tree", "eval=scifact"])
+def test_the_llm_planner_builds_under_every_eval_set(gold: str, tmp_path: Path) -> None:
+    """The eval sets give every planner a depth (planner.top_k=100): the LLM planner takes it
+    for calls the model gave none and for its fallback (it was a TypeError before)."""
+    from arr.runner import instantiate_stage
+
+    extra = [f"eval.collection={tmp_path}"] if gold == "eval=tree" else []
+    container = config_container(compose("eval", [gold, *extra, "planner=llm"]))
+    planner = instantiate_stage(container["planner"], "planner", client=object())
+    assert planner.top_k == 100
+    plan = planner._fallback.plan("warmup loss spikes", {"bm25": "", "vector": ""}).plan
+    assert {c.top_k for r in plan.tool_rounds for c in r.calls} == {100}

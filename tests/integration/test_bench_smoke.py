@@ -21,6 +21,7 @@ SMOKE = {
     "bench": ("arr.bench", "BM25 through the Router"),
     "bench-wsgold": ("arr.bench.wsgold", ""),
     "bench-papers": ("arr.bench.papers", "pdf - text"),
+    "bench-llm": ("arr.bench.llm", "x the deadline"),
     "bench-index": ("arr.bench.index", "estimate for 10,000 such files"),
     "bench-grep": ("arr.bench.grep", "matches: channel"),
     "bench-vector": ("arr.bench.vector", "ratio p50 Router/raw"),
@@ -67,7 +68,7 @@ def test_every_bench_target_has_a_smoke_run() -> None:
 
 @pytest.mark.model
 @pytest.mark.parametrize(
-    "target", sorted(set(SMOKE) - {"bench-grep", "bench-wsgold", "bench-papers"})
+    "target", sorted(set(SMOKE) - {"bench-grep", "bench-wsgold", "bench-papers", "bench-llm"})
 )
 def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
     tree = tmp_path / "tree" / "pkg"
@@ -214,3 +215,38 @@ def test_papers_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
     assert "pdfium (shipped, worker)" in out and "arr index: lexical ready" in out, out[-3000:]
     rows = re.findall(r"^   (default|bm25)\s+(text|pdf)\s+([0-9.]+)", out, re.M)
     assert len(rows) == 4 and all(float(score) > 0.5 for _, _, score in rows), out[-3000:]
+
+
+@pytest.mark.model
+def test_llm_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
+    """Scenarios, rule against llm-planned retrieval and the deadline, against the packaged
+    model on its own llama.cpp server, on one scenario and two questions per set."""
+    from tests.llama_fixtures import require_llama
+
+    require_llama()
+    tree = tmp_path / "sets" / "werkzeug" / "tree" / "pkg"
+    tree.mkdir(parents=True)
+    (tree / "cookies.py").write_text("def parse_cookie(header):\n    return header.split(';')\n")
+    (tree / "routing.py").write_text("def match_rule(path):\n    return path.strip('/')\n")
+    gold = [
+        {"id": "q1", "query": "don't strip cookie header", "relevant": ["pkg/cookies.py"]},
+        {"id": "q2", "query": "handle rule path slashes", "relevant": ["pkg/routing.py"]},
+    ]
+    (tmp_path / "sets" / "werkzeug" / "gold.jsonl").write_text(
+        "".join(json.dumps(case) + "\n" for case in gold)
+    )
+    env = {
+        **os.environ,
+        "ARR_BENCH_OUT": str(tmp_path / "out"),
+        "ARR_WSGOLD": str(tmp_path / "sets"),
+        "ARR_BENCH_LLM_SCENARIOS": "1",
+        "ARR_BENCH_LLM_QUERIES": "2",
+        "ARR_BENCH_LLM_DEMO": "2",
+        "ARR_BENCH_LLM_DEADLINE_MS": "1000",
+        "HF_HUB_OFFLINE": "1",
+    }
+    env.pop("ARR_BENCH_LLM", None)
+    out = run_bench(["arr.bench.llm"], env).stdout
+    for line in ("| arr-router-v2 | 1 |", "demo gold (2 questions)", "werkzeug (2 questions)"):
+        assert line in out, out[-2000:]
+    assert "x the deadline" in out and (tmp_path / "out" / "llm" / "figures.json").is_file()
