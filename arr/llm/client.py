@@ -101,6 +101,7 @@ class LLMClient:
         max_tokens: int = 800,
         allowed_hosts: list[str] | tuple[str, ...] | None = None,
         structured_output: str = "none",
+        system_in_user: bool = False,
     ) -> None:
         self.scheme, self.host = check_endpoint(base_url, allow_http_loopback)
         check_allowed_host(self.host, allowed_hosts)
@@ -136,6 +137,9 @@ class LLMClient:
         self.temperature = temperature
         self.max_tokens = max_tokens
         self.structured_output = structured_output
+        # for chat templates without a system role (Gemma's drops it, some servers refuse it):
+        # the system text is sent at the head of the first user message instead
+        self.system_in_user = bool(system_in_user)
         self.calls_made = 0
         # what the last completion said about itself (``arr llm check`` prints them)
         self.last_model: str | None = None
@@ -177,6 +181,8 @@ class LLMClient:
         constrains the reply where the endpoint supports it; a refusal of it is appended to
         ``notes`` as (code, detail) and the question asked once more without it."""
         response_format = self._response_format(schema, schema_name)
+        if self.system_in_user:
+            messages = merged_system(messages)
         try:
             return self._exchange(messages, response_format)
         except LLMError as exc:
@@ -301,6 +307,17 @@ class LLMClient:
         self.last_model = model[:200] if isinstance(model, str) else None
         self.last_usage = usage if isinstance(usage, dict) else None
         return content
+
+
+def merged_system(messages: list[dict[str, str]]) -> list[dict[str, str]]:
+    """The system messages' text put at the head of the first user message."""
+    system = "\n\n".join(m["content"] for m in messages if m.get("role") == "system")
+    rest = [dict(m) for m in messages if m.get("role") != "system"]
+    if system and rest and rest[0].get("role") == "user":
+        rest[0]["content"] = f"{system}\n\n{rest[0]['content']}"
+    elif system:
+        rest.insert(0, {"role": "user", "content": system})
+    return rest
 
 
 def transport_detail(exc: Exception) -> str:

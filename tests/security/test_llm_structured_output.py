@@ -201,3 +201,14 @@ def test_llm_check_reports_what_the_endpoint_said(llm_server, monkeypatch, demo_
     sent = llm_server.requests[0]
     assert sent["headers"]["Authorization"] == f"Bearer {KEY}"
     assert sent["body"]["response_format"]["json_schema"]["name"] == "check"
+
+
+def test_a_template_without_a_system_role_gets_it_in_the_user_message(
+    llm_server, monkeypatch
+) -> None:
+    llm_server.script(completion(plan_json(["bm25"])))
+    client = make_client(llm_server, monkeypatch, system_in_user=True)
+    assert router_with(client).search("warmup", SCOPE_A).planner == "llm"
+    messages = llm_server.requests[0]["body"]["messages"]
+    assert [m["role"] for m in messages] == ["user"]
+    assert messages[0]["content"].startswith("plan\n\n") and "warmup" in messages[0]["content"]
