@@ -133,3 +133,18 @@ def demo_overrides(demo_copy: Path, tmp_path: Path) -> list[str]:
         # Fast model-free vectors; tests marked `model` use the real embedder.
         "embedder=hashing",
     ]
+
+
+@pytest.fixture
+def demo_indexed(demo_overrides: list[str]) -> list[str]:
+    """demo_overrides, with the demo copy's indexes built (hashing vectors: fast)."""
+    from arr.api import compose
+    from arr.indexing import index_workspace
+    from arr.runner import build_tools, build_workspace, config_container
+
+    container = config_container(compose("index", demo_overrides))
+    workspace = build_workspace(container)
+    index_workspace(
+        workspace, build_tools(container, workspace), workspace.named_scopes(), progress=False
+    )
+    return demo_overrides

@@ -23,7 +23,7 @@ from pathlib import Path
 from arr.api import PROJECT_ROOT
 from arr.errors import ArrError
 from arr.llm.measure import markdown, measure_versions
-from arr.llm.scenarios import load_scenarios
+from arr.llm.scenarios import load_scenarios, scenario_options
 
 
 def demo_overrides(folder: Path) -> list[str]:
@@ -49,17 +49,7 @@ def demo_overrides(folder: Path) -> list[str]:
 def main(argv: list[str]) -> int:
     from arr.api import load_router
 
-    options = {
-        "file": str(PROJECT_ROOT / "data" / "gold" / "llm_scenarios.jsonl"),
-        "versions": "arr-router-v1,arr-router-v2",
-    }
-    overrides = []
-    for arg in argv:
-        key, _, value = arg.partition("=")
-        if key in options:
-            options[key] = value
-        else:
-            overrides.append(arg)
+    options, overrides = scenario_options(argv)
     try:
         load_router([*overrides, "planner=llm"], warm=False).close()  # the endpoint's checks
     except ArrError as exc:

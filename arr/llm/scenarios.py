@@ -128,7 +128,8 @@ def markdown(summary: dict[str, Any]) -> str:
     return "\n".join(lines) + "\n"
 
 
-def run(args: list[str]) -> int:
+def scenario_options(args: list[str]) -> tuple[dict[str, str], list[str]]:
+    """``file=`` and ``versions=`` (with their defaults), and the overrides that remain."""
     from arr.api import PROJECT_ROOT
 
     options = {
@@ -142,6 +143,13 @@ def run(args: list[str]) -> int:
             options[key] = value
         else:
             overrides.append(arg)
+    return options, overrides
+
+
+def run(args: list[str]) -> int:
+    from arr.api import PROJECT_ROOT
+
+    options, overrides = scenario_options(args)
     scenarios = load_scenarios(Path(options["file"]))
     summary = replay(scenarios, options["versions"].split(","), overrides)
     stamp = datetime.now().strftime("%Y-%m-%d_%H-%M-%S-%f")

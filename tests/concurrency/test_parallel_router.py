@@ -8,13 +8,9 @@ import time
 from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
-import pytest
-
 from arr import codes
-from arr.api import compose, load_router
-from arr.indexing import index_workspace
+from arr.api import load_router
 from arr.models import QueryPlan, RouterResult
-from arr.runner import build_tools, build_workspace, config_container
 from tests.conftest import SCOPE_A, FakeTool, make_router
 
 
@@ -26,16 +22,6 @@ def comparable(result: RouterResult) -> dict:
         trace.pop("elapsed_ms")
         trace["counters"] = {k: v for k, v in trace["counters"].items() if not k.endswith("_us")}
     return data
-
-
-@pytest.fixture
-def demo_indexed(demo_overrides: list[str]) -> list[str]:
-    container = config_container(compose("index", demo_overrides))
-    workspace = build_workspace(container)
-    index_workspace(
-        workspace, build_tools(container, workspace), workspace.named_scopes(), progress=False
-    )
-    return demo_overrides
 
 
 def fifty_queries(demo_copy: Path) -> list[tuple[str, str]]:

@@ -11,10 +11,8 @@ import time
 import pytest
 
 from arr import codes
-from arr.api import compose, load_router
+from arr.api import load_router
 from arr.cli.main import main
-from arr.indexing import index_workspace
-from arr.runner import build_tools, build_workspace, config_container
 from tests.llama_fixtures import LlamaServer, llama_server  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.model
@@ -38,17 +36,6 @@ FALLBACK_CODES = {
 }
 
 
-@pytest.fixture
-def indexed_demo(demo_overrides: list[str]) -> list[str]:
-    """The demo workspace with its lexical and memory indexes built (hashing vectors)."""
-    container = config_container(compose("index", demo_overrides))
-    workspace = build_workspace(container)
-    index_workspace(
-        workspace, build_tools(container, workspace), workspace.named_scopes(), progress=False
-    )
-    return demo_overrides
-
-
 def admitted_only(router, result) -> None:
     assert result.scope_leak_count == 0
     assert all(e.scope == result.scope for e in result.evidence)
@@ -57,10 +44,10 @@ def admitted_only(router, result) -> None:
 
 def test_the_planner_plans_through_the_real_model(
     llama_server: LlamaServer,  # noqa: F811
-    indexed_demo,
+    demo_indexed,
 ) -> None:
     router = load_router(
-        [*indexed_demo, *llama_server.overrides(), "planner=llm", "prompt=arr-router-v2"]
+        [*demo_indexed, *llama_server.overrides(), "planner=llm", "prompt=arr-router-v2"]
     )
     planned = 0
     for query, scope in QUESTIONS:
@@ -81,11 +68,11 @@ def test_the_planner_plans_through_the_real_model(
 
 def test_plain_instructions_fall_back_to_the_rule_plan_recorded(
     llama_server: LlamaServer,  # noqa: F811
-    indexed_demo,
+    demo_indexed,
 ) -> None:
     router = load_router(
         [
-            *indexed_demo,
+            *demo_indexed,
             *llama_server.overrides(),
             "planner=llm",
             "prompt=arr-router-v1",
@@ -103,14 +90,14 @@ def test_plain_instructions_fall_back_to_the_rule_plan_recorded(
 
 def test_the_reranker_ranks_through_the_real_model(
     llama_server: LlamaServer,  # noqa: F811
-    indexed_demo,
+    demo_indexed,
 ) -> None:
-    rule = load_router(indexed_demo)
+    rule = load_router(demo_indexed)
     expected = rule.search(*QUESTIONS[0])
     rule.close()
     router = load_router(
         [
-            *indexed_demo,
+            *demo_indexed,
             *llama_server.overrides(),
             "reranker=llm",
             "reranker.max_candidates=4",
@@ -131,11 +118,11 @@ def test_the_reranker_ranks_through_the_real_model(
 
 def test_a_slow_model_never_holds_a_search_past_its_deadline(
     llama_server: LlamaServer,  # noqa: F811
-    indexed_demo,
+    demo_indexed,
 ) -> None:
     deadline_ms = 1200
     router = load_router(
-        [*indexed_demo, *llama_server.overrides(deadline_ms), "planner=llm", "reranker=llm"]
+        [*demo_indexed, *llama_server.overrides(deadline_ms), "planner=llm", "reranker=llm"]
     )
     for query, scope in QUESTIONS[:2]:
         started = time.perf_counter()
