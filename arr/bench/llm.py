@@ -53,8 +53,9 @@ def endpoint(folder: Path) -> Iterator[list[str]]:
 
 
 def ndcg_per_question(
-    router: Any, cases: Sequence[Any], level: str, chunk_lines: int
+    router: Any, cases: Sequence[Any], level: str, chunk_lines: int, fallbacks: list[str]
 ) -> list[float]:
+    """nDCG@10 of each case; the planner's fallback codes are appended to ``fallbacks``."""
     from arr.eval.runner import evaluate
 
     scores = []
@@ -63,6 +64,7 @@ def ndcg_per_question(
         if client is not None:
             client.new_run()  # each question a run of its own
         outcome = evaluate(router, [case], [10], False, chunk_lines, level)
+        fallbacks += [c for c in outcome["degradations"] if c.startswith("llm_") or "timeout" in c]
         scores.append(float(outcome["per_case"][0]["metrics"]["ndcg@10"]))
     return scores
 
@@ -77,6 +79,7 @@ def compare(
     from arr.runner import build_router, build_workspace, config_container
 
     rows: dict[str, list[float]] = {}
+    fallbacks: list[str] = []
     for label, extra in (("rule", []), ("llm", [*llm, "planner=llm", "prompt=arr-router-v2"])):
         container = config_container(compose(config, [*overrides, *extra, "progress=false"]))
         router = build_router(container)
@@ -88,7 +91,7 @@ def compare(
         cases = load_cases(settings, router)[:limit] if limit else load_cases(settings, router)
         started = time.perf_counter()
         rows[label] = ndcg_per_question(
-            router, cases, settings.get("level", "chunk"), workspace.chunk_lines
+            router, cases, settings.get("level", "chunk"), workspace.chunk_lines, fallbacks
         )
         rows[label + "_s"] = [time.perf_counter() - started]
         router.close()
@@ -98,9 +101,11 @@ def compare(
         f"{name} ({len(rule)} questions): nDCG@10 rule planner {statistics.mean(rule):.3f}, "
         f"planner=llm {statistics.mean(llm_scores):.3f} "
         f"({statistics.mean(llm_scores) - statistics.mean(rule):+.3f}, paired p {p:.3f}); "
-        f"{rows['llm_s'][0] / len(rule):.2f} s per llm-planned question"
+        f"{rows['llm_s'][0] / len(rule):.2f} s per llm-planned question; "
+        f"{len(rule) - len(fallbacks)}/{len(rule)} plans from the model "
+        f"(fallbacks: {', '.join(sorted(set(fallbacks))) or 'none'})"
     )
-    return {"questions": len(rule), "rule": rule, "llm": llm_scores, "p": p}
+    return {"questions": len(rule), "rule": rule, "llm": llm_scores, "p": p, "fallbacks": fallbacks}
 
 
 def deadline_check(
