@@ -69,18 +69,23 @@ def ndcg_per_question(
     return scores
 
 
+PLANNERS = {
+    "planner=llm": ["planner=llm", "prompt=arr-router-v2"],
+    "planner=llm user_query": ["planner=llm", "prompt=arr-router-v2", "planner.user_query=true"],
+}
+
+
 def compare(
     name: str, config: str, overrides: list[str], llm: list[str], limit: int | None
 ) -> dict[str, Any]:
-    """nDCG@10 of the rule planner and of ``planner=llm`` on one gold set."""
+    """nDCG@10 of the rule planner and of each LLM planner (PLANNERS) on one gold set."""
     from arr.api import compose
     from arr.eval.runner import ensure_indexes, load_cases
     from arr.eval.stats import randomization_test
     from arr.runner import build_router, build_workspace, config_container
 
-    rows: dict[str, list[float]] = {}
-    fallbacks: list[str] = []
-    for label, extra in (("rule", []), ("llm", [*llm, "planner=llm", "prompt=arr-router-v2"])):
+    rows: dict[str, dict[str, Any]] = {}
+    for label, extra in (("rule", []), *((k, [*llm, *v]) for k, v in PLANNERS.items())):
         container = config_container(compose(config, [*overrides, *extra, "progress=false"]))
         router = build_router(container)
         router.warm_up()
@@ -89,23 +94,27 @@ def compare(
         ensure_indexes(router, workspace, False)
         settings = dict(container["eval"])
         cases = load_cases(settings, router)[:limit] if limit else load_cases(settings, router)
+        fallbacks: list[str] = []
         started = time.perf_counter()
-        rows[label] = ndcg_per_question(
+        scores = ndcg_per_question(
             router, cases, settings.get("level", "chunk"), workspace.chunk_lines, fallbacks
         )
-        rows[label + "_s"] = [time.perf_counter() - started]
+        seconds = (time.perf_counter() - started) / max(1, len(cases))
+        rows[label] = {"ndcg": scores, "s_per_question": seconds, "fallbacks": fallbacks}
         router.close()
-    rule, llm_scores = rows["rule"], rows["llm"]
-    p = randomization_test(llm_scores, rule)
-    print(
-        f"{name} ({len(rule)} questions): nDCG@10 rule planner {statistics.mean(rule):.3f}, "
-        f"planner=llm {statistics.mean(llm_scores):.3f} "
-        f"({statistics.mean(llm_scores) - statistics.mean(rule):+.3f}, paired p {p:.3f}); "
-        f"{rows['llm_s'][0] / len(rule):.2f} s per llm-planned question; "
-        f"{len(rule) - len(fallbacks)}/{len(rule)} plans from the model "
-        f"(fallbacks: {', '.join(sorted(set(fallbacks))) or 'none'})"
-    )
-    return {"questions": len(rule), "rule": rule, "llm": llm_scores, "p": p, "fallbacks": fallbacks}
+    rule = rows["rule"]["ndcg"]
+    parts = [f"{name} ({len(rule)} questions): nDCG@10 rule planner {statistics.mean(rule):.3f}"]
+    for label in PLANNERS:
+        row = rows[label]
+        row["p"] = randomization_test(row["ndcg"], rule)
+        delta = statistics.mean(row["ndcg"]) - statistics.mean(rule)
+        parts.append(
+            f"{label} {statistics.mean(row['ndcg']):.3f} ({delta:+.3f}, paired p {row['p']:.3f}; "
+            f"{row['s_per_question']:.2f} s per question; "
+            f"{len(rule) - len(row['fallbacks'])}/{len(rule)} plans from the model)"
+        )
+    print("; ".join(parts))
+    return {"questions": len(rule), **rows}
 
 
 def deadline_check(

@@ -22,17 +22,20 @@ ROUNDS = 2
 CALLS_PER_ROUND = 3
 
 
-def plan_schema(version: str, tools: Sequence[str], allow_empty: bool = False) -> dict[str, Any]:
+def plan_schema(
+    version: str, tools: Sequence[str], allow_empty: bool = False, with_query: bool = True
+) -> dict[str, Any]:
     """A plan of ``version`` naming only ``tools``; ``allow_empty``: zero rounds (the
-    adaptive planner's "stop")."""
+    adaptive planner's "stop"); ``with_query=False``: calls name a tool and a depth only (the
+    planner's ``user_query``: each call searches the question itself)."""
+    properties: dict[str, Any] = {"tool": {"type": "string", "enum": sorted(tools)}}
+    if with_query:
+        properties["query"] = {"type": "string", "minLength": 1, "maxLength": QUERY_CHARS}
+    properties["top_k"] = {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K}
     call = {
         "type": "object",
-        "properties": {
-            "tool": {"type": "string", "enum": sorted(tools)},
-            "query": {"type": "string", "minLength": 1, "maxLength": QUERY_CHARS},
-            "top_k": {"type": "integer", "minimum": 1, "maximum": MAX_TOP_K},
-        },
-        "required": ["tool", "query"],
+        "properties": properties,
+        "required": ["tool", "query"] if with_query else ["tool"],
         "additionalProperties": False,
     }
     tool_round = {

@@ -87,6 +87,7 @@ class LLMQueryPlanner:
         adaptive: bool = False,
         fallback_top_k: int | None = None,
         top_k: int | None = None,
+        user_query: bool = False,
     ) -> None:
         for key in ("version", "system", "user"):
             if not prompt.get(key):
@@ -103,22 +104,33 @@ class LLMQueryPlanner:
         # ``top_k``: the depth of a call the model gave none (eval=tree sets 100 for every
         # planner); the rule plan of a fallback uses it too unless fallback_top_k is set.
         self.top_k = top_k
+        # the model picks the tools (and depth); every call searches the question's own words
+        self.user_query = bool(user_query)
         fallback = fallback_top_k if fallback_top_k is not None else top_k
         self._fallback = RuleQueryPlanner(top_k=fallback, version=self.version)
 
     def _ask(
-        self, user: str, tools: Mapping[str, str], notes: list[tuple[str, str]], last: bool = False
+        self,
+        user: str,
+        tools: Mapping[str, str],
+        notes: list[tuple[str, str]],
+        query: str,
+        last: bool = False,
     ) -> _Plan:
         reply = self.client.chat(
             [
                 {"role": "system", "content": self.prompt["system"]},
                 {"role": "user", "content": user},
             ],
-            schema=plan_schema(self.version, list(tools), allow_empty=last),
+            schema=plan_schema(
+                self.version, list(tools), allow_empty=last, with_query=not self.user_query
+            ),
             schema_name="tool_plan",
             notes=notes,
         )
         data = parse_object(reply, self.max_reply_chars)
+        if self.user_query:
+            data = with_query(data, query)
         try:
             plan = _Plan.model_validate(data)
         except ValidationError as exc:
@@ -144,7 +156,7 @@ class LLMQueryPlanner:
         user = render(self.prompt["user"], tools=tool_list(tools), query=query)
         notes: list[tuple[str, str]] = []
         try:
-            proposed = self._ask(user, tools, notes)
+            proposed = self._ask(user, tools, notes, query)
             if not proposed.tool_rounds:
                 raise LLMError("llm_plan_invalid", "the plan has no rounds")
             plan = QueryPlan.model_validate(
@@ -172,13 +184,26 @@ class LLMQueryPlanner:
         )
         notes: list[tuple[str, str]] = []
         try:
-            proposed = self._ask(user, tools, notes, last=True)
+            proposed = self._ask(user, tools, notes, query, last=True)
         except LLMError as exc:
             return None, _degradation(exc.code, exc.detail)
         note = _noted(notes)[0] if notes else None  # the schema refused: asked plainly
         if not proposed.tool_rounds:
             return None, note
         return ToolRound.model_validate(self._to_rounds(proposed)[0]), note
+
+
+def with_query(data: dict[str, Any], query: str) -> dict[str, Any]:
+    """The reply with every call's ``query`` set to the question (``user_query``); a reply of
+    another shape is left for validation to refuse."""
+    rounds = data.get("tool_rounds")
+    if isinstance(rounds, list):
+        for tool_round in rounds:
+            calls = tool_round.get("calls") if isinstance(tool_round, dict) else None
+            for call in calls if isinstance(calls, list) else ():
+                if isinstance(call, dict):
+                    call["query"] = query
+    return data
 
 
 def _degradation(code: str, detail: str) -> Degradation:

@@ -212,3 +212,22 @@ def test_a_template_without_a_system_role_gets_it_in_the_user_message(
     messages = llm_server.requests[0]["body"]["messages"]
     assert [m["role"] for m in messages] == ["user"]
     assert messages[0]["content"].startswith("plan\n\n") and "warmup" in messages[0]["content"]
+
+
+def test_user_query_plans_tools_only_and_searches_the_question(llm_server, monkeypatch) -> None:
+    reply = {"version": "arr-router-v2", "tool_rounds": [{"calls": [{"tool": "vector"}]}]}
+    llm_server.script(completion(json.dumps(reply)), completion(plan_json(["bm25"])))
+    client = make_client(llm_server, monkeypatch, structured_output="json_schema")
+    router = router_with(client)
+    router.planner = LLMQueryPlanner(client, PROMPT, user_query=True)
+    result = router.search("why does warmup help?", SCOPE_A)
+    assert result.planner == "llm"
+    assert [(c.tool, c.query) for c in result.plan.tool_rounds[0].calls] == [
+        ("vector", "why does warmup help?")
+    ]
+    schema = llm_server.requests[0]["body"]["response_format"]["json_schema"]["schema"]
+    call = schema["properties"]["tool_rounds"]["items"]["properties"]["calls"]["items"]
+    assert "query" not in call["properties"] and call["required"] == ["tool"]
+    # a model that writes a query anyway: the question's words are searched all the same
+    again = router.search("loss spikes", SCOPE_A)
+    assert [c.query for c in again.plan.tool_rounds[0].calls] == ["loss spikes"]
