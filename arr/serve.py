@@ -154,6 +154,7 @@ class ArrService:
                 plan = QueryPlan(tool_rounds=(ToolRound(calls=calls),))
             except ValueError as exc:
                 raise ServiceError(BAD_REQUEST, f"invalid tools: {str(exc)[:300]}") from None
+        self.router.new_run()  # each request a run of its own for an LLM stage's budget
         try:
             result = self.router.search(query, key, plan=plan)
         except QueryError as exc:

@@ -118,6 +118,14 @@ class RetrievalRouter:
             if workspace is not None and hasattr(workspace, "watch_changes"):
                 workspace.watch_changes()
 
+    def new_run(self) -> None:
+        """A new run for the LLM stages' call budget (``llm.max_calls``): each request of a
+        server that lives (``arr serve``) is a run of its own, as each CLI command is."""
+        for stage in (self.planner, self.reranker):
+            client = getattr(stage, "client", None)
+            if client is not None and hasattr(client, "new_run"):
+                client.new_run()
+
     def warm_up(self) -> None:
         """Load every channel; a channel that cannot load (a damaged store) is recorded, not
         raised: its calls degrade with the cause and the repair command, the others answer."""

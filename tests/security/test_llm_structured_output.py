@@ -231,3 +231,20 @@ def test_user_query_plans_tools_only_and_searches_the_question(llm_server, monke
     # a model that writes a query anyway: the question's words are searched all the same
     again = router.search("loss spikes", SCOPE_A)
     assert [c.query for c in again.plan.tool_rounds[0].calls] == ["loss spikes"]
+
+
+def test_each_mcp_request_is_a_run_of_its_own(llm_server, monkeypatch) -> None:
+    """A server that lives spends the call budget per request, not once for its lifetime."""
+    from arr.serve import ArrService
+
+    llm_server.script(completion(plan_json(["bm25"])))
+    client = make_client(llm_server, monkeypatch, max_calls=2)
+    router = router_with(client, scopes={"a": SCOPE_A})
+    service = ArrService(router)
+    for _ in range(4):
+        service.search("why does warmup help?", "a")
+    assert len(llm_server.requests) == 4  # one plan per request, past the budget of 2
+    # a library caller's searches are one run: the last request's run goes on (its 2nd call),
+    # then its budget of 2 is spent
+    assert router.search("warmup", SCOPE_A).planner == "llm"
+    assert router.search("warmup", SCOPE_A).planner == "rule"
