@@ -105,6 +105,12 @@ class LLMClient:
     ) -> None:
         self.scheme, self.host = check_endpoint(base_url, allow_http_loopback)
         check_allowed_host(self.host, allowed_hosts)
+        import importlib.util
+
+        if importlib.util.find_spec("httpx") is None:
+            raise ConfigError(
+                "LLM stages need the llm extra: pip install 'agentic-research-retrieval[llm]'"
+            )
         if api_key_env:
             if not os.environ.get(api_key_env):
                 raise ConfigError(
