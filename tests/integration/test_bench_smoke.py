@@ -97,6 +97,29 @@ def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr and expected in done.stdout, done.stdout[-2000:]
 
 
+TINY_TREE = {
+    "reloader.py": "class Reloader:\n    def restart(self):\n        split_path(self.path)\n",
+    "cookies.py": "def parse_cookie(header):\n    return header.split(';')\n",
+    "routing.py": "def match_rule(path):\n    return path.strip('/')\n",
+}
+TINY_GOLD = [
+    {"id": "q1", "query": "fix reloader restart", "relevant": ["pkg/reloader.py"]},
+    {"id": "q2", "query": "don't strip cookie header", "relevant": ["pkg/cookies.py"]},
+    {"id": "q3", "query": "handle rule path slashes", "relevant": ["pkg/routing.py"]},
+]
+
+
+def tiny_set(folder: Path, questions: int) -> None:
+    """A workspace gold set (``tree/`` and ``gold.jsonl``) of three files and the first
+    ``questions`` questions."""
+    tree = folder / "tree" / "pkg"
+    tree.mkdir(parents=True)
+    for name, body in TINY_TREE.items():
+        (tree / name).write_text(body)
+    lines = "".join(json.dumps(case) + "\n" for case in TINY_GOLD[:questions])
+    (folder / "gold.jsonl").write_text(lines)
+
+
 def run_bench(args: list[str], env: dict[str, str]) -> subprocess.CompletedProcess[str]:
     """``python -m ARGS`` in the checkout with ``env``; it must exit 0."""
     done = subprocess.run(
@@ -134,22 +157,7 @@ def test_grep_bench_runs_on_a_small_tree(tmp_path: Path) -> None:
 def test_workspace_gold_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
     """The whole bench (recording through the Router, every pipeline, the tests, the region
     count) on a three-file tree with three questions."""
-    tree = tmp_path / "sets" / "tiny" / "tree" / "pkg"
-    tree.mkdir(parents=True)
-    for name, body in {
-        "reloader.py": "class Reloader:\n    def restart(self):\n        split_path(self.path)\n",
-        "cookies.py": "def parse_cookie(header):\n    return header.split(';')\n",
-        "routing.py": "def match_rule(path):\n    return path.strip('/')\n",
-    }.items():
-        (tree / name).write_text(body)
-    gold = [
-        {"id": "q1", "query": "fix reloader restart", "relevant": ["pkg/reloader.py"]},
-        {"id": "q2", "query": "don't strip cookie header", "relevant": ["pkg/cookies.py"]},
-        {"id": "q3", "query": "handle rule path slashes", "relevant": ["pkg/routing.py"]},
-    ]
-    (tmp_path / "sets" / "tiny" / "gold.jsonl").write_text(
-        "".join(json.dumps(case) + "\n" for case in gold)
-    )
+    tiny_set(tmp_path / "sets" / "tiny", 3)
     env = {
         **os.environ,
         "ARR_BENCH_OUT": str(tmp_path / "out"),
@@ -224,17 +232,7 @@ def test_llm_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
     from tests.llama_fixtures import require_llama
 
     require_llama()
-    tree = tmp_path / "sets" / "werkzeug" / "tree" / "pkg"
-    tree.mkdir(parents=True)
-    (tree / "cookies.py").write_text("def parse_cookie(header):\n    return header.split(';')\n")
-    (tree / "routing.py").write_text("def match_rule(path):\n    return path.strip('/')\n")
-    gold = [
-        {"id": "q1", "query": "don't strip cookie header", "relevant": ["pkg/cookies.py"]},
-        {"id": "q2", "query": "handle rule path slashes", "relevant": ["pkg/routing.py"]},
-    ]
-    (tmp_path / "sets" / "werkzeug" / "gold.jsonl").write_text(
-        "".join(json.dumps(case) + "\n" for case in gold)
-    )
+    tiny_set(tmp_path / "sets" / "werkzeug", 2)
     env = {
         **os.environ,
         "ARR_BENCH_OUT": str(tmp_path / "out"),
