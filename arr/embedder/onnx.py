@@ -78,7 +78,7 @@ class OnnxEmbedder:
         self.max_seq_length = max_seq_length
         self.threads = threads
         self.exact_below = exact_below
-        self._sessions: dict[bool, Any] = {}  # by "short": each opened when a text needs it
+        self._exact: Any = None  # the fp32 session, opened when a text first needs it
         self._alone: list[Any] | None = None  # int8 sessions, one per core (arr.embedder.alone)
         self._tokenizer: Any = None
         self._counter: Any = None  # the same tokenizer without truncation: counts word pieces
@@ -152,19 +152,17 @@ class OnnxEmbedder:
         target = self.model_file()
         return target.with_name(target.name.replace(f"-{QUANTIZE_RECIPE}.onnx", ".onnx"))
 
-    def _session_for(self, short: bool) -> Any:
-        """int8 for most texts; the fp32 export for a text of fewer than ``exact_below`` word
-        pieces, where int8's error is not averaged over many tokens (a lone ``)`` of code:
-        cosine 0.973 to fp32; from 8 word pieces up the lowest of 1,800 texts was 0.982) and
-        fp32 costs little. Not more: queries are short, and fp32 queries against int8
-        documents ranked worse than int8 against int8 (CoSQA dev -0.005 with 32, -0.001 with
-        8). Each session opens when a text first needs it. The fp32 file is the one the int8
-        file was made from."""
-        exact = short or not self.quantize
+    def _exact_session(self) -> Any:
+        """The fp32 export: every text with ``quantize: false``, and with int8 a text of fewer
+        than ``exact_below`` word pieces, where int8's error is not averaged over many tokens
+        (a lone ``)`` of code: cosine 0.973 to fp32; from 8 word pieces up the lowest of 1,800
+        texts was 0.982) and fp32 costs little. Not more: queries are short, and fp32 queries
+        against int8 documents ranked worse than int8 against int8 (CoSQA dev -0.005 with 32,
+        -0.001 with 8). The fp32 file is the one the int8 file was made from."""
         with self._lock:
-            if exact not in self._sessions:
-                self._sessions[exact] = self._open(self._made(exact))
-            return self._sessions[exact]
+            if self._exact is None:
+                self._exact = self._open(self._made(exact=True))
+            return self._exact
 
     def _made(self, exact: bool) -> Path:
         """The fp32 (``exact``) or int8 model file, exported/quantised first when the cache
@@ -206,21 +204,19 @@ class OnnxEmbedder:
         encodings = self._tokenizer.encode_batch(texts)
         order = sorted(range(len(texts)), key=lambda i: len(encodings[i].ids))
         lengths = [len(encodings[i].ids) for i in order]
-        # texts shorter than exact_below word pieces ([CLS] and [SEP] counted in ids) come
-        # first in ``order`` and batch apart: they run on the fp32 model (see _session_for)
-        cut = bisect.bisect_left(lengths, self.exact_below + 2) if self.quantize else 0
-        batches = [(a, b, True) for a, b in self._batches(lengths[:cut])]
-        if not self.quantize:
-            batches += [(cut + a, cut + b, False) for a, b in self._batches(lengths[cut:])]
+        # fp32 texts run in batches: with int8, those shorter than exact_below word pieces
+        # ([CLS] and [SEP] counted in ids, first in ``order``; see _exact_session); without,
+        # all. fp32 vectors do not depend on their batch; int8 texts run alone (below).
+        cut = bisect.bisect_left(lengths, self.exact_below + 2) if self.quantize else len(order)
         out = np.zeros((len(texts), self.dimension()), np.float32)
         bar = None
         if show_progress:
             from tqdm import tqdm
 
             bar = tqdm(total=len(texts), desc="embedding", unit="text")
-        for start, end, short in batches:
+        for start, end in self._batches(lengths[:cut]):
             chosen = order[start:end]
-            out[chosen] = self._run([encodings[i] for i in chosen], self._session_for(short))
+            out[chosen] = self._run([encodings[i] for i in chosen], self._exact_session())
             if bar is not None:
                 bar.update(end - start)
         if self.quantize:  # int8: each text alone, longest first (arr.embedder.alone)

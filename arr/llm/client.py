@@ -22,6 +22,7 @@ caller records ``llm_structured_output_unsupported``.
 
 from __future__ import annotations
 
+import importlib.util
 import json
 import os
 import threading
@@ -30,7 +31,7 @@ from typing import Any
 
 from arr.errors import ConfigError
 from arr.llm.endpoint import check_allowed_host, check_endpoint, is_loopback
-from arr.tools.base import REQUEST_DEADLINE
+from arr.tools.base import seconds_left
 
 __all__ = ["LLMClient", "LLMError", "check_allowed_host", "check_endpoint", "strict_loads"]
 
@@ -105,8 +106,6 @@ class LLMClient:
     ) -> None:
         self.scheme, self.host = check_endpoint(base_url, allow_http_loopback)
         check_allowed_host(self.host, allowed_hosts)
-        import importlib.util
-
         if importlib.util.find_spec("httpx") is None:
             raise ConfigError(
                 "LLM stages need the llm extra: pip install 'agentic-research-retrieval[llm]'"
@@ -206,15 +205,10 @@ class LLMClient:
         import httpx
 
         # the search's own deadline (set by the Router around planning and reranking)
-        request_deadline = REQUEST_DEADLINE.get()
-        timeout = self.timeout_s
-        cut_by_request = False
-        if request_deadline is not None:
-            left = request_deadline - time.perf_counter()
-            if left < MIN_EXCHANGE_S:
-                raise LLMError("llm_deadline", "no time left before the search's deadline")
-            if left < timeout:
-                timeout, cut_by_request = left, True
+        timeout = seconds_left(self.timeout_s)
+        cut_by_request = timeout < self.timeout_s
+        if timeout < MIN_EXCHANGE_S:
+            raise LLMError("llm_deadline", "no time left before the search's deadline")
         self._take_budget()
         deadline = time.monotonic() + timeout
         body: dict[str, Any] = {
@@ -246,21 +240,20 @@ class LLMClient:
                 "POST", f"{self.base_url}/chat/completions", json=body, headers=headers
             ) as response:
                 raw = self._read(response, deadline, timeout, response_format is not None)
-        except LLMError as exc:
-            if exc.code == "llm_timeout" and cut_by_request:
+        except Exception as exc:  # ours, httpx and ssl errors, or the watchdog's close
+            timed_out = (
+                exc.code == "llm_timeout"
+                if isinstance(exc, LLMError)
+                else time.monotonic() >= deadline or isinstance(exc, httpx.TimeoutException)
+            )
+            if timed_out and cut_by_request:
                 raise LLMError(
                     "llm_deadline", f"cut at the search's deadline ({timeout:.1f} s)"
                 ) from None
-            raise
-        except Exception as exc:  # httpx and ssl errors, or the watchdog's close
-            if time.monotonic() >= deadline or isinstance(exc, httpx.TimeoutException):
-                if cut_by_request:
-                    raise LLMError(
-                        "llm_deadline", f"cut at the search's deadline ({timeout:.1f} s)"
-                    ) from None
-                raise LLMError(
-                    "llm_timeout", f"no complete answer within {self.timeout_s} s"
-                ) from None
+            if timed_out:
+                raise LLMError("llm_timeout", f"no complete answer within {timeout} s") from None
+            if isinstance(exc, LLMError):
+                raise
             raise LLMError("llm_transport", transport_detail(exc)) from None
         finally:
             watchdog.cancel()

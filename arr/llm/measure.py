@@ -10,16 +10,10 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from arr.bench.core import percentile
 from arr.llm.scenarios import Scenario
 
-TIMEOUT_CODES = ("llm_timeout", "planner_timeout", "llm_deadline")
-
-
-def percentile(values: Sequence[float], q: float) -> float:
-    if not values:
-        return 0.0
-    ordered = sorted(values)
-    return ordered[min(len(ordered) - 1, round(q * (len(ordered) - 1)))]
+TIMEOUT_CODES = ("llm_timeout", "planner_timeout")
 
 
 def measure(router: Any, scenarios: Sequence[Scenario]) -> dict[str, Any]:
@@ -68,8 +62,8 @@ def measure(router: Any, scenarios: Sequence[Scenario]) -> dict[str, Any]:
         "exceptions": exceptions,
         "scope_leaks": leaks,
         "unadmitted_tools_run": unadmitted,
-        "plan_p50_s": round(percentile(latencies, 0.5), 3),
-        "plan_p95_s": round(percentile(latencies, 0.95), 3),
+        "plan_p50_s": round(percentile(latencies, 0.5), 3) if latencies else 0.0,
+        "plan_p95_s": round(percentile(latencies, 0.95), 3) if latencies else 0.0,
         "outcomes": outcomes,
     }
 

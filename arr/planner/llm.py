@@ -164,11 +164,14 @@ class LLMQueryPlanner:
             )
         except LLMError as exc:
             fallback = self._fallback.plan(query, tools)
-            failure = _degradation(exc.code, exc.detail)
             return PlanOutcome(
-                plan=fallback.plan, planner="rule", degradations=(*_noted(notes), failure)
+                plan=fallback.plan,
+                planner="rule",
+                degradations=llm_degradations("planner", notes, exc),
             )
-        return PlanOutcome(plan=plan, planner=self.name, degradations=_noted(notes))
+        return PlanOutcome(
+            plan=plan, planner=self.name, degradations=llm_degradations("planner", notes)
+        )
 
     def next_round(
         self, query: str, tools: Mapping[str, str], evidence: Sequence[EvidenceChunk]
@@ -186,8 +189,9 @@ class LLMQueryPlanner:
         try:
             proposed = self._ask(user, tools, notes, query, last=True)
         except LLMError as exc:
-            return None, _degradation(exc.code, exc.detail)
-        note = _noted(notes)[0] if notes else None  # the schema refused: asked plainly
+            return None, llm_degradations("planner", [], exc)[0]
+        # the schema refused: asked plainly (recorded once, as any refusal)
+        note = next(iter(llm_degradations("planner", notes)), None)
         if not proposed.tool_rounds:
             return None, note
         return ToolRound.model_validate(self._to_rounds(proposed)[0]), note
@@ -206,13 +210,18 @@ def with_query(data: dict[str, Any], query: str) -> dict[str, Any]:
     return data
 
 
-def _degradation(code: str, detail: str) -> Degradation:
-    """The failure as the planner's degradation; the search's deadline coming first is
-    ``planner_timeout`` (the rule plan ran instead of a late one)."""
-    if code == "llm_deadline":
-        code = codes.PLANNER_TIMEOUT
-    return Degradation(stage="planner", code=code, detail=detail[:300])
+# The search's deadline came first (the client's ``llm_deadline``), named for the stage: the
+# rule plan ran instead of a late one, or the rule order stood.
+DEADLINE_CODES = {"planner": codes.PLANNER_TIMEOUT, "reranker": codes.RERANKER_TIMEOUT}
 
 
-def _noted(notes: list[tuple[str, str]]) -> tuple[Degradation, ...]:
-    return tuple(Degradation(stage="planner", code=c, detail=d[:300]) for c, d in notes)
+def llm_degradations(
+    stage: str, notes: Sequence[tuple[str, str]], failure: LLMError | None = None
+) -> tuple[Degradation, ...]:
+    """What an LLM stage records: the client's notes (a refused response_format), then the
+    failure that made it fall back, if any."""
+    found = list(notes)
+    if failure is not None:
+        code = DEADLINE_CODES[stage] if failure.code == "llm_deadline" else failure.code
+        found.append((code, failure.detail))
+    return tuple(Degradation(stage=stage, code=c, detail=d[:300]) for c, d in found)

@@ -15,12 +15,11 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
-from arr import codes
 from arr.llm.client import LLMError
 from arr.llm.replies import parse_object
 from arr.llm.schemas import ranking_schema
 from arr.models import Degradation, EvidenceChunk
-from arr.planner.llm import evidence_digest
+from arr.planner.llm import evidence_digest, llm_degradations
 from arr.reranker.rule import RuleReranker
 
 SYSTEM = (
@@ -84,14 +83,7 @@ class LLMReranker:
                 raise LLMError(
                     "llm_ranking_ids", "the ranking must name every candidate id exactly once"
                 )
-        except LLMError as exc:
-            # the search's deadline came first: the rule order stands
-            code = codes.RERANKER_TIMEOUT if exc.code == "llm_deadline" else exc.code
-            failure = Degradation(stage="reranker", code=code, detail=exc.detail[:300])
-            return ruled, [*_noted(notes), failure]
+        except LLMError as exc:  # the rule order stands
+            return ruled, list(llm_degradations("reranker", notes, exc))
         by_id = {c.id: c for c in head}
-        return [by_id[i] for i in order] + tail, list(_noted(notes))
-
-
-def _noted(notes: list[tuple[str, str]]) -> list[Degradation]:
-    return [Degradation(stage="reranker", code=c, detail=d[:300]) for c, d in notes]
+        return [by_id[i] for i in order] + tail, list(llm_degradations("reranker", notes))

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from arr import codes
 from arr.errors import WorkspaceError, is_disk_full
 from arr.models import Degradation, ScopeKey, ToolCall
-from arr.tools.base import REQUEST_DEADLINE, ChannelAnswer, ChannelError, Tool
+from arr.tools.base import ChannelAnswer, ChannelError, Tool, within
 
 
 @dataclass(frozen=True)
@@ -26,24 +26,22 @@ class Outcome:
 def timed_call(tool: Tool, call: ToolCall, scope: ScopeKey, deadline: float | None) -> Outcome:
     """Run one admitted call (in a worker thread or inline); never raises."""
     started = time.perf_counter()
-    token = REQUEST_DEADLINE.set(deadline)
-    try:
-        answer = tool.retrieve(call, scope)
-        answer = answer if isinstance(answer, ChannelAnswer) else ChannelAnswer(list(answer))
-        failure = None
-    except ChannelError as exc:
-        answer, failure = None, Degradation(stage=call.tool, code=exc.code, detail=exc.detail)
-    except Exception as exc:  # any channel failure is a degradation, never a lost search
-        answer = None
-        if isinstance(exc, WorkspaceError) and exc.code:
-            code = exc.code  # e.g. scope_root_missing: the cause, not "channel_error"
-        else:
-            code = codes.DISK_FULL if is_disk_full(exc) else codes.CHANNEL_ERROR
-        failure = Degradation(
-            stage=call.tool, code=code, detail=f"{type(exc).__name__}: {exc}"[:300]
-        )
-    finally:
-        REQUEST_DEADLINE.reset(token)
+    with within(deadline):  # channels that can stop early honour it
+        try:
+            answer = tool.retrieve(call, scope)
+            answer = answer if isinstance(answer, ChannelAnswer) else ChannelAnswer(list(answer))
+            failure = None
+        except ChannelError as exc:
+            answer, failure = None, Degradation(stage=call.tool, code=exc.code, detail=exc.detail)
+        except Exception as exc:  # any channel failure is a degradation, never a lost search
+            answer = None
+            if isinstance(exc, WorkspaceError) and exc.code:
+                code = exc.code  # e.g. scope_root_missing: the cause, not "channel_error"
+            else:
+                code = codes.DISK_FULL if is_disk_full(exc) else codes.CHANNEL_ERROR
+            failure = Degradation(
+                stage=call.tool, code=code, detail=f"{type(exc).__name__}: {exc}"[:300]
+            )
     return Outcome(answer, failure, round((time.perf_counter() - started) * 1000, 3))
 
 

@@ -18,6 +18,8 @@ from pathlib import Path
 
 import pytest
 
+from tests.llama_fixtures import LlamaServer, llama_server  # noqa: F401 (fixture)
+
 pytestmark = pytest.mark.slow
 
 REPO = Path(__file__).resolve().parents[2]
@@ -171,3 +173,31 @@ def test_wheel_runs_anywhere_and_writes_only_into_the_workspace(
     assert after == before  # nothing written into site-packages
     assert (project / ".arr" / "outputs" / "search" / "runs").is_dir()
     assert (project / ".arr" / "index" / "bm25").is_dir()
+
+
+@pytest.mark.model
+def test_llm_check_from_the_wheel_against_a_real_server(
+    installed: tuple[Path, dict[str, str]],
+    llama_server: LlamaServer,  # noqa: F811
+    tmp_path: Path,
+) -> None:
+    """`arr llm check llm=local` of the installed wheel (its packaged conf/llm/local.yaml)
+    against llama.cpp's server, and the one line a server that is not there gives."""
+    venv, env = installed
+    arr = str(venv / "bin" / "arr")
+    done = run([arr, "llm", "check", *llama_server.overrides()], tmp_path, env)
+    assert "structured output: json_schema: works" in done.stdout
+    assert "SmolLM2-135M-Instruct" in done.stdout
+    absent = subprocess.run(
+        [arr, "llm", "check", "llm=local", "llm.base_url=http://127.0.0.1:9/v1"],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=tmp_path,
+        env=env,
+    )
+    assert absent.returncode == 1 and "Traceback" not in absent.stderr
+    assert absent.stderr.strip() == (
+        "arr: llm check failed: llm_transport: connection refused (is the server running on "
+        "that port?) (http://127.0.0.1:9/v1)"
+    )
