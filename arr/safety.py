@@ -235,7 +235,12 @@ def _is_code(content: bytes, match: re.Match[bytes]) -> bool:
     after = content[match.end(1) : match.end(1) + 1]
     quoted = match.group(0)[-len(value) - 1 : -len(value)] in (b'"', b"'")
     if _IDENTIFIER.fullmatch(value):
-        if after in (b"(", b".", b"[") or value.islower():
+        if after in (b"(", b".", b"["):
+            return True
+        # a lower-case name is code (``key = hidden_states``), but a quoted hex or
+        # letters-and-digits run without a separator is a value (``"client_secret": "9f2c..."``:
+        # a hex value that began with a letter passed as a name, about half of them)
+        if value.islower() and not (quoted and b"_" not in value and _HAS_DIGIT.search(value)):
             return True
         if not quoted and after in (b",", b")", b"]", b"|", b";"):
             return True
@@ -276,6 +281,20 @@ def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
             and shannon_entropy(value) >= MIN_SECRET_ENTROPY
         ):
             yield "secret_assignment", match.start(1), match.end(1)
+
+
+def token_kind(content: bytes) -> str | None:
+    """The kind of known token format (the vendored rules alone, not the keyword rule) the
+    content holds, or None: for text whose wraps were joined, where a keyword's value would
+    run into the next word."""
+    content = visible_bytes(content)
+    for kind, anchors, pattern in RULES:
+        if anchors and not any(anchor in content for anchor in anchors):
+            continue
+        valid = VALIDATORS.get(kind)
+        if any(valid is None or valid(match) for match in pattern.finditer(content)):
+            return kind
+    return None
 
 
 def credential_kind(content: bytes) -> str | None:

@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from arr import file_rule
 from arr.errors import WorkspaceError
 
-READERS_VERSION = "readers-1"  # bump when any reader's output changes
+READERS_VERSION = "readers-2"  # bump when any reader's output changes
 
 # Text by convention: the grep channel's withheld-files walk does not open these to look for a
 # NUL byte (indexing decides text by content, see walk_files).
@@ -67,8 +67,48 @@ class SourceFile(NamedTuple):
     root: str
 
 
-def count_skipped(skipped: Counter[str] | None, reason: str) -> None:
-    if skipped is not None:
+class SkipLog(Counter):  # type: ignore[type-arg]
+    """Skips counted by reason, and each one recorded: (path, reason, detail), so ``arr index``
+    and ``arr skipped`` can say which files are missing and why, not only how many."""
+
+    MAX_RECORDS = 10_000  # a tree of 10 million sockets keeps its counts, not every name
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.files: list[tuple[str, str, str]] = []
+
+    def record(self, reason: str, path: str, detail: str) -> None:
+        self[reason] += 1
+        if len(self.files) < self.MAX_RECORDS:
+            self.files.append((path, reason, detail))
+
+    def update(self, other: object = None, /, **counts: int) -> None:  # type: ignore[override]
+        super().update(other, **counts)  # type: ignore[arg-type]
+        if isinstance(other, SkipLog):
+            self.files.extend(other.files[: max(0, self.MAX_RECORDS - len(self.files))])
+
+    def add_under(self, other: SkipLog, prefix: str) -> None:
+        """``other``'s skips, their paths under ``prefix`` (a root's name among several)."""
+        super().update(other)
+        room = max(0, self.MAX_RECORDS - len(self.files))
+        self.files.extend((prefix + p, r, d) for p, r, d in other.files[:room])
+
+
+def carry_skips(skipped: SkipLog, earlier: list[list[str]], kept: set[str]) -> None:
+    """Skips an earlier build recorded for files this build did not read again (unchanged):
+    still skipped, for the same reason."""
+    for path, reason, detail in earlier:
+        if path in kept:
+            skipped.record(str(reason), str(path), str(detail))
+
+
+def count_skipped(
+    skipped: Counter[str] | None, reason: str, path: str = "", detail: str = ""
+) -> None:
+    """Count a skip by reason; a :class:`SkipLog` also records the file and the detail."""
+    if isinstance(skipped, SkipLog):
+        skipped.record(reason, path, detail)
+    elif skipped is not None:
         skipped[reason] += 1
 
 
@@ -100,10 +140,10 @@ def walk_files(
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
         except FileNotFoundError:
-            count_skipped(skipped, "vanished")
+            count_skipped(skipped, "vanished", prefix or ".")
             continue
-        except OSError:
-            count_skipped(skipped, "unreadable_dir")
+        except OSError as exc:
+            count_skipped(skipped, "unreadable_dir", prefix or ".", exc.strerror or "")
             continue
         subfolders = []
         for entry in entries:
@@ -118,20 +158,21 @@ def walk_files(
                 continue
             reason = file_rule.name_reason(name)  # binary by name, sensitive name
             if reason is not None:
-                count_skipped(skipped, reason)
+                count_skipped(skipped, reason, prefix + name)
                 continue
             try:
                 info = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
-                count_skipped(skipped, "vanished")
+                count_skipped(skipped, "vanished", prefix + name)
                 continue
-            except OSError:
-                count_skipped(skipped, "unreadable")
+            except OSError as exc:
+                count_skipped(skipped, "unreadable", prefix + name, exc.strerror or "")
                 continue
             cap = max_file_bytes if cap_of is None else cap_of(name, max_file_bytes)
             reason = file_rule.stat_reason(info, cap)  # link, special, hard link, size
             if reason is not None:
-                count_skipped(skipped, reason)
+                detail = f"{info.st_size:,} bytes; limit {cap:,}" if reason == "oversize" else ""
+                count_skipped(skipped, reason, prefix + name, detail)
             else:
                 yield prefix + name, entry.path, info
         stack.extend(reversed(subfolders))  # depth-first, in sorted order

@@ -28,6 +28,7 @@ from arr.readers.documents import file_units
 from arr.roots import check_root_text, resolved_path, root_of_label, trusted_root
 from arr.sources import (
     Document,
+    SkipLog,
     SourceFile,
     WatchedFiles,
     count_skipped,
@@ -217,7 +218,7 @@ class Workspace(BaseModel):
             with self._watch_lock:
                 entry.files = None  # no other thread may serve the previous walk from now
                 entry.derived = {}
-        counted: Counter[str] = Counter()
+        counted = SkipLog()
         files = self._walk_sources(spec, counted)
         if skipped is not None:
             skipped.update(counted)
@@ -277,8 +278,11 @@ class Workspace(BaseModel):
         for root in roots:
             prefix = f"{root.name}/" if len(roots) > 1 else ""
             where = str(root)
-            for rel, path, info in walk_files(root, self.max_file_bytes, skipped, cap_of):
+            counted = SkipLog() if isinstance(skipped, SkipLog) and prefix else skipped
+            for rel, path, info in walk_files(root, self.max_file_bytes, counted, cap_of):
                 files.append(SourceFile(prefix + rel, path, info.st_size, info.st_mtime_ns, where))
+            if counted is not skipped and isinstance(skipped, SkipLog):
+                skipped.add_under(counted, prefix)  # type: ignore[arg-type]
         return files
 
     def file_documents(
@@ -299,7 +303,7 @@ class Workspace(BaseModel):
             )
         raw, reason = file_rule.read_path(source.root, relative, self.max_file_bytes)
         if raw is None:
-            count_skipped(skipped, reason)
+            count_skipped(skipped, reason, source.label)
             return []
         text = raw.decode("utf-8", errors="replace")
         return list(chunk_lines_of(source.label, text, size, overlap_lines))

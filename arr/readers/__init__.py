@@ -6,11 +6,16 @@ One module per format, one registry by file suffix:
 - ``notebook``: cells, with text outputs only (no images, HTML, widgets, base64);
 - ``latex``: sections, comments blanked; ``bibtex``: entries by key.
 
+Every reader runs in the reading worker under one guard (:mod:`arr.readers.guard`: a time and
+memory budget per file), and every view passes the walls (:mod:`arr.readers.walls`: payloads
+cut, credentials refused in lines, titles and notes, wraps joined) before a channel sees it.
+
 :class:`Readers` is what the workspace holds: the size cap of each format (papers are 1-50 MB,
 so PDFs and notebooks have caps of their own, not the text cap), and ``view()``, which turns a
 file's bytes into its :class:`~arr.readers.view.View` once per content (cached by content hash
 under the index folder, failures too, so a file that timed out is not tried again until it
-changes). The credential scan of the one file rule runs on the view's text. Channels never
+changes). A caller with a deadline (a search) waits at most its time left: a file not read
+by then is :class:`NotReady` (a degradation; the reading goes on). Channels never
 special-case a format: bm25 and vector index the view's units
 (:func:`arr.readers.documents.unit_documents`), grep searches the view's lines
 (:mod:`arr.tools.grep.views`).
@@ -21,10 +26,12 @@ from __future__ import annotations
 import hashlib
 import threading
 from collections import OrderedDict
+from concurrent.futures import Future
+from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Protocol
 
-from arr.readers.view import UNREADABLE, Unreadable, View
+from arr.readers.view import NO_TEXT, Unreadable, View
 
 
 class Reader(Protocol):
@@ -38,11 +45,26 @@ class Reader(Protocol):
 TEXT_FORMATS = (".ipynb", ".tex", ".bib")
 SUFFIXES = (".pdf", ".ipynb", ".tex", ".bib")
 MEMORY_VIEWS = 64
+# each reader's version (a new version reads every file of its format again) and the walls'
+VERSIONS = {".pdf": "pdf-3", ".ipynb": "ipynb-2", ".tex": "tex-3", ".bib": "bib-2"}
+WALLS_VERSION = "walls-1"
 
 
 def suffix_of(name: str) -> str | None:
     lowered = name.lower()
     return next((s for s in SUFFIXES if lowered.endswith(s)), None)
+
+
+class NotReady(Unreadable):
+    """A file whose reading did not finish within the time the caller had (a search's
+    deadline): not the file's fault, never cached; the reading goes on in the background and
+    the next call finds its view."""
+
+    def __init__(self, detail: str = "") -> None:
+        super().__init__(NOT_READY, detail)
+
+
+NOT_READY = "not_ready"
 
 
 class Readers:
@@ -57,21 +79,14 @@ class Readers:
         extract_timeout_s: float = 20.0,
         extract_memory_mb: int = 1536,
     ) -> None:
-        from arr.readers.bibtex import BibtexReader
-        from arr.readers.latex import LatexReader
-        from arr.readers.notebook import NotebookReader
-        from arr.readers.pdf import PdfReader
+        from arr.readers.guard import Guard
 
         self.cache_dir = cache_dir
         self.caps = {".pdf": max_pdf_bytes, ".ipynb": max_notebook_bytes}
-        self._by_suffix: dict[str, Reader] = {
-            ".pdf": PdfReader(max_pdf_pages, extract_timeout_s, extract_memory_mb),
-            ".ipynb": NotebookReader(),
-            ".tex": LatexReader(),
-            ".bib": BibtexReader(),
-        }
-        self.version = "+".join(r.version for r in self._by_suffix.values())
+        self.guard = Guard(extract_timeout_s, extract_memory_mb, max_pdf_pages)
+        self.version = "+".join((*VERSIONS, WALLS_VERSION))
         self._memory: OrderedDict[str, View | Unreadable] = OrderedDict()
+        self._pending: dict[str, Future[View | Unreadable]] = {}
         self._lock = threading.Lock()
 
     def cap(self, name: str, text_cap: int) -> int:
@@ -81,13 +96,13 @@ class Readers:
 
     def digest(self, name: str, raw: bytes) -> str:
         suffix = suffix_of(name) or ""
-        reader = self._by_suffix[suffix]
-        return hashlib.sha256(reader.version.encode() + b"\0" + raw).hexdigest()
+        version = VERSIONS.get(suffix, "") + WALLS_VERSION
+        return hashlib.sha256(version.encode() + b"\0" + raw).hexdigest()
 
-    def view(self, name: str, raw: bytes) -> View:
-        """The view of a reader file's bytes (raises Unreadable, with its reason)."""
+    def view(self, name: str, raw: bytes, within_s: float | None = None) -> View:
+        """The view of a reader file's bytes (raises Unreadable, with its reason). With
+        ``within_s``, a view not made by then raises :class:`NotReady` (the reading goes on)."""
         from arr import file_rule
-        from arr.safety import credential_kind
 
         suffix = suffix_of(name)
         if suffix is None:
@@ -99,19 +114,54 @@ class Readers:
         if found is None:
             found = self._load(key)
         if found is None:
+            future = self._reading(key, suffix, raw)
             try:
-                found = self._by_suffix[suffix].read(raw)
-            except Unreadable as exc:
-                found = exc
-            except RecursionError:
-                found = Unreadable(UNREADABLE, "nested too deeply")
-            if isinstance(found, View) and credential_kind("\n".join(found.lines).encode()):
-                found = Unreadable(file_rule.CREDENTIAL, "credential-like text")
-            self._store(key, found)
+                found = future.result(timeout=within_s)
+            except FutureTimeout:
+                raise NotReady(f"still reading after {within_s:.1f} s") from None
         self._remember(key, found)
         if isinstance(found, Unreadable):
             raise Unreadable(found.reason, found.detail)
         return found
+
+    def _reading(self, key: str, suffix: str, raw: bytes) -> Future[View | Unreadable]:
+        """The read of this content, started now or already under way (one per content)."""
+        with self._lock:
+            future = self._pending.get(key)
+            if future is not None:
+                return future
+            future = self._pending[key] = Future()
+
+        def read() -> None:
+            try:
+                found = self._judged(suffix, raw)
+                self._store(key, found)
+                future.set_result(found)
+            except BaseException as exc:  # noqa: BLE001 (handed to the waiting caller)
+                future.set_exception(exc)
+            finally:
+                with self._lock:
+                    self._pending.pop(key, None)
+
+        # a daemon thread: a search that stopped waiting does not keep its process alive
+        threading.Thread(target=read, name="arr-reader", daemon=True).start()
+        return future
+
+    def _judged(self, suffix: str, raw: bytes) -> View | Unreadable:
+        """The reader's view under the guard, then the walls (payloads, credentials)."""
+        from arr import file_rule
+        from arr.readers.walls import credential_in, without_payloads
+
+        try:
+            view = self.guard.read(suffix, raw)
+        except Unreadable as exc:
+            return exc
+        if credential_in(view):  # before payloads are cut: a token is judged whole
+            return Unreadable(file_rule.CREDENTIAL, "credential-like text")
+        view = without_payloads(view)
+        if not view.units:
+            return Unreadable(NO_TEXT, "nothing to index: no page, cell, section or entry text")
+        return view
 
     def text_file(self, name: str, raw: bytes) -> Path | None:
         """The cached file of the view's lines (what grep's engine searches), or None when
@@ -183,7 +233,4 @@ class Readers:
             pass  # a read-only or full index folder: the view is made again next time
 
     def close(self) -> None:
-        pdf = self._by_suffix[".pdf"]
-        close = getattr(pdf, "close", None)
-        if close is not None:
-            close()
+        self.guard.close()

@@ -14,7 +14,8 @@ from __future__ import annotations
 from collections import Counter
 
 from arr import file_rule
-from arr.readers import Readers
+from arr.deadline import has_deadline, seconds_left
+from arr.readers import NotReady, Readers
 from arr.readers.view import Unit, Unreadable, View
 from arr.sources import Document, SourceFile, count_skipped
 
@@ -89,11 +90,14 @@ def file_units(
     cap = readers.cap(relative, text_cap)
     raw, reason = file_rule.read_path(source.root, relative, cap, check_content=False)
     if raw is None:
-        count_skipped(skipped, reason)
+        count_skipped(skipped, reason, source.label)
         return []
     try:
-        view = readers.view(relative, raw)
+        # a search's refresh waits at most its time left; an index build, the file's budget
+        view = readers.view(relative, raw, seconds_left(float("inf")) if has_deadline() else None)
+    except NotReady:
+        raise  # not the file's fault: the caller (a refresh) leaves the index as it was
     except Unreadable as exc:
-        count_skipped(skipped, exc.reason)
+        count_skipped(skipped, exc.reason, source.label, exc.detail)
         return []
     return unit_documents(source.label, view, chunk_lines, overlap)

@@ -5,13 +5,21 @@ pdflatex writes is column by column (measured on ``../shared/data/pdfgold``, see
 ``make bench-papers``). What is cleaned here, per page, where it is cheap to tell:
 
 - ligatures and other compatibility forms folded (NFKC: ``ﬁ`` -> ``fi``);
-- a word hyphenated at a line end joined: PDFium marks TeX's soft hyphens (U+FFFE / U+0002),
-  and a letter, ``-``, end of line and a lower-case letter is joined too (producers that do
-  not mark them); a hyphen before a digit or a capital stays (``43.3-46.2``, ``Cross-Check``);
+- a word broken at a line end (``visu-`` / ``al``; PDFium marks line-end hyphens with U+FFFE
+  or U+0002, other producers leave ``-`` and a line end) is joined only when the joined word is
+  the likelier one, judged over the whole document (:func:`resolve_breaks`): the joined form
+  occurs elsewhere -> joined; the hyphenated form occurs elsewhere, or both halves are words
+  of the document (``two-`` / ``dimensional``) -> the compound keeps its hyphen; else joined.
+  A hyphen before a digit or a capital stays (``43.3-46.2``, ``Cross-Check``); U+00AD (a
+  discretionary hyphen) always joins;
 - running heads and page numbers: a first or last line that is a bare number (``7``,
   ``Page 7``, ``7 of 12``, roman numerals), or a first/last line repeated on most pages;
-- the title: the metadata's, else the first page's leading run of large type (font sizes
-  from PDFium), else its first line.
+  never the last text of a page (slides whose pages are one line each keep it) and never
+  every line of a document;
+- the title: the metadata's when it is plausibly the paper's (:func:`plausible_title`: not a
+  file name, ``untitled``, a word processor's or TeX's name for the file, a DOI, control
+  characters), else the first page's leading run of large type (font sizes from PDFium), else
+  its first line.
 
 This module runs inside the extraction worker (:mod:`arr.readers.pdf_worker`), never in the
 searching process: a hostile PDF can only exhaust the worker.
@@ -36,7 +44,13 @@ from arr.readers.view import (
 _SOFT_HYPHEN = re.compile("[\ufffe\x02\u00ad]\n?")
 # a marked break before a capital was a real hyphen (Wolcott-Rallison broken at its hyphen)
 _HARD_BREAK = re.compile("[\ufffe\x02\u00ad]\n?(?=[A-Z])")
+# a line-end hyphen between lower-case letters, marked by PDFium or not: decided per document
+_MARKED_BREAK = re.compile("(?<=[a-z])[\ufffe\x02]\n?(?=[a-z])")
 _LINE_END_HYPHEN = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
+BREAK = "\x00"  # stands for an undecided line-end hyphen inside a page's lines
+_BROKEN = re.compile(r"([A-Za-z]+)\x00([a-z]+)")
+_WORD = re.compile(r"[A-Za-z]+")
+_COMPOUND = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
 _PAGE_NUMBER = re.compile(
     r"^(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?$", re.IGNORECASE
 )
@@ -45,18 +59,51 @@ MIN_TEXT_CHARS = 16  # fewer non-space characters in the whole file: no text lay
 
 
 def clean_page(raw: str) -> list[str]:
-    """One page's text as lines: line ends unified, hyphenation joined, forms folded."""
-    text = raw.replace("\r\n", "\n").replace("\r", "\n")
+    """One page's text as lines: line ends unified, hyphenation decided on the page alone,
+    forms folded (:func:`page_lines`, then :func:`resolve_breaks` over this page)."""
+    return resolve_breaks([page_lines(raw)])[0]
+
+
+def page_lines(raw: str) -> list[str]:
+    """One page's text as lines: line ends unified, forms folded, each line-end hyphen between
+    lower-case letters left as ``BREAK`` for the document to decide."""
+    text = raw.replace("\r\n", "\n").replace("\r", "\n").replace(BREAK, "")
     text = _HARD_BREAK.sub("-", text)
+    text = _MARKED_BREAK.sub(BREAK, text)
     text = _SOFT_HYPHEN.sub("", text)
     text = unicodedata.normalize("NFKC", text)
-    text = _LINE_END_HYPHEN.sub("", text)
+    text = _LINE_END_HYPHEN.sub(BREAK, text)
     lines = [" ".join(line.split()) for line in text.split("\n")]
     while lines and not lines[-1]:
         lines.pop()
     while lines and not lines[0]:
         lines.pop(0)
     return lines
+
+
+def resolve_breaks(pages: list[list[str]]) -> list[list[str]]:
+    """Every undecided line-end hyphen joined or kept, by what the document itself says."""
+    if not any(BREAK in line for page in pages for line in page):
+        return pages
+    whole = "\n".join(line for page in pages for line in page)
+    rest = _BROKEN.sub(" ", whole)  # the words beside a break do not vote for themselves
+    vocabulary = {word.lower() for word in _WORD.findall(rest)}
+    compounds = {found.lower() for found in _COMPOUND.findall(rest)}
+
+    def decide(match: re.Match[str]) -> str:
+        left, right = match[1], match[2]
+        joined, hyphened = left + right, f"{left}-{right}"
+        if joined.lower() in vocabulary:
+            return joined
+        if hyphened.lower() in compounds or any(
+            c.endswith(hyphened.lower()) or c.startswith(hyphened.lower()) for c in compounds
+        ):
+            return hyphened
+        if len(left) >= 2 and len(right) >= 3 and {left.lower(), right} <= vocabulary:
+            return hyphened  # both halves are words here: a compound (two-dimensional)
+        return joined
+
+    return [[_BROKEN.sub(decide, line).replace(BREAK, "") for line in page] for page in pages]
 
 
 def _edge_key(line: str) -> str:
@@ -68,16 +115,23 @@ def drop_running_lines(pages: list[list[str]]) -> list[list[str]]:
     repeated: set[str] = set()
     if len(pages) >= 3:
         edges = Counter(
-            key for page in pages for key in {_edge_key(page[0]), _edge_key(page[-1])} if page
+            key
+            for page in pages
+            if page  # a blank page has no edges (it raised IndexError and lost the file)
+            for key in {_edge_key(page[0]), _edge_key(page[-1])}
         )
         repeated = {key for key, n in edges.items() if n >= 0.6 * len(pages)}
     out = []
     for page in pages:
         lines = list(page)
         for end in (-1, 0):
-            if lines and (_PAGE_NUMBER.match(lines[end]) or _edge_key(lines[end]) in repeated):
-                lines.pop(end)
+            if len(lines) > 1 and (
+                _PAGE_NUMBER.match(lines[end]) or _edge_key(lines[end]) in repeated
+            ):
+                lines.pop(end)  # never the page's last line: a slide's one line is its text
         out.append(lines)
+    if not any(line.strip() for page in out for line in page):
+        return pages  # every line looked like a running head: they are the text
     return out
 
 
@@ -111,7 +165,7 @@ def heading(textpage: object) -> str | None:
     if end == 0:
         return None
     lines = clean_page(textpage.get_text_range(0, end))  # type: ignore[attr-defined]
-    return " ".join(lines)[:300] or None
+    return " ".join(lines).replace(BREAK, "")[:300] or None
 
 
 def _metadata_title(document: object) -> str | None:
@@ -120,7 +174,46 @@ def _metadata_title(document: object) -> str | None:
     except Exception:  # a broken info dictionary: the first heading instead
         return None
     title = " ".join(unicodedata.normalize("NFKC", title).split())
-    return title[:300] or None
+    return title[:300] if plausible_title(title) else None
+
+
+_FILE_NAME = re.compile(
+    r"(?i)(?:^microsoft (?:word|powerpoint|excel) - |\.(?:dvi|pdf|ps|eps|doc|docx|rtf|odt|tex|"
+    r"txt|indd|qxd|pptx?|xlsx?|pages|key|html?)$|^[\w.-]+\.[a-z]{2,4}$)"
+)
+_NOT_TITLES = frozenset(
+    {
+        "untitled",
+        "untitled document",
+        "no title",
+        "title",
+        "document",
+        "paper",
+        "article",
+        "slides",
+        "presentation",
+        "powerpoint presentation",
+        "microsoft word document",
+        "abstract",
+        "contents",
+    }
+)
+_DOI = re.compile(r"(?i)^(?:doi:?\s*|https?://(?:dx\.)?doi\.org/)?10\.\d{4,9}/\S+$")
+
+
+def plausible_title(title: str) -> bool:
+    """Whether a metadata title is plausibly the document's own: not a file or a producer's
+    name for it (``paper.dvi``, ``Microsoft Word - Kalman15.doc``), not ``untitled``, not a
+    DOI, no control characters, some letters, more than one short word."""
+    if not title or any(unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") for c in title):
+        return False
+    lowered = title.lower().strip(" .")
+    if lowered in _NOT_TITLES or lowered.startswith("untitled") or _DOI.match(title):
+        return False
+    if _FILE_NAME.search(title.strip()):
+        return False
+    letters = sum(c.isalpha() for c in title)
+    return letters >= 4 and letters >= len(title) / 2
 
 
 def extract(
@@ -151,7 +244,7 @@ def extract(
             try:
                 textpage = page.get_textpage()
                 try:
-                    pages.append(clean_page(textpage.get_text_range()))
+                    pages.append(page_lines(textpage.get_text_range()))
                     headings.append(heading(textpage))
                 finally:
                     textpage.close()
@@ -165,7 +258,7 @@ def extract(
         document.close()
     if sum(len("".join(line.split())) for page in pages for line in page) < MIN_TEXT_CHARS:
         raise Unreadable(NO_TEXT, "no text layer (a scan? OCR is not done)")
-    pages = drop_running_lines(pages)
+    pages = drop_running_lines(resolve_breaks(pages))
     if title is None:
         first = next((line for page in pages for line in page if line.strip()), "")
         title = first[:300] or None

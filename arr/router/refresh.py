@@ -9,6 +9,7 @@ import time
 from arr import codes
 from arr.errors import is_disk_full
 from arr.models import Freshness, ScopeKey
+from arr.readers import NotReady
 from arr.tools.base import Tool
 from arr.tools.partition import IndexBusy, without_waiting
 
@@ -25,6 +26,13 @@ def refresh_before_call(
     try:
         with without_waiting():  # a search never waits for a build: it answers without
             done = refresh(scope, max_files)
+    except NotReady as exc:
+        return Freshness(
+            fresh=False,
+            code=codes.INDEX_STALE,
+            detail=f"a changed file was not read by the search's deadline ({exc.detail}); "
+            "it is read on in the background and the next search refreshes the index",
+        )
     except IndexBusy:
         return Freshness(
             fresh=False,

@@ -303,7 +303,8 @@ class RetrievalRouter:
     ) -> bool:
         """Admit in order, run the admitted calls concurrently, merge in call order (so the
         result does not depend on which call finished first). True if evidence was added."""
-        admitted = [call for call in calls if self._admit(number, call, scope, run)]
+        with within(deadline):  # a refresh reads changed files: by the deadline, not after
+            admitted = [call for call in calls if self._admit(number, call, scope, run)]
         outcomes = self._calls.run(self.tools, admitted, scope, deadline)
         added = False
         for call, outcome in zip(admitted, outcomes, strict=True):

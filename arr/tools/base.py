@@ -7,14 +7,11 @@ already filtered to the request scope. The Router is the only caller of ``retrie
 
 from __future__ import annotations
 
-import contextlib
-import time
-from collections.abc import Iterator
-from contextvars import ContextVar
 from dataclasses import dataclass, field
 from typing import Protocol, runtime_checkable
 
 from arr.codes import INDEX_STALE
+from arr.deadline import REQUEST_DEADLINE, seconds_left, within  # noqa: F401 (re-exported)
 from arr.errors import ArrError
 from arr.models import FRESH, EvidenceChunk, Freshness, ScopeKey, ToolCall
 
@@ -36,28 +33,6 @@ class Tool(Protocol):
 # The request deadline (time.perf_counter() seconds) of the call running in this thread, or
 # None. Channels that can stop early (grep, the memory store) honour it, so an abandoned call
 # does not keep working long after the Router has returned.
-REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("arr_request_deadline", default=None)
-
-
-@contextlib.contextmanager
-def within(deadline: float | None) -> Iterator[None]:
-    """Run the block under ``deadline`` (the Router's planning and reranking: an LLM call
-    made in it ends by then)."""
-    token = REQUEST_DEADLINE.set(deadline)
-    try:
-        yield
-    finally:
-        REQUEST_DEADLINE.reset(token)
-
-
-def seconds_left(default: float) -> float:
-    """Seconds until the request deadline, or ``default`` when there is none."""
-    deadline = REQUEST_DEADLINE.get()
-    if deadline is None:
-        return default
-    return min(default, max(0.0, deadline - time.perf_counter()))
-
-
 @dataclass(frozen=True)
 class ChannelAnswer:
     """What a channel may return instead of a bare list: evidence plus counters for the trace.

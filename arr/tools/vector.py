@@ -21,7 +21,6 @@ import json
 import os
 import threading
 import time
-from collections import Counter
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -30,7 +29,7 @@ from arr import __version__, codes
 from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall
 from arr.snippets import centred
-from arr.sources import READERS_VERSION, Document, state_digest
+from arr.sources import READERS_VERSION, Document, SkipLog, carry_skips, state_digest
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.build_progress import build_progress, build_state, describe
 from arr.tools.partition import exclusive_lock
@@ -203,7 +202,7 @@ class VectorTool:
         of the last build (a sidecar written with the store's build token) are not read; the
         chunks of changed files are embedded only when their content hash is new."""
         embedder_id = self.embedder.id
-        skipped: Counter[str] = Counter()
+        skipped = SkipLog()
         files = self.workspace.source_files(scope, skipped)
         beir = self.workspace.beir_state(scope)
         fingerprint, newest_ns = state_digest(self.workspace.chunk_lines, files, beir)
@@ -257,6 +256,8 @@ class VectorTool:
                 self.store, self.embedder, scope, changed, digests, self.commit_every
             ):
                 shown.advance(batch)
+        kept = {label for label, entry in listing.items() if known.get(label) == entry}
+        carry_skips(skipped, (sidecar or {}).get("skipped_files") or [], kept)
         token = f"{time.time_ns()}-{os.getpid()}"
         manifest = {
             "embedder": embedder_id,
@@ -273,11 +274,16 @@ class VectorTool:
             "build_token": token,
         }
         self.store.write(scope, [], [], [], [], vanished, manifest)
-        write_sidecar(self._sidecar_path(scope), {"build_token": token, "files": listing})
+        skipped_files = [list(record) for record in skipped.files]
+        write_sidecar(
+            self._sidecar_path(scope),
+            {"build_token": token, "files": listing, "skipped_files": skipped_files},
+        )
         with self._lock:
             self._manifests[scope.fingerprint()] = (time.monotonic(), manifest)
         return {
             **manifest,
+            "skipped_files": skipped_files,
             "embedded": len(changed),
             "deleted": len(vanished),
             "files_reread": len(files)

@@ -14,7 +14,6 @@ import pytest
 
 from arr.models import ToolCall
 from arr.readers import Readers
-from arr.readers.pdf import PdfReader
 from arr.readers.view import EXTRACT_TIMEOUT, Unreadable
 from arr.sources import chunk_lines
 from arr.tools.bm25 import BM25Tool
@@ -131,29 +130,30 @@ def test_page_cap_size_cap_and_time_budget_are_named(tmp_path: Path) -> None:
     assert BM25Tool("bm25", slow).build(SCOPE_A)["skipped"].get(EXTRACT_TIMEOUT) == 1
 
 
-def test_a_hung_extractor_is_killed_at_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_a_hung_reader_is_killed_at_the_budget(monkeypatch: pytest.MonkeyPatch) -> None:
     """A worker that never answers (a decompression bomb, a 5,000-page scan) is killed after
     the per-file budget; the next file gets a fresh worker."""
     import subprocess
 
-    from arr.readers import pdf as pdf_module
+    from arr.readers import guard as guard_module
 
-    reader = PdfReader(timeout_s=0.5)
-    real = pdf_module._Worker.__init__
+    guard = guard_module.Guard(timeout_s=0.5)
+    real = guard_module._Worker.__init__
 
     def hung(self, memory_mb: int) -> None:  # type: ignore[no-untyped-def]
+        self.memory_mb, self.peak_kb = memory_mb, 0
         self.process = subprocess.Popen(
             ["sleep", "60"], stdin=subprocess.PIPE, stdout=subprocess.PIPE
         )
 
-    monkeypatch.setattr(pdf_module._Worker, "__init__", hung)
+    monkeypatch.setattr(guard_module._Worker, "__init__", hung)
     started = time.monotonic()
     with pytest.raises(Unreadable) as caught:
-        reader.read(pdf_bytes(PAPER))
+        guard.read(".pdf", pdf_bytes(PAPER))
     assert caught.value.reason == EXTRACT_TIMEOUT and time.monotonic() - started < 5
-    monkeypatch.setattr(pdf_module._Worker, "__init__", real)
-    assert len(reader.read(pdf_bytes(PAPER)).units) == 3
-    reader.close()
+    monkeypatch.setattr(guard_module._Worker, "__init__", real)
+    assert len(guard.read(".pdf", pdf_bytes(PAPER)).units) == 3
+    guard.close()
 
 
 def test_a_notebook_is_read_by_cell_without_any_payload(tmp_path: Path) -> None:

@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import json
 import time
-from collections import Counter
 from collections.abc import Callable, Iterable
 from datetime import datetime, timezone
 from functools import partial
@@ -23,12 +22,12 @@ import numpy as np
 
 from arr import __version__
 from arr.models import ScopeKey
-from arr.sources import Document, state_digest
+from arr.sources import Document, SkipLog, carry_skips, state_digest
 from arr.tools.bm25.cache import FILES_FILE
 from arr.tools.bm25.rows import OFFSETS_FILE, TOKENS_FILE, OldRows, RowSink
 from arr.tools.bm25.tokenize import import_bm25s
 from arr.tools.bm25.vocab import write_vocabulary
-from arr.tools.partition import build_generation
+from arr.tools.partition import build_generation, read_manifest
 from arr.workspace import Workspace
 
 
@@ -48,7 +47,7 @@ def build_partition(
     ``max_changed_files`` files would be re-read (a declined refresh). ``scoring``: ``k1``,
     ``b``, ``stemmer`` and ``tokenizer`` as the manifest records them."""
     bm25s = import_bm25s()
-    skipped: Counter[str] = Counter()
+    skipped = SkipLog()
     files = workspace.source_files(scope, skipped)
     beir = workspace.beir_state(scope)
     fingerprint, newest_ns = state_digest(workspace.chunk_lines, files, beir)
@@ -106,7 +105,9 @@ def build_partition(
             sink.close()
             if old is not None:
                 old.close()
+        carry_skips(skipped, earlier_skips(generation), {f.label for f in files} - reread)
         manifest["skipped"] = dict(sorted(skipped.items()))
+        manifest["skipped_files"] = [list(record) for record in skipped.files]
         manifest["documents"] = sink.rows
         # what overlay scoring needs to score like bm25s (which pads empty docs to 1 token)
         manifest["avg_doc_len"] = sink.length_sum / sink.rows if sink.rows else 0.0
@@ -119,6 +120,17 @@ def build_partition(
 
     build_generation(index_dir, scope, manifest, write)
     return manifest
+
+
+def earlier_skips(generation: Path | None) -> list[list[str]]:
+    """The files the live generation skipped, with their reasons (none when unreadable)."""
+    if generation is None:
+        return []
+    try:
+        found = read_manifest(generation).get("skipped_files") or []
+    except (OSError, ValueError):
+        return []
+    return [r for r in found if isinstance(r, list) and len(r) == 3]
 
 
 def row_tokens(generation: Path, rows: list[int]) -> list[list[str]] | None:

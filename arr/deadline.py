@@ -1,0 +1,38 @@
+"""The request's deadline, readable by any stage below the Router without passing it down.
+
+The Router sets it (:func:`within`) around a search's admission, calls, planning and
+reranking; a stage that may take long (an LLM call, a grep scan, a reader extracting a file
+that changed) asks :func:`seconds_left` how long it may still take. It lives here, at the
+bottom, so readers and the workspace can honour it without importing the channels.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import time
+from collections.abc import Iterator
+from contextvars import ContextVar
+
+REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("arr_request_deadline", default=None)
+
+
+@contextlib.contextmanager
+def within(deadline: float | None) -> Iterator[None]:
+    """Run the block under ``deadline`` (a ``time.perf_counter()`` value, or None)."""
+    token = REQUEST_DEADLINE.set(deadline)
+    try:
+        yield
+    finally:
+        REQUEST_DEADLINE.reset(token)
+
+
+def seconds_left(default: float) -> float:
+    """Seconds until the request deadline, or ``default`` when there is none."""
+    deadline = REQUEST_DEADLINE.get()
+    if deadline is None:
+        return default
+    return min(default, max(0.0, deadline - time.perf_counter()))
+
+
+def has_deadline() -> bool:
+    return REQUEST_DEADLINE.get() is not None

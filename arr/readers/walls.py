@@ -1,0 +1,108 @@
+"""The walls every reader's output passes before any channel sees it: payloads and credentials.
+
+A reader emits more than page text: titles from a PDF's metadata, headings, a notebook's
+outputs, BibTeX fields, notes indexed beside a chunk. All of it is judged here, once per file
+version, in the searching process (the worker's output is not trusted to have done it):
+
+- **payloads** (:func:`strip_payloads`): ``data:`` URIs in any spelling (a parameter before
+  ``base64``, upper case, ``%2C`` for the comma) and base64 runs anywhere in a line (inside a
+  string, after a word, in a ``b'...'`` repr; 40+ characters mixing upper case, lower case and
+  digits), and the lines that continue such a run (MIME wraps at 76 columns), are replaced by
+  ``[data]`` / ``[base64]``: never indexed, embedded or shown;
+- **credentials** (:func:`credential_in`): the content rules of :mod:`arr.safety` run on the
+  view's lines, its titles and its notes, and the token formats run once more on the text with
+  line and page wraps joined (``ghp_...`` broken at a line end, over a page end, or at a space
+  after a long run), so a token is judged as a reader would show it after any join. A view
+  that holds one is refused whole (``credential``), as a plain file is.
+"""
+
+from __future__ import annotations
+
+import re
+
+from arr.readers.view import Unit, View
+
+_DATA_URI = re.compile(
+    r"(?i)data:(?:[\w.+-]{1,64}/[\w.+-]{1,64}(?:;[\w.+-]{1,64}(?:=[\w.+%-]{0,64})?){0,8}"
+    r"|(?:;[\w.+-]{1,64}(?:=[\w.+%-]{0,64})?){1,8})(?:,|%2C)[A-Za-z0-9+/=%]*"
+)
+_RUN = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
+_CONTINUED = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
+_UPPER, _LOWER, _DIGIT = re.compile("[A-Z]"), re.compile("[a-z]"), re.compile("[0-9]")
+DATA, BASE64 = "[data]", "[base64]"
+
+
+def _is_payload(run: str) -> bool:
+    """Base64 of bytes mixes all three classes (40 random characters lack a digit 1 time in
+    900); identifiers, hex digests, paths and words do not."""
+    return bool(_UPPER.search(run) and _LOWER.search(run) and _DIGIT.search(run))
+
+
+def strip_line(line: str, after_payload: bool = False) -> tuple[str, bool]:
+    """(the line without payloads, whether it ended in one). A line that is one base64 run
+    after a line that ended in one is a continuation (a MIME wrap), whatever its length."""
+    if "data:" in line.lower():
+        line = _DATA_URI.sub(DATA, line)
+    found = False
+
+    def replace(match: re.Match[str]) -> str:
+        nonlocal found
+        if _is_payload(match[0]):
+            found = True
+            return BASE64
+        return match[0]
+
+    line = _RUN.sub(replace, line)
+    stripped = line.strip()
+    if not found and after_payload and stripped and _CONTINUED.fullmatch(stripped):
+        return BASE64, True
+    return line, found and line.rstrip().endswith((BASE64, DATA))
+
+
+def strip_payloads(lines: tuple[str, ...] | list[str]) -> tuple[list[str], int]:
+    """The lines without payloads, and how many lines changed."""
+    out, changed, after = [], 0, False
+    for line in lines:
+        new, after = strip_line(line, after)
+        changed += new != line
+        out.append(new)
+    return out, changed
+
+
+def _text(value: str | None) -> str | None:
+    return None if value is None else strip_line(value)[0]
+
+
+def without_payloads(view: View) -> View:
+    """The view with every payload replaced (lines, titles, notes); line numbers unchanged."""
+    lines, changed = strip_payloads(view.lines)
+    units = tuple(Unit(u.start, u.end, u.anchor, _text(u.title)) for u in view.units)
+    notes = {n: strip_line(text)[0] for n, text in view.notes.items()}
+    counters = dict(view.counters)
+    if changed:
+        counters["payload_lines_cut"] = counters.get("payload_lines_cut", 0) + changed
+    return View(tuple(lines), units, view.file_lines, _text(view.title), counters, notes)
+
+
+# A wrap a typesetter or a viewer makes: a line end (with its indentation) between two token
+# characters, or one space after a run of 16 (prose words are shorter; a broken token is not).
+_TOKEN = "A-Za-z0-9_+/=\\-"
+_LINE_WRAP = re.compile(rf"(?<=[{_TOKEN}])[ \t]*\n[ \t]*(?=[{_TOKEN}])")
+_SPACE_WRAP = re.compile(rf"(?<=[{_TOKEN}]{{16}}) (?=[{_TOKEN}])")
+
+
+def joined(text: str) -> str:
+    """The text with line, page and long-run wraps joined (what a token looks like whole)."""
+    return _SPACE_WRAP.sub("", _LINE_WRAP.sub("", text))
+
+
+def credential_in(view: View) -> str | None:
+    """The kind of credential the view shows anywhere (lines, titles, notes), or None."""
+    from arr.safety import credential_kind, token_kind
+
+    parts = [*view.lines, view.title or "", *(u.title or "" for u in view.units)]
+    parts += list(view.notes.values())
+    text = "\n".join(parts)
+    return credential_kind(text.encode("utf-8", "surrogatepass")) or token_kind(
+        joined(text).encode("utf-8", "surrogatepass")
+    )
