@@ -6,6 +6,7 @@ the run folder; it prints results for the user and writes what it produced into 
 
 from __future__ import annotations
 
+import contextlib
 import json
 from pathlib import Path
 from typing import Any
@@ -13,6 +14,7 @@ from typing import Any
 from pydantic import ValidationError
 
 from arr import atomic_write, codes
+from arr.cli import skip_list
 from arr.errors import ArrError, ConfigError, MemoryStoreError, whole_number
 from arr.indexing import index_workspace
 from arr.memory.store import ResearchMemoryStore
@@ -68,11 +70,21 @@ def run_index(
             f"disk full while indexing {where} ({full[0].error[:160]}); the indexes keep what "
             f"they had - free space in {workspace.index_dir} and run arr index again"
         )
+    skips = {
+        scope: skip_list.merged(f for r in reports if r.scope == scope for f in r.skipped_files)
+        for scope in sorted({r.scope for r in reports if r.scope != "*"})
+    }
+    with contextlib.suppress(OSError):  # a read-only state folder: the run folder has it all
+        skip_list.write(workspace.memory_db.parent, skips)
     summary = {
         "seeded": added,
         "kept": kept,
         **ready,
         "partitions": [vars(r) for r in reports],
+        "skipped_files": {
+            scope: [{"path": p, "reason": r, "detail": d} for p, r, d in rows]
+            for scope, rows in skips.items()
+        },
     }
     atomic_write.write_text(run_dir / "index.json", json.dumps(summary, indent=2, default=str))
     if as_json:
@@ -80,11 +92,32 @@ def run_index(
         return 1 if any(r.error for r in reports) else 0
     print(f"memory store {workspace.memory_db}: {added} seeded, {kept} already present")
     for report in reports:
-        status = f"FAILED: {report.error}" if report.error else f"{report.documents} documents"
+        status = f"FAILED: {report.error}" if report.error else covered(report)
         skipped = ", ".join(f"{k} {v}" for k, v in report.skipped.items())
         status += f"; skipped: {skipped}" if skipped else ""
         print(f"  {report.tool:<8} {report.scope:<14} {status}  ({report.elapsed_ms:.0f} ms)")
+    if any(skips.values()):
+        total = sum(len(rows) for rows in skips.values())
+        print(f"skipped files ({total}; each file once, whatever channels met it):")
+        shown = 0
+        for scope, rows in sorted(skips.items()):
+            for line in skip_list.table(rows, max(0, skip_list.SHOWN - shown)):
+                print(f"  {scope}:{line.lstrip()}" if len(skips) > 1 else line)
+            shown += min(len(rows), max(0, skip_list.SHOWN - shown))
+        if total > shown:
+            print(f"  ... and {total - shown} more: arr skipped (or {run_dir / 'index.json'})")
     return 1 if any(r.error for r in reports) else 0
+
+
+def covered(report: Any) -> str:
+    """What a partition covers, in a researcher's words."""
+    if report.tool == "grep":
+        readers = report.reader_files or 0
+        papers = f" and {readers} papers/notebooks/manuscripts in their text" if readers else ""
+        return f"searches {report.documents} text files{papers}"
+    if report.tool == "memory":
+        return f"{report.documents} memories"
+    return f"{report.documents} passages"
 
 
 def _as_json(container: dict[str, Any]) -> bool:

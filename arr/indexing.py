@@ -34,6 +34,9 @@ class BuildReport:
     error: str = ""
     skipped: dict[str, int] = field(default_factory=dict)
     code: str = ""  # a failure's fixed cause: "disk_full" (else "")
+    # each skipped file: [path, reason, detail] (what the counts in ``skipped`` are made of)
+    skipped_files: list[list[str]] = field(default_factory=list)
+    reader_files: int | None = None  # grep: files searched in their extracted text
 
 
 def index_workspace(
@@ -83,6 +86,8 @@ def index_workspace(
         bar.set_postfix_str(f"{tool_name}:{scope_name}")
         started = time.perf_counter()
         skipped: dict[str, int] = {}
+        files: list[list[str]] = []
+        readers: int | None = None
         try:
             if rebuild and hasattr(tool, "rebuild"):
                 # built beside the live index and swapped when complete: a failed rebuild
@@ -94,6 +99,13 @@ def index_workspace(
                 manifest = tool.build(key)  # type: ignore[attr-defined]
             error, count, code = "", int(manifest.get("documents", 0)), ""
             skipped = _skipped(manifest.get("skipped"))
+            files = [
+                [str(part) for part in record]
+                for record in manifest.get("skipped_files") or []
+                if isinstance(record, (list, tuple)) and len(record) == 3
+            ]
+            found = manifest.get("reader_files")
+            readers = int(found) if isinstance(found, int) else None
         except Exception as exc:  # one failed partition never stops the others
             detail = (
                 str(exc) if isinstance(exc, (ArrError, OSError)) else f"{type(exc).__name__}: {exc}"
@@ -101,7 +113,9 @@ def index_workspace(
             error, count = detail[:500] or type(exc).__name__, 0
             code = codes.DISK_FULL if is_disk_full(exc) else ""
         reports.append(
-            BuildReport(tool_name, scope_name, count, _ms(started), error, skipped, code)
+            BuildReport(
+                tool_name, scope_name, count, _ms(started), error, skipped, code, files, readers
+            )
         )
     return seeded, reports
 

@@ -98,7 +98,8 @@ def run_scope(args: list[str], workspace: str | None) -> int:
 
 
 def run_plain(command: str, args: list[str], workspace: str | None = None) -> int:
-    """Commands that are not Hydra apps: ``init``, ``scope``, ``report``, ``audit``, ``replay``."""
+    """Commands that are not Hydra apps: ``init``, ``scope``, ``report``, ``audit``, ``replay``,
+    ``llm``, ``skipped``."""
     if command == "init":
         return run_init(args, workspace)
     if command == "scope":
@@ -113,6 +114,11 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
         status, output = check(args, workspace)
         print(output, file=sys.stderr if status and not output.startswith("{") else sys.stdout)
         return status
+    if command == "skipped":
+        from arr.cli import skip_list
+        from arr.locations import default_state_dir, resolve_workspace
+
+        return skip_list.run(args, default_state_dir(resolve_workspace(workspace)))
     if command == "report":
         from arr.eval.compare import compare
 

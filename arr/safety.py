@@ -283,20 +283,6 @@ def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
             yield "secret_assignment", match.start(1), match.end(1)
 
 
-def token_kind(content: bytes) -> str | None:
-    """The kind of known token format (the vendored rules alone, not the keyword rule) the
-    content holds, or None: for text whose wraps were joined, where a keyword's value would
-    run into the next word."""
-    content = visible_bytes(content)
-    for kind, anchors, pattern in RULES:
-        if anchors and not any(anchor in content for anchor in anchors):
-            continue
-        valid = VALIDATORS.get(kind)
-        if any(valid is None or valid(match) for match in pattern.finditer(content)):
-            return kind
-    return None
-
-
 def credential_kind(content: bytes) -> str | None:
     """The kind of credential the content seems to hold, or None.
 

@@ -18,3 +18,27 @@ VIEWS = ("view_not_cached",)
 SKIP_REASONS: tuple[str, ...] = tuple(
     dict.fromkeys((*file_rule.REASONS, *WALK, *GREP, *view.REASONS, *VIEWS))
 )
+
+# Each reason in a researcher's words (``arr index`` and ``arr skipped`` print them beside it).
+REASON_WORDS: dict[str, str] = {
+    "path_escape": "outside the scope's roots",
+    "sensitive_name": "a secret-bearing file name (withheld)",
+    "binary": "binary content",
+    "link": "a symbolic link (never followed)",
+    "special_file": "not a regular file",
+    "hardlink": "a file with another name elsewhere (never opened)",
+    "oversize": "larger than the size cap",
+    "credential": "holds credential-like text (withheld whole)",
+    "unreadable": "could not be read",
+    "vanished": "gone before it was read",
+    "unreadable_dir": "a folder that cannot be listed",
+    "changed_during_scan": "changed while it was searched",
+    "io_error": "a read error",
+    "non_utf8_name": "a file name that is not UTF-8",
+    "pdf_encrypted": "needs a password",
+    "no_text": "no text to index",
+    "pdf_too_many_pages": "more pages than the limit",
+    "extract_timeout": "reading took longer than the per-file budget",
+    "extract_memory": "reading needed more memory than the limit",
+    "view_not_cached": "its extracted text could not be cached",
+}

@@ -87,12 +87,6 @@ class SkipLog(Counter):  # type: ignore[type-arg]
         if isinstance(other, SkipLog):
             self.files.extend(other.files[: max(0, self.MAX_RECORDS - len(self.files))])
 
-    def add_under(self, other: SkipLog, prefix: str) -> None:
-        """``other``'s skips, their paths under ``prefix`` (a root's name among several)."""
-        super().update(other)
-        room = max(0, self.MAX_RECORDS - len(self.files))
-        self.files.extend((prefix + p, r, d) for p, r, d in other.files[:room])
-
 
 def carry_skips(skipped: SkipLog, earlier: list[list[str]], kept: set[str]) -> None:
     """Skips an earlier build recorded for files this build did not read again (unchanged):
@@ -117,6 +111,7 @@ def walk_files(
     max_file_bytes: int,
     skipped: Counter[str] | None = None,
     cap_of: Callable[[str, int], int] | None = None,
+    label_prefix: str = "",
 ) -> Iterator[tuple[str, str, os.stat_result]]:
     """Files under root that the one file rule (:mod:`arr.file_rule`) admits by name and
     metadata, in sorted order, with their lstat. Text is
@@ -132,6 +127,7 @@ def walk_files(
     ``lstat`` per candidate file, no path objects for files that are not yielded: this walk
     runs before every search that checks freshness. ``cap_of(name, max_file_bytes)``: the size
     cap of a file of that name (PDFs and notebooks have their own, see arr.readers).
+    ``label_prefix``: put before the paths a :class:`SkipLog` records (a root among several).
     """
     stack = [("", str(root))]
     while stack:
@@ -140,10 +136,12 @@ def walk_files(
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
         except FileNotFoundError:
-            count_skipped(skipped, "vanished", prefix or ".")
+            count_skipped(skipped, "vanished", label_prefix + (prefix or "."))
             continue
         except OSError as exc:
-            count_skipped(skipped, "unreadable_dir", prefix or ".", exc.strerror or "")
+            count_skipped(
+                skipped, "unreadable_dir", label_prefix + (prefix or "."), exc.strerror or ""
+            )
             continue
         subfolders = []
         for entry in entries:
@@ -158,21 +156,23 @@ def walk_files(
                 continue
             reason = file_rule.name_reason(name)  # binary by name, sensitive name
             if reason is not None:
-                count_skipped(skipped, reason, prefix + name)
+                count_skipped(skipped, reason, label_prefix + prefix + name)
                 continue
             try:
                 info = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
-                count_skipped(skipped, "vanished", prefix + name)
+                count_skipped(skipped, "vanished", label_prefix + prefix + name)
                 continue
             except OSError as exc:
-                count_skipped(skipped, "unreadable", prefix + name, exc.strerror or "")
+                count_skipped(
+                    skipped, "unreadable", label_prefix + prefix + name, exc.strerror or ""
+                )
                 continue
             cap = max_file_bytes if cap_of is None else cap_of(name, max_file_bytes)
             reason = file_rule.stat_reason(info, cap)  # link, special, hard link, size
             if reason is not None:
                 detail = f"{info.st_size:,} bytes; limit {cap:,}" if reason == "oversize" else ""
-                count_skipped(skipped, reason, prefix + name, detail)
+                count_skipped(skipped, reason, label_prefix + prefix + name, detail)
             else:
                 yield prefix + name, entry.path, info
         stack.extend(reversed(subfolders))  # depth-first, in sorted order

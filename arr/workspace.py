@@ -273,16 +273,11 @@ class Workspace(BaseModel):
 
     def _walk_sources(self, spec: ScopeSpec, skipped: Counter[str] | None) -> list[SourceFile]:
         roots = self.root_paths(spec)
-        files = []
-        cap_of = self.readers.cap
+        files, cap_of = [], self.readers.cap
         for root in roots:
-            prefix = f"{root.name}/" if len(roots) > 1 else ""
-            where = str(root)
-            counted = SkipLog() if isinstance(skipped, SkipLog) and prefix else skipped
-            for rel, path, info in walk_files(root, self.max_file_bytes, counted, cap_of):
-                files.append(SourceFile(prefix + rel, path, info.st_size, info.st_mtime_ns, where))
-            if counted is not skipped and isinstance(skipped, SkipLog):
-                skipped.add_under(counted, prefix)  # type: ignore[arg-type]
+            at, prefix = str(root), f"{root.name}/" if len(roots) > 1 else ""
+            for rel, path, info in walk_files(root, self.max_file_bytes, skipped, cap_of, prefix):
+                files.append(SourceFile(prefix + rel, path, info.st_size, info.st_mtime_ns, at))
         return files
 
     def file_documents(

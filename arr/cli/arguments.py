@@ -18,6 +18,7 @@ COMMANDS = (
     "scope",
     "demo",
     "index",
+    "skipped",
     "search",
     "memory",
     "eval",
@@ -28,7 +29,7 @@ COMMANDS = (
 )
 # Single runs of these skip Hydra's app machinery (cold start); sweeps and flags use Hydra.
 FAST_COMMANDS = ("search",)
-PLAIN_COMMANDS = ("init", "scope", "report", "audit", "replay", "llm")
+PLAIN_COMMANDS = ("init", "scope", "report", "audit", "replay", "llm", "skipped")
 MEMORY_ACTIONS = ("add", "publish", "retract", "list", "show", "export", "import")
 FREE_TEXT_KEYS = ("query", "title", "body", "tags", "id", "file")
 USAGE = """usage: arr [--workspace PATH] <command> [key=value ...] [hydra overrides ...]
@@ -54,6 +55,8 @@ commands:
   index [scope=NAME] [rebuild=true] [--lexical]
                              bring indexes up to date (incremental; rebuild=true: from scratch);
                              lexical channels first, then vectors; --lexical: no vectors
+  skipped [scope=NAME] [output=json]
+                             every file the last index left out, with its reason and detail
   search query=TEXT scope=NAME [top_k=N] [--json]
                              answer one query (--json: the full RouterResult)
   memory add id=ID scope=NAME title=TEXT body=TEXT [tags=a,b]

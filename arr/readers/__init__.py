@@ -163,10 +163,10 @@ class Readers:
             return Unreadable(NO_TEXT, "nothing to index: no page, cell, section or entry text")
         return view
 
-    def text_file(self, name: str, raw: bytes) -> Path | None:
+    def text_file(self, name: str, raw: bytes, within_s: float | None = None) -> Path | None:
         """The cached file of the view's lines (what grep's engine searches), or None when
-        there is no cache folder or it cannot be written; raises Unreadable."""
-        view = self.view(name, raw)
+        there is no cache folder or it cannot be written; raises Unreadable (NotReady)."""
+        view = self.view(name, raw, within_s)
         if self.cache_dir is None:
             return None
         path = self._path(self.digest(name, raw), ".txt")

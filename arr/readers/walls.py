@@ -96,9 +96,26 @@ def joined(text: str) -> str:
     return _SPACE_WRAP.sub("", _LINE_WRAP.sub("", text))
 
 
+def token_kind(content: bytes) -> str | None:
+    """The kind of known token format (the vendored rules alone, not the keyword rule) the
+    content holds, or None: for text whose wraps were joined, where a keyword's value would
+    run into the next word."""
+    from arr.safety import visible_bytes
+    from arr.secret_rules import RULES, VALIDATORS
+
+    content = visible_bytes(content)
+    for kind, anchors, pattern in RULES:
+        if anchors and not any(anchor in content for anchor in anchors):
+            continue
+        valid = VALIDATORS.get(kind)
+        if any(valid is None or valid(match) for match in pattern.finditer(content)):
+            return kind
+    return None
+
+
 def credential_in(view: View) -> str | None:
     """The kind of credential the view shows anywhere (lines, titles, notes), or None."""
-    from arr.safety import credential_kind, token_kind
+    from arr.safety import credential_kind
 
     parts = [*view.lines, view.title or "", *(u.title or "" for u in view.units)]
     parts += list(view.notes.values())

@@ -7,6 +7,7 @@ from __future__ import annotations
 import threading
 import time
 from collections import Counter
+from collections.abc import Callable
 from pathlib import Path, PurePosixPath
 from typing import Any
 
@@ -45,13 +46,22 @@ class WordIndexes:
         self._lock = threading.Lock()
         self._view: tuple[Any, Any, tuple[np.ndarray, list[set[str]]]] | None = None
 
-    def build(self, scope: ScopeKey, roots: list[Path], max_file_bytes: int) -> dict[str, Any]:
-        """The scope's word index: which words each file ripgrep would read holds."""
-        tree = word_index.walk(roots, max_file_bytes)
+    def build(
+        self,
+        scope: ScopeKey,
+        roots: list[Path],
+        max_file_bytes: int,
+        cap_of: Callable[[str, int], int] | None = None,
+    ) -> dict[str, Any]:
+        """The scope's word index: which words each file ripgrep would read holds. ``cap_of``:
+        a reader file's own size cap (a 5 MB PDF is searched in its text, not over the cap)."""
+        tree = word_index.walk(roots, max_file_bytes, cap_of=cap_of)
         manifest: dict[str, Any] = {
             "scope": scope.model_dump(),
             "built_at": time.time(),
             "skipped": {k.removeprefix("skipped_"): v for k, v in sorted(tree.withheld.items())},
+            # searched in their extracted text (views), not through the word index
+            "reader_files": sum(len(found) for found in tree.readers),
         }
 
         def write(folder: Path) -> None:

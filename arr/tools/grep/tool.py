@@ -377,7 +377,9 @@ class GrepTool:
         look-up scans the files that can match instead of the whole tree."""
         spec = self.workspace.spec_for(scope)
         roots = self.workspace.root_paths(spec) if spec is not None else []
-        return self._word_indexes.build(scope, roots, self.max_file_bytes)
+        return self._word_indexes.build(
+            scope, roots, self.max_file_bytes, self.workspace.readers.cap
+        )
 
     def rebuild(self, scope: ScopeKey) -> dict[str, Any]:
         """A build reads every file anyway; the new index is swapped in only when complete."""

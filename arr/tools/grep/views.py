@@ -9,7 +9,8 @@ matched. A hit counts only after the verifier re-read the original file under th
 rule and found the same line in its view (arr.tools.grep.verify).
 
 A view is made once per file version: at index time by the build, else here on first search
-(bounded by the call's deadline; what is not ready is counted ``views_not_ready``). The
+(bounded by the call's deadline: a file still being read when it comes is counted
+``views_not_ready`` and read on in the background, never waited for). The
 content hash of each file is remembered by (path, size, mtime), so an unchanged file is not
 read again for it.
 """
@@ -25,7 +26,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arr import file_rule
-from arr.readers import SUFFIXES, Readers, suffix_of
+from arr.readers import SUFFIXES, NotReady, Readers, suffix_of
 from arr.readers.view import Unreadable
 from arr.tools.grep.engine import READER_GLOB
 
@@ -77,10 +78,15 @@ class ViewFiles:
                 with self._lock:
                     known = self._known.get(key)
                 if known is None:
-                    if time.monotonic() >= deadline:
+                    left = deadline - time.monotonic()
+                    if left <= 0:
                         counters["views_not_ready"] += 1
                         continue
-                    known = self._make(root, relative, max_file_bytes)
+                    try:  # a file being read waits no longer than the search may
+                        known = self._make(root, relative, max_file_bytes, left)
+                    except NotReady:
+                        counters["views_not_ready"] += 1  # read on in the background
+                        continue
                     with self._lock:
                         self._known[key] = known
                 view, reason = known
@@ -91,13 +97,17 @@ class ViewFiles:
             out.append(views)
         return out
 
-    def _make(self, root: Path, relative: str, max_file_bytes: int) -> tuple[str | None, str]:
+    def _make(
+        self, root: Path, relative: str, max_file_bytes: int, within_s: float | None = None
+    ) -> tuple[str | None, str]:
         cap = self.readers.cap(relative, max_file_bytes)
         raw, reason = file_rule.read_path(str(root), relative, cap, check_content=False)
         if raw is None:
             return None, reason
         try:
-            path = self.readers.text_file(relative, raw)
+            path = self.readers.text_file(relative, raw, within_s)
+        except NotReady:
+            raise
         except Unreadable as exc:
             return None, exc.reason
         if path is None:
