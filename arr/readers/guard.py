@@ -24,7 +24,6 @@ import subprocess
 import sys
 import threading
 import time
-import weakref
 
 from arr.readers.view import EXTRACT_MEMORY, EXTRACT_TIMEOUT, UNREADABLE, Unreadable, View
 from arr.readers.worker import LENGTH
@@ -127,13 +126,13 @@ class Guard:
         self.max_pages = max_pages
         self._lock = threading.Lock()
         self._worker: _Worker | None = None
-        atexit.register(_close_at_exit, weakref.ref(self))
 
     def read(self, suffix: str, raw: bytes) -> View:
         header = {"suffix": suffix, "max_pages": self.max_pages, "budget_s": self.timeout_s}
         with self._lock:
             if self._worker is None or self._worker.process.poll() is not None:
                 self._worker = _Worker(self.memory_mb)
+                _LIVE.add(self._worker)
             worker = self._worker
             try:
                 reply = worker.ask(header, raw, self.timeout_s + GRACE_S)
@@ -152,6 +151,7 @@ class Guard:
 
     def _drop(self, worker: _Worker) -> None:
         worker.close()
+        _LIVE.discard(worker)
         self._worker = None
 
     def close(self) -> None:
@@ -160,7 +160,12 @@ class Guard:
                 self._drop(self._worker)
 
 
-def _close_at_exit(ref: weakref.ref[Guard]) -> None:
-    guard = ref()
-    if guard is not None and guard._worker is not None:  # no lock: a read may still hold it
-        guard._worker.close()
+# Every worker started and not yet stopped: killed at exit, whatever became of its guard (a
+# worker busy on a hostile file would otherwise outlive the command that started it).
+_LIVE: set[_Worker] = set()
+
+
+@atexit.register
+def _close_at_exit() -> None:
+    for worker in list(_LIVE):
+        worker.close()

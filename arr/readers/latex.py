@@ -25,7 +25,7 @@ _HEADING = re.compile(
 _TITLE = re.compile(r"\\title[ \t]{0,64}\{")
 _CITE = re.compile(
     r"\\[a-zA-Z]{0,16}cite[a-zA-Z]{0,16}\*?[ \t]{0,64}(?:\[[^\]\n]{0,300}\][ \t]{0,64}){0,2}"
-    r"\{([^}\n]{0,2000})\}"
+    r"\{([^}\n]{0,1000})\}"
 )
 MAX_HEADING_CHARS = 2000  # a heading's argument is read this far at most
 _KEY_WORDS = re.compile(r"[A-Za-z]+|\d+")

@@ -82,6 +82,8 @@ class NotebookReader:
             cells = list(notebook.get("cells") or [])
         except RecursionError:
             raise Unreadable(UNREADABLE, "nested too deeply") from None
+        except MemoryError:
+            raise  # the worker names it extract_memory
         except Exception as exc:  # malformed JSON, a truncated file, not a notebook
             raise Unreadable(UNREADABLE, f"not a notebook: {str(exc)[:160]}") from None
         dropped = [0]

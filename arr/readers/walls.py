@@ -120,6 +120,12 @@ def credential_in(view: View) -> str | None:
     parts = [*view.lines, view.title or "", *(u.title or "" for u in view.units)]
     parts += list(view.notes.values())
     text = "\n".join(parts)
-    return credential_kind(text.encode("utf-8", "surrogatepass")) or token_kind(
-        joined(text).encode("utf-8", "surrogatepass")
+    # two joins: the whole text (a token wrapped over several lines), and each line with the
+    # next alone (a fixed-length token at a wrap, which the whole join runs into the next word)
+    lines = view.lines
+    pairs = "\n".join(a.rstrip() + b.lstrip() for a, b in zip(lines, lines[1:], strict=False))
+    return (
+        credential_kind(text.encode("utf-8", "surrogatepass"))
+        or token_kind(joined(text).encode("utf-8", "surrogatepass"))
+        or token_kind(_SPACE_WRAP.sub("", pairs).encode("utf-8", "surrogatepass"))
     )

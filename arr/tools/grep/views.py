@@ -71,6 +71,8 @@ class ViewFiles:
     ) -> list[RootViews]:
         cache = self.readers.cache_dir
         out = []
+        # reading new files may take half the call's time; the scan needs the rest
+        reading_until = time.monotonic() + 0.5 * max(0.0, deadline - time.monotonic())
         for root, files in zip(roots, found, strict=False):
             views = RootViews()
             for relative, (size, mtime_ns) in sorted(files.items()):
@@ -78,10 +80,7 @@ class ViewFiles:
                 with self._lock:
                     known = self._known.get(key)
                 if known is None:
-                    left = deadline - time.monotonic()
-                    if left <= 0:
-                        counters["views_not_ready"] += 1
-                        continue
+                    left = max(0.0, reading_until - time.monotonic())
                     try:  # a file being read waits no longer than the search may
                         known = self._make(root, relative, max_file_bytes, left)
                     except NotReady:
