@@ -22,7 +22,7 @@ pdflatex writes is column by column (measured on ``../shared/data/pdfgold``, see
   characters), else the first page's leading run of large type (font sizes from PDFium), else
   its first line.
 
-This module runs inside the extraction worker (:mod:`arr.readers.pdf_worker`), never in the
+This module runs inside the reading worker (:mod:`arr.readers.worker`), never in the
 searching process: a hostile PDF can only exhaust the worker.
 """
 
