@@ -23,6 +23,7 @@ from typing import Any, Literal
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
 from arr.errors import ArrError
+from arr.memory import audit_key
 from arr.models import ScopeKey
 
 GENESIS = "0" * 64
@@ -30,7 +31,7 @@ SCHEMA = """
 CREATE TABLE IF NOT EXISTS ledger (
     seq INTEGER PRIMARY KEY AUTOINCREMENT, at TEXT NOT NULL, request_id TEXT NOT NULL,
     stage TEXT NOT NULL CHECK (stage IN ('requested', 'validated', 'decided', 'receipt')),
-    body TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL UNIQUE
+    body TEXT NOT NULL, prev_hash TEXT NOT NULL, hash TEXT NOT NULL UNIQUE, mac TEXT
 );
 CREATE TRIGGER IF NOT EXISTS ledger_no_update BEFORE UPDATE ON ledger
 BEGIN SELECT RAISE(ABORT, 'approval ledger is append-only'); END;
@@ -126,6 +127,10 @@ class ApprovalLedger:
         conn = sqlite3.connect(self.path, timeout=5, isolation_level=None)
         conn.execute("PRAGMA journal_mode = WAL")
         conn.executescript(SCHEMA)
+        if "mac" not in {r[1] for r in conn.execute("PRAGMA table_info(ledger)")}:
+            # a ledger made before keys: its rows from here carry MACs; the first of them is
+            # remembered outside the workspace (arr.memory.audit_key), so stripping them shows
+            conn.execute("ALTER TABLE ledger ADD COLUMN mac TEXT")
         return conn
 
     def append(self, request_id: str, stage: str, body: dict[str, Any]) -> str:
@@ -137,12 +142,20 @@ class ApprovalLedger:
             at = datetime.now(timezone.utc).isoformat(timespec="microseconds")
             text = json.dumps(body, sort_keys=True, ensure_ascii=False)
             digest = _hash(prev, at, request_id, stage, text)
+            audit_key.check_location(self.path)
+            key = audit_key.load(create=True)
+            assert key is not None
+            first_keyed = not conn.execute(
+                "SELECT 1 FROM ledger WHERE mac IS NOT NULL LIMIT 1"
+            ).fetchone()
             conn.execute(
-                "INSERT INTO ledger (at, request_id, stage, body, prev_hash, hash) "
-                "VALUES (?,?,?,?,?,?)",
-                (at, request_id, stage, text, prev, digest),
+                "INSERT INTO ledger (at, request_id, stage, body, prev_hash, hash, mac) "
+                "VALUES (?,?,?,?,?,?,?)",
+                (at, request_id, stage, text, prev, digest, audit_key.mac(key, digest)),
             )
             conn.execute("COMMIT")
+            if first_keyed:
+                audit_key.remember_keyed(self.path, digest)
             return digest
         except BaseException:
             # Only a transaction that began can be rolled back; otherwise the original error
@@ -203,26 +216,25 @@ def verify_chain(path: Path) -> int:
     return rows
 
 
-_LEDGER_TRIGGERS = ("ledger_no_update", "ledger_no_delete", "ledger_no_replace")
-
-
 def verify_ledger(path: Path) -> tuple[list[str], int, str, list[str]]:
     """(problems, rows, head hash, requests without a receipt) of an approvals ledger, read
     read-only: verification never creates or writes a table of what it checks."""
     from arr.memory.audit import read_only, schema_names
+    from arr.memory.schema_check import schema_problems
 
     try:
         conn = read_only(path)
         try:
             if "ledger" not in schema_names(conn, "table"):
                 return ["not an approvals ledger (no ledger table)"], 0, GENESIS, []
-            triggers = schema_names(conn, "trigger")
+            # every table, index, view and trigger exactly (a guard re-made with WHEN 0, an
+            # AFTER INSERT trigger, an extra table or view), and SQLite's counter
+            problems = schema_problems(conn, "ledger")
             rows = conn.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
         finally:
             conn.close()
     except sqlite3.DatabaseError as exc:
         return [f"unreadable: {exc}"], 0, GENESIS, []
-    problems = [f"trigger {t} missing" for t in _LEDGER_TRIGGERS if t not in triggers]
     prev = GENESIS
     stages: dict[str, set[str]] = {}
     for row in rows:
@@ -234,6 +246,7 @@ def verify_ledger(path: Path) -> tuple[list[str], int, str, list[str]]:
         prev = row["hash"]
         stages.setdefault(row["request_id"], set()).add(row["stage"])
     unreceipted = sorted(r for r, seen in stages.items() if "receipt" not in seen)
+    problems += audit_key.check_macs(Path(path), [dict(r) for r in rows], "approvals ledger")[0]
     return problems, len(rows), prev, unreceipted
 
 

@@ -81,6 +81,8 @@ def verify(paths: list[Path], kept_heads: list[str] | str | None = None) -> tupl
             lines += [f"  - {p}" for p in problems[:50]]
         else:
             lines.append(f"{what} {path}: ok, {rows} rows, head {head}")
+        if what in KINDS.values():
+            lines.append(f"  authorship: {_keyed_note(path, what)}")
         if unreceipted:
             lines.append(
                 f"  {len(unreceipted)} requests without a receipt: {', '.join(unreceipted[:20])}"
@@ -105,6 +107,22 @@ def verify(paths: list[Path], kept_heads: list[str] | str | None = None) -> tupl
             where = f"is not in the {wanted}" if wanted else "is in no chain"
             lines.append(f"kept head {digest} {where}: rows up to it were removed or rewritten")
     return lines, ok
+
+
+def _keyed_note(path: Path, what: str) -> str:
+    """Which rows the audit key authenticates (arr.memory.audit_key), in one line."""
+    from arr.memory import audit_key
+
+    table = "audit" if what == "memory audit" else "ledger"
+    try:
+        conn = read_only(path)
+        try:
+            rows = [dict(r) for r in conn.execute(f"SELECT * FROM {table} ORDER BY seq")]
+        finally:
+            conn.close()
+    except sqlite3.DatabaseError as exc:
+        return f"cannot be checked ({exc})"
+    return audit_key.check_macs(path, rows, what)[1]
 
 
 def _holds(path: Path, what: str, kept_head: str) -> bool:

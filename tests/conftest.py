@@ -15,6 +15,16 @@ from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
 from arr.workspace import Workspace
 
+
+@pytest.fixture(autouse=True, scope="session")
+def _audit_key_outside_home(tmp_path_factory: pytest.TempPathFactory) -> None:
+    """The audit key of every test (and every process a test starts) lies in the session's
+    temporary folder, never in the user's ~/.config."""
+    import os
+
+    os.environ["ARR_AUDIT_KEY"] = str(tmp_path_factory.mktemp("audit-key") / "audit.key")
+
+
 pytest_plugins = ["tests.llm_fixtures"]  # llm_server, connections
 
 REPO = Path(__file__).resolve().parent.parent

@@ -22,6 +22,8 @@ import sqlite3
 from pathlib import Path
 from typing import Any
 
+from arr.memory import audit_key
+
 GENESIS = "0" * 64
 TRIGGERS = {
     "audit_no_update": "CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit\n"
@@ -102,18 +104,43 @@ def head(conn: sqlite3.Connection) -> tuple[int, str]:
     return last["seq"], running
 
 
+def lacks_mac(conn: sqlite3.Connection) -> bool:
+    """True for an audit table made before the keyed chain (no ``mac`` column)."""
+    return "mac" not in {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+
+
+def database_path(conn: sqlite3.Connection) -> Path:
+    return Path(conn.execute("PRAGMA database_list").fetchone()[2])
+
+
 def append(
     conn: sqlite3.Connection, at: str, action: str, memory_id: str, actor: str, detail: str
 ) -> str:
-    """Append one chained row inside the caller's transaction; returns its hash."""
+    """Append one chained row inside the caller's transaction; returns its hash. On a keyed
+    table (``mac``) the row carries the MAC of its hash under the audit key (made on first
+    use, outside the workspace: :mod:`arr.memory.audit_key`)."""
     seq, prev = head(conn)
     seq += 1
     digest = row_hash(prev, seq, at, action, memory_id, actor, detail)
+    if lacks_mac(conn):
+        conn.execute(
+            "INSERT INTO audit (seq, at, action, memory_id, actor, detail, prev_hash, hash)"
+            " VALUES (?,?,?,?,?,?,?,?)",
+            (seq, at, action, memory_id, actor, detail, prev, digest),
+        )
+        return digest
+    database = database_path(conn)
+    audit_key.check_location(database)
+    key = audit_key.load(create=True)
+    assert key is not None
+    last = conn.execute("SELECT mac FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
     conn.execute(
-        "INSERT INTO audit (seq, at, action, memory_id, actor, detail, prev_hash, hash)"
-        " VALUES (?,?,?,?,?,?,?,?)",
-        (seq, at, action, memory_id, actor, detail, prev, digest),
+        "INSERT INTO audit (seq, at, action, memory_id, actor, detail, prev_hash, hash, mac)"
+        " VALUES (?,?,?,?,?,?,?,?,?)",
+        (seq, at, action, memory_id, actor, detail, prev, digest, audit_key.mac(key, digest)),
     )
+    if last is None or last[0] is None:  # the first keyed row: remembered outside
+        audit_key.remember_keyed(database, digest)
     return digest
 
 
@@ -134,14 +161,14 @@ def verify_memory_db(path: Path) -> tuple[list[str], int, str]:
     except sqlite3.DatabaseError as exc:
         return [f"unreadable: {exc}"], 0, GENESIS
     try:
-        return _verify(conn)
+        return _verify(conn, Path(path))
     except sqlite3.DatabaseError as exc:
         return [f"unreadable: {exc}"], 0, GENESIS
     finally:
         conn.close()
 
 
-def _verify(conn: sqlite3.Connection) -> tuple[list[str], int, str]:
+def _verify(conn: sqlite3.Connection, path: Path) -> tuple[list[str], int, str]:
     from arr.memory.schema_check import AUDIT_COLUMNS, fts_problems, schema_problems
 
     tables = schema_names(conn, "table")
@@ -179,6 +206,7 @@ def _verify(conn: sqlite3.Connection) -> tuple[list[str], int, str]:
     _compare_memories(conn, expected, problems)
     if "memory_fts" in tables:
         problems += fts_problems(conn)
+    problems += audit_key.check_macs(path, rows, "memory audit")[0]
     return problems, len(rows), running
 
 
@@ -205,6 +233,8 @@ def _replay(row: Any, expected: dict[str, dict[str, Any]], problems: list[str]) 
         expected[memory_id]["status"] = _STATUS_AFTER[action]
         expected[memory_id]["version"] += 1
         expected[memory_id]["updated_at"] = detail.get("updated_at")
+    elif action == "keyed_chain_started":
+        pass  # the upgrade of a store made before keys (its rows from here carry MACs)
     elif action == "tamper_detected":
         problems.append(f"row {row['seq']}: the store found tampering at {row['at']}: "
                         f"{', '.join(detail.get('problems', []))}")  # fmt: skip

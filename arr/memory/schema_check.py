@@ -20,41 +20,76 @@ import sqlite3
 from typing import Any
 
 AUDIT_COLUMNS = ("seq", "at", "action", "memory_id", "actor", "detail", "prev_hash", "hash")
+# SQLite's own tables: statistics from ANALYZE (only query plans read them) and the counters
+# of AUTOINCREMENT tables (judged against the rows: see housekeeping_problems)
+HOUSEKEEPING = ("sqlite_stat1", "sqlite_stat2", "sqlite_stat3", "sqlite_stat4", "sqlite_sequence")
 
-
-_CHECK = re.compile(r"check\((?:[^()]|\([^()]*\))*\)")
+# SQL as tokens: string literals and quoted names kept exactly (``'retracted'`` is not
+# ``'RETRACTED'``), words lower-cased (SQLite's keywords and names ignore case), comments and
+# whitespace dropped, so a CHECK's or a trigger's WHEN's meaning is compared, not its layout.
+_TOKEN = re.compile(
+    r"--[^\n]*|/\*.*?\*/|'(?:[^']|'')*'|\"(?:[^\"]|\"\")*\"|`[^`]*`|\[[^\]]*\]"
+    r"|[A-Za-z_0-9$]+|\S",
+    re.DOTALL,
+)
+_CHECK = re.compile(r" check \((?:[^()]|\([^()]*\))*\)")
 
 
 def _normal(sql: str | None) -> str:
-    text = "".join((sql or "").split()).lower()
-    return text.replace("ifnotexists", "")
+    tokens = []
+    for token in _TOKEN.findall(sql or ""):
+        if token.startswith(("--", "/*")):
+            continue
+        if token[0] in '"`[':  # a quoted name: case-insensitive like any name
+            token = token[1:-1].lower()
+        elif token[0] != "'":
+            token = token.lower()
+        tokens.append(token)
+    return " ".join(tokens).replace("if not exists ", "")
 
 
 def _same(kind: str, name: str, found: str, expected: str) -> bool:
-    """The store's SQL, or the memories table as stores made before its CHECK constraints
-    were added declare it (such a store is not tampered with)."""
+    """The store's SQL, or a form an older store declares it in (such a store is not tampered
+    with): the memories table before its CHECK constraints, a chain table before its ``mac``
+    column (upgraded in place on the next write, recorded in the chain)."""
     if found == expected:
         return True
-    return kind == "table" and name == "memories" and found == _CHECK.sub("", expected)
+    if kind == "table" and name == "memories" and found == _CHECK.sub("", expected):
+        return True
+    return (
+        kind == "table"
+        and name in ("audit", "ledger")
+        and found == expected.replace(" , mac text", "")
+    )
 
 
-@functools.lru_cache(maxsize=1)
-def reference() -> tuple[dict[tuple[str, str], str], dict[str, tuple[tuple[Any, ...], ...]]]:
-    """(type, name) -> normalised SQL, and table -> its columns, of a store made now."""
-    from arr.memory.audit import TRIGGERS
-    from arr.memory.store import SCHEMA
-
+@functools.lru_cache(maxsize=2)
+def reference(
+    store: str = "memory",
+) -> tuple[dict[tuple[str, str], str], dict[str, tuple[tuple[Any, ...], ...]]]:
+    """(type, name) -> normalised SQL, and table -> its columns, of a store made now
+    (``store``: "memory" or "ledger")."""
     conn = sqlite3.connect(":memory:")
     try:
-        conn.executescript(SCHEMA)
-        for sql in TRIGGERS.values():
-            conn.execute(sql)
+        if store == "memory":
+            from arr.memory.audit import TRIGGERS
+            from arr.memory.store import SCHEMA
+
+            conn.executescript(SCHEMA)
+            for sql in TRIGGERS.values():
+                conn.execute(sql)
+            tables: tuple[str, ...] = ("memories", "audit")
+        else:
+            from arr.approval import SCHEMA as LEDGER_SCHEMA
+
+            conn.executescript(LEDGER_SCHEMA)
+            tables = ("ledger",)
         found = {
             (kind, name): _normal(sql)
             for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master")
-            if sql is not None
+            if sql is not None and name not in HOUSEKEEPING
         }
-        columns = {t: _columns(conn, t) for t in ("memories", "audit")}
+        columns = {t: _columns(conn, t) for t in tables}
     finally:
         conn.close()
     return found, columns
@@ -65,22 +100,46 @@ def _columns(conn: sqlite3.Connection, table: str) -> tuple[tuple[Any, ...], ...
     return tuple(tuple(r)[1:] for r in conn.execute(f"PRAGMA table_info({table})"))
 
 
-def schema_problems(conn: sqlite3.Connection) -> list[str]:
-    """Every way the database's schema differs from the store's, each named."""
-    expected, columns = reference()
+def housekeeping_problems(conn: sqlite3.Connection, table: str) -> list[str]:
+    """SQLite's counter of an AUTOINCREMENT table against its rows: rows cannot be deleted
+    (the triggers refuse it) and a rolled-back insert rolls the counter back, so the counter
+    is the last row's ``seq``; anything else was written by hand."""
+    try:
+        counter = conn.execute(
+            "SELECT seq FROM sqlite_sequence WHERE name = ?", (table,)
+        ).fetchone()
+    except sqlite3.OperationalError:
+        return []  # no AUTOINCREMENT table ever held a row
+    last = conn.execute(f"SELECT MAX(seq) FROM {table}").fetchone()[0] or 0
+    if counter is not None and int(counter[0]) != last:
+        return [
+            f"sqlite_sequence counts {counter[0]} for {table} but its last row is {last} "
+            "(the counter was edited, or rows were removed)"
+        ]
+    return []
+
+
+def schema_problems(conn: sqlite3.Connection, store: str = "memory") -> list[str]:
+    """Every way the database's schema differs from the store's, each named: tables, indexes,
+    views and triggers by their SQL (exact in literals), columns by declaration."""
+    expected, columns = reference(store)
     found = {
         (kind, name): (_normal(sql), table)
         for kind, name, table, sql in conn.execute(
             "SELECT type, name, tbl_name, sql FROM sqlite_master"
         )
-        if sql is not None
+        if sql is not None and name not in HOUSEKEEPING
     }
     problems = []
-    for table in ("audit", "memories"):
-        problems += _column_problems(table, columns[table], _columns(conn, table))
+    for table in columns:
+        problems += [
+            p
+            for p in _column_problems(table, columns[table], _columns(conn, table))
+            if p != f"table {table}: column mac missing (dropped or renamed)"  # made before keys
+        ]
     for key, sql in sorted(expected.items()):
         kind, name = key
-        if kind == "trigger":
+        if kind == "trigger" and store == "memory":
             continue  # the triggers' own check names these (arr.memory.audit.trigger_problems)
         if key not in found:
             problems.append(f"{kind} {name} missing")
@@ -92,6 +151,9 @@ def schema_problems(conn: sqlite3.Connection) -> list[str]:
         if (kind, name) not in expected:
             where = f" on {table}" if table != name else ""
             problems.append(f"unexpected {kind} {name}{where} (not part of the store)")
+    for table in ("audit", "ledger"):
+        if table in columns:
+            problems += housekeeping_problems(conn, table)
     return problems
 
 
@@ -124,8 +186,47 @@ def _said(column: tuple[Any, ...]) -> str:
     return " ".join(p for p in parts if p)
 
 
+def fts_index_problems(conn: sqlite3.Connection) -> list[str]:
+    """The full-text *index* as data: FTS5's own integrity check (every indexed word of every
+    row, against the row's text) run on an in-memory copy (the file is never written), and
+    its configuration rows against a new table's (a rewritten ``rank`` changes every order)."""
+    copy = sqlite3.connect(":memory:")
+    problems = []
+    try:
+        conn.backup(copy)
+        try:
+            copy.execute("INSERT INTO memory_fts(memory_fts) VALUES ('integrity-check')")
+        except sqlite3.DatabaseError as exc:
+            problems.append(
+                "the full-text index does not match its rows: words were planted in it or "
+                f"removed from it behind the store ({exc})"
+            )
+        found = sorted(tuple(r) for r in copy.execute("SELECT k, v FROM memory_fts_config"))
+    except sqlite3.DatabaseError as exc:
+        return [f"the full-text index cannot be checked: {exc}"]
+    finally:
+        copy.close()
+    if found != _fts_config():
+        problems.append(f"full-text configuration rewritten: {found} (a new store has "
+                        f"{_fts_config()})")  # fmt: skip
+    return problems
+
+
+@functools.lru_cache(maxsize=1)
+def _fts_config() -> list[tuple[Any, ...]]:
+    from arr.memory.store import SCHEMA
+
+    conn = sqlite3.connect(":memory:")
+    try:
+        conn.executescript(SCHEMA)
+        return sorted(tuple(r) for r in conn.execute("SELECT k, v FROM memory_fts_config"))
+    finally:
+        conn.close()
+
+
 def fts_problems(conn: sqlite3.Connection) -> list[str]:
-    """Full-text rows that are not exactly the published memories (one row each)."""
+    """Full-text rows that are not exactly the published memories (one row each), and an
+    index that is not exactly those rows (:func:`fts_index_problems`)."""
     published: dict[str, tuple[str, str, str]] = {}
     for row in conn.execute(
         "SELECT id, title, body, tags FROM memories WHERE status = 'published'"
@@ -157,4 +258,4 @@ def fts_problems(conn: sqlite3.Connection) -> list[str]:
         f"published memory {m!r} has no full-text row (searches miss it)"
         for m in sorted(set(published) - set(seen))
     ]
-    return problems
+    return problems + fts_index_problems(conn)

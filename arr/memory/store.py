@@ -22,7 +22,7 @@ from pathlib import Path
 
 from arr import codes
 from arr.errors import MemoryStoreError
-from arr.memory import audit
+from arr.memory import audit, audit_key
 from arr.memory.database_file import database_failure, file_state
 from arr.models import SCOPE_FIELDS, ResearchMemory, ScopeKey
 
@@ -42,7 +42,7 @@ CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(memory_id UNINDEXED, ti
 CREATE TABLE IF NOT EXISTS audit (
     seq INTEGER PRIMARY KEY AUTOINCREMENT,
     at TEXT NOT NULL, action TEXT NOT NULL, memory_id TEXT NOT NULL,
-    actor TEXT NOT NULL, detail TEXT NOT NULL, prev_hash TEXT, hash TEXT
+    actor TEXT NOT NULL, detail TEXT NOT NULL, prev_hash TEXT, hash TEXT, mac TEXT
 );
 """
 TRANSITIONS = {"publish": ("draft", "published"), "retract": ("published", "retracted")}
@@ -134,11 +134,17 @@ class ResearchMemoryStore:
         """The audit log's guards before any write: the chain's columns on a store made before
         it, and the append-only triggers. A trigger missing or altered on a store that has
         been used is tampering: restored and recorded in the chain, never silently."""
-        if not audit.trigger_problems(conn) and not audit.lacks_chain(conn):
+        if not (audit.trigger_problems(conn) or audit.lacks_chain(conn) or audit.lacks_mac(conn)):
             return
         conn.execute("BEGIN IMMEDIATE")
         try:
             audit.chain_columns(conn)
+            if audit.lacks_mac(conn):  # made before keys: upgraded in place, and recorded
+                conn.execute("ALTER TABLE audit ADD COLUMN mac TEXT")
+                key = audit_key.load(create=True)
+                assert key is not None
+                detail = json.dumps({"key": audit_key.fingerprint(key)})
+                audit.append(conn, now_iso(), "keyed_chain_started", "", "arr", detail)
             problems = audit.trigger_problems(conn)  # again, now that no one else writes
             used = conn.execute(
                 "SELECT EXISTS (SELECT 1 FROM audit) OR EXISTS (SELECT 1 FROM memories)"

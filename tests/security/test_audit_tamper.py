@@ -15,7 +15,7 @@ import pytest
 from arr import audit_report
 from arr.approval import ApprovalLedger, ApprovalRequest, FakeApprover, process
 from arr.errors import MemoryStoreError
-from arr.memory import audit
+from arr.memory import audit, audit_key
 from arr.memory.store import ResearchMemoryStore
 from tests.conftest import SCOPE_A
 
@@ -154,6 +154,8 @@ def test_a_rewritten_consistent_chain_is_caught_by_the_kept_head(tmp_path: Path)
     conn = sqlite3.connect(store.path, isolation_level=None)
     conn.row_factory = sqlite3.Row
     prev = audit.GENESIS
+    key = audit_key.load(create=False)  # the owner holds the key: MACs remade too
+    assert key is not None
     for row in conn.execute("SELECT * FROM audit ORDER BY seq").fetchall():
         digest = audit.row_hash(
             prev,
@@ -165,13 +167,18 @@ def test_a_rewritten_consistent_chain_is_caught_by_the_kept_head(tmp_path: Path)
             row["detail"],
         )
         conn.execute(
-            "UPDATE audit SET prev_hash = ?, hash = ? WHERE seq = ?", (prev, digest, row["seq"])
+            "UPDATE audit SET prev_hash = ?, hash = ?, mac = ? WHERE seq = ?",
+            (prev, digest, audit_key.mac(key, digest), row["seq"]),
         )
         prev = digest
+    conn.execute("UPDATE sqlite_sequence SET seq = (SELECT MAX(seq) FROM audit)")
     for sql in audit.TRIGGERS.values():
         conn.execute(sql)
     conn.close()
-    assert problems(store.path) == []  # what a chain alone cannot see
+    # what a chain cannot see, nor its key when its holder rewrote it (the mark of where the
+    # keyed chain began is rewritten too: the holder of the key controls its folder)
+    audit_key._mark(store.path).unlink(missing_ok=True)
+    assert problems(store.path) == []
     lines, ok = audit_report.verify([store.path], kept_heads=[kept])
     assert not ok and "removed or rewritten" in lines[-1]
     _, ok_now = audit_report.verify([store.path])

@@ -1,0 +1,184 @@
+"""The key that makes the audit chains prove who appended, not only in what order.
+
+A hash chain has no secret: anyone who can write the database can append a correctly chained
+row (a forged "publish m3 by alice"). So each row also carries ``mac`` = HMAC-SHA256(key, the
+row's hash), with a key kept outside every workspace and every scope's roots: a process that
+can write a store but not read the key cannot make a row ``arr audit verify`` authenticates.
+
+Where the key lives: ``$ARR_AUDIT_KEY`` (a file path) when set, else
+``$XDG_CONFIG_HOME/arr/audit.key`` (``~/.config/arr/audit.key``). It is created on first use,
+32 random bytes as hex, mode 0600 in a 0700 folder; a key file readable by others, or one that
+is a link, is refused. Beside it, ``keyed/`` remembers which stores began a keyed chain (one
+file per database path, holding the hash of the row that began it), so a store whose keyed rows
+were stripped to look like one made before keys is named, not passed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import hmac
+import os
+import stat
+from pathlib import Path
+
+from arr.errors import ArrError
+
+KEY_ENV = "ARR_AUDIT_KEY"
+
+
+class AuditKeyError(ArrError):
+    """The audit key cannot be made or read safely."""
+
+
+def key_path() -> Path:
+    explicit = os.environ.get(KEY_ENV)
+    if explicit:
+        return Path(explicit).expanduser()
+    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
+    return Path(config) / "arr" / "audit.key"
+
+
+def _workspace_of(database: Path) -> Path | None:
+    """The folder holding the ``.arr`` folder the database lies in, if any."""
+    for folder in Path(database).resolve().parents:
+        if folder.name == ".arr":
+            return folder.parent
+    return None
+
+
+def check_location(database: Path, path: Path | None = None) -> None:
+    """Refuse a key inside the database's folder or its workspace (anyone who can write the
+    store could then read the key)."""
+    key = (path or key_path()).expanduser().resolve()
+    for inside in (Path(database).resolve().parent, _workspace_of(database)):
+        if inside is not None and (key == inside or inside in key.parents):
+            raise AuditKeyError(
+                f"the audit key {str(key)!r} lies inside {str(inside)!r}, beside what it "
+                f"protects; set {KEY_ENV} to a file outside the workspace"
+            )
+
+
+def _read(path: Path) -> bytes | None:
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW)
+    except FileNotFoundError:
+        return None
+    except OSError as exc:
+        raise AuditKeyError(f"cannot read the audit key {str(path)!r}: {exc.strerror}") from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode) or info.st_mode & 0o077:
+            raise AuditKeyError(
+                f"the audit key {str(path)!r} must be a regular file only its owner can read "
+                "(chmod 600)"
+            )
+        text = os.read(fd, 4096).decode("ascii", "replace").strip()
+    finally:
+        os.close(fd)
+    try:
+        key = bytes.fromhex(text)
+    except ValueError:
+        key = b""
+    if len(key) < 16:
+        raise AuditKeyError(f"the audit key {str(path)!r} is not a hex key of 16+ bytes")
+    return key
+
+
+def load(create: bool) -> bytes | None:
+    """The key (made now when ``create`` and there is none), or None when there is none."""
+    path = key_path()
+    key = _read(path)
+    if key is not None or not create:
+        return key
+    try:
+        path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    except FileExistsError:
+        return _read(path)  # another process made it first
+    except OSError as exc:
+        raise AuditKeyError(f"cannot create the audit key {str(path)!r}: {exc}") from None
+    try:
+        os.write(fd, os.urandom(32).hex().encode() + b"\n")
+    finally:
+        os.close(fd)
+    return _read(path)
+
+
+def fingerprint(key: bytes) -> str:
+    """A name for the key that reveals nothing of it (shown by verify, kept in the chain)."""
+    return hashlib.sha256(b"arr-audit-key\0" + key).hexdigest()[:16]
+
+
+def mac(key: bytes, row_hash: str) -> str:
+    return hmac.new(key, row_hash.encode("ascii"), hashlib.sha256).hexdigest()
+
+
+def authentic(key: bytes, row_hash: str, found: object) -> bool:
+    return isinstance(found, str) and hmac.compare_digest(mac(key, row_hash), found)
+
+
+def _mark(database: Path) -> Path:
+    name = hashlib.sha256(str(Path(database).resolve()).encode()).hexdigest()[:32]
+    return key_path().parent / "keyed" / name
+
+
+def remember_keyed(database: Path, first_hash: str) -> None:
+    """Record, outside the workspace, that this store's keyed chain began at ``first_hash``."""
+    mark = _mark(database)
+    if mark.is_file():
+        return
+    try:
+        mark.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        mark.write_text(f"{first_hash}\n{Path(database).resolve()}\n", encoding="utf-8")
+    except OSError:
+        pass  # a read-only config folder: verify then trusts what the store shows
+
+
+def keyed_since(database: Path) -> str | None:
+    """The hash of the row that began this store's keyed chain, if it was ever keyed here."""
+    try:
+        return _mark(database).read_text(encoding="utf-8").split("\n", 1)[0].strip() or None
+    except OSError:
+        return None
+
+
+def check_macs(database: Path, rows: list[dict], what: str) -> tuple[list[str], str]:
+    """(problems, a one-line account) of the MACs of a chain's rows (dicts with ``seq``,
+    ``hash`` and ``mac``), read-only: rows before the keyed chain began are covered by the
+    chain alone (the first keyed row's hash vouches for them); after it, every row must carry
+    the MAC of its hash under the key."""
+    keyed = [r for r in rows if r.get("mac") is not None]
+    since = keyed_since(database)
+    problems: list[str] = []
+    if since is not None and not any(r.get("hash") == since for r in keyed):
+        problems.append(
+            f"the {what} began a keyed chain here (at row hash {since[:16]}...) that is gone: "
+            "its keyed rows were stripped, or the store was replaced"
+        )
+    if not keyed:
+        return problems, f"not keyed yet: {len(rows)} rows prove order, not who appended them"
+    first = keyed[0]["seq"]
+    problems += [
+        f"row {r['seq']}: no MAC after the keyed chain began at row {first} (appended "
+        "without the key)"
+        for r in rows
+        if r["seq"] > first and r.get("mac") is None
+    ]
+    try:
+        key = load(create=False)
+    except AuditKeyError as exc:
+        return [*problems, str(exc)], "the key could not be read"
+    if key is None:
+        problems.append(
+            f"rows {first}-{rows[-1]['seq']} carry MACs but there is no audit key at "
+            f"{str(key_path())!r} (set {KEY_ENV}): who appended them cannot be checked"
+        )
+        return problems, "no key to authenticate with"
+    forged = [r["seq"] for r in keyed if not authentic(key, str(r.get("hash")), r["mac"])]
+    problems += [f"row {seq}: its MAC does not match (appended without the key)" for seq in forged]
+    good = len(keyed) - len(forged)
+    before = f"; rows before {first} predate the keyed chain" if first > rows[0]["seq"] else ""
+    return (
+        problems,
+        f"{good} of {len(keyed)} keyed rows authenticated (key {fingerprint(key)}){before}",
+    )
