@@ -55,8 +55,8 @@ def _pdfium(path: Path) -> int:
     return len(extract(path.read_bytes(), 10_000, 600.0)[1])
 
 
-def _worker(reader):  # type: ignore[no-untyped-def]
-    return lambda path: len(reader.read(path.read_bytes()).units)
+def _worker(guard):  # type: ignore[no-untyped-def]
+    return lambda path: len(guard.read(".pdf", path.read_bytes()).units)
 
 
 def _pypdf(path: Path) -> int:
@@ -82,9 +82,9 @@ def _pdftotext(path: Path) -> int:
 
 
 def bench_extraction(volumes: list[Path]) -> dict[str, float]:
-    from arr.readers.pdf import PdfReader
+    from arr.readers.guard import Guard
 
-    reader = PdfReader()
+    reader = Guard()
     rows: dict[str, float] = {}
     tools = [
         ("pdfium (shipped, in-process)", _pdfium),

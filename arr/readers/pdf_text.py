@@ -29,6 +29,7 @@ searching process: a hostile PDF can only exhaust the worker.
 from __future__ import annotations
 
 import functools
+import itertools
 import re
 import time
 import unicodedata
@@ -154,7 +155,13 @@ def resolve_breaks(pages: list[list[str]]) -> list[list[str]]:
     whole = "\n".join(line for page in pages for line in page)
     rest = _BROKEN.sub(" ", whole)  # the words beside a break do not vote for themselves
     vocabulary = {word.lower() for word in _WORD.findall(rest)}
-    compounds = {found.lower() for found in _COMPOUND.findall(rest)}
+    # every adjacent pair of parts of the document's hyphenated words (state-of-the-art:
+    # state-of, of-the, the-art), so a broken pair is looked up, not searched for
+    compounds = {
+        f"{a}-{b}"
+        for found in _COMPOUND.findall(rest)
+        for a, b in itertools.pairwise(found.lower().split("-"))
+    }
 
     lexicon = english_words()
 
@@ -163,18 +170,15 @@ def resolve_breaks(pages: list[list[str]]) -> list[list[str]]:
         joined, hyphened = left + right, f"{left}-{right}"
         if joined.lower() in vocabulary:
             return joined
-        if hyphened.lower() in compounds or any(
-            c.endswith(hyphened.lower()) or c.startswith(hyphened.lower()) for c in compounds
-        ):
+        if hyphened.lower() in compounds:
             return hyphened
         if joined.lower() in lexicon:
             return joined  # an English word (because, furthermore, conclusion)
-        words = vocabulary | lexicon
         if (
             len(left) >= 3
             and len(right) >= 3
             and right.lower() not in _SUFFIXES
-            and {left.lower(), right.lower()} <= words
+            and all(w in vocabulary or w in lexicon for w in (left.lower(), right.lower()))
         ):
             return hyphened  # both halves are words and the whole is not: a compound
         return joined
