@@ -19,7 +19,8 @@ good and does not rescue a collection where one channel is weak throughout.
 words whose lexical head is code (the vocabulary gap of code search, :mod:`arr.fusion.code_gap`);
 it needs the query, so the Router calls ``fuse_for_query``. It combines with either weighting.
 
-``file_support`` lets the items of one file support each other, and ``path_weight`` adds a
+``file_support`` lets the items of one file support each other (the pages of one paper, not
+every page of a PDF: a volume's papers never lift each other), and ``path_weight`` adds a
 share of the best fused score to items whose file name matches the query's words
 (:mod:`arr.fusion.path_match`): both only touch places in files, never documents or memories.
 """
@@ -90,6 +91,22 @@ def standout_weights(channels: Mapping[str, Ranking]) -> dict[str, float]:
 def _paths(channels: Mapping[str, Ranking]) -> dict[str, str]:
     """Evidence id -> file path, for the items that are places in files."""
     return {c.id: c.location.path for r in channels.values() for c in r if c.location.path}
+
+
+def _works(channels: Mapping[str, Ranking]) -> dict[str, str]:
+    """Evidence id -> the work it belongs to, for the places whose items may support each
+    other: a file, except that the pages of a PDF group by the paper they belong to (their
+    heading: a paper's title runs over its pages), so the papers of one volume, or the
+    chapters of a book, never lift each other's pages."""
+    out = {}
+    for ranking in channels.values():
+        for chunk in ranking:
+            location = chunk.location
+            if not location.path:
+                continue
+            paged = (location.anchor or "").startswith("page=")
+            out[chunk.id] = f"{location.path}\0{location.title or ''}" if paged else location.path
+    return out
 
 
 # A file's support comes from its best few other items, not from all of them: summed over every
@@ -183,7 +200,7 @@ class WSumFusion:
         if self.file_support or self.path_weight:
             path_of = _paths(channels)
             if self.file_support:
-                scores = file_supported(path_of, scores, self.file_support)
+                scores = file_supported(_works(channels), scores, self.file_support)
             if self.path_weight and query:
                 scores = path_boosted(scores, path_of, query, self.path_weight)
         return assemble(channels, scores, self.top_k)

@@ -351,3 +351,38 @@ def test_a_file_is_supported_by_its_best_few_other_items_not_by_its_length() -> 
     assert supported[long[-1]] == pytest.approx(0.3 + 0.5 * (0.35 + 0.3 * (SUPPORTERS - 1)))
     # a memory or a document (no path) is never supported
     assert file_supported({}, {"mem:1": 0.4}, 0.5) == {"mem:1": 0.4}
+
+
+def test_the_pages_of_one_volume_support_each_other_only_within_a_paper() -> None:
+    """A volume of papers: bm25 finds one page of paper B; grep finds three pages of paper A
+    in the same PDF. A's pages must not lift B's page (the issue's volumes lost 0.016-0.044
+    nDCG@10 against the same text as plain files), while the pages of one paper still do."""
+    from arr.models import EvidenceChunk, Location
+    from tests.conftest import SCOPE_A
+
+    def page(number: int, paper: str, channel: str, score: float, rank: int) -> EvidenceChunk:
+        cid = f"doc:vol.pdf#page={number}"
+        return EvidenceChunk(
+            id=cid,
+            scope=SCOPE_A,
+            channel=channel,
+            location=Location(path="vol.pdf", anchor=f"page={number}", title=paper),
+            snippet=cid,
+            score=score,
+            ranks={channel: rank},
+        )
+
+    rankings = {
+        "bm25": [page(7, "Paper B", "bm25", 9.0, 1), page(2, "Paper A", "bm25", 3.0, 2)],
+        "grep": [
+            page(1, "Paper A", "grep", 5.0, 1),
+            page(2, "Paper A", "grep", 4.0, 2),
+            page(3, "Paper A", "grep", 3.0, 3),
+        ],
+    }
+    fused = WSumFusion(norm="min-max-floor", file_support=0.5).fuse(rankings)
+    scores = {c.id: c.score for c in fused}
+    alone = WSumFusion(norm="min-max-floor").fuse(rankings)
+    base = {c.id: c.score for c in alone}
+    assert scores["doc:vol.pdf#page=7"] == pytest.approx(base["doc:vol.pdf#page=7"])
+    assert scores["doc:vol.pdf#page=2"] > base["doc:vol.pdf#page=2"]
