@@ -276,6 +276,9 @@ def main() -> int:
         verdict = "met" if gap >= -0.01 else "NOT met"
         print(f"   {label}: pdf - text = {gap:+.3f} (goal >= -0.010: {verdict})")
     bench_notebooks()
+    from arr.bench.real_folder import bench_real_folder
+
+    bench_real_folder(out)
     return 0
 
 
