@@ -103,9 +103,20 @@ def is_prose(words: Sequence[str]) -> bool:
     return plain >= PROSE_SHARE * len(words)
 
 
+_QUOTES = "\"'\u201c\u201d\u00ab\u00bb\u2018\u2019"
+_QUOTED = re.compile(f"\\s*[{_QUOTES}](.+)[{_QUOTES}]\\s*")
+
+
+def quoted(query: str) -> str | None:
+    """The text inside quotes when the whole query is quoted (a phrase asked for word for
+    word), else None."""
+    match = _QUOTED.fullmatch(query)
+    return match[1] if match else None
+
+
 def query_shape(query: str) -> str:
     """'lexical' for error text, symbols, paths and config keys; 'mixed' for prose that names
-    an identifier; 'semantic' otherwise.
+    an identifier, and for a quoted phrase; 'semantic' otherwise.
 
     A code-shaped token (``ValueError``, ``batch_size``, ``src/train.py``, ``lr=0.1``,
     ``--flag``) decides alone in a look-up; inside a sentence of prose ("Add all the edges in
@@ -115,6 +126,8 @@ def query_shape(query: str) -> str:
     counts only in a short query, so a sentence that mentions a failure stays semantic.
     """
     words = query.split()
+    if len(words) >= 2 and quoted(query) is not None:
+        return "mixed"  # a quoted phrase: the line channel finds it word for word
     if code_shaped(query):
         prose = is_prose(words) and not _ERROR_TEXT.search(query)
         return "mixed" if prose else "lexical"

@@ -46,7 +46,7 @@ TEXT_FORMATS = (".ipynb", ".tex", ".bib")
 SUFFIXES = (".pdf", ".ipynb", ".tex", ".bib")
 MEMORY_VIEWS = 64
 # each reader's version (a new version reads every file of its format again) and the walls'
-VERSIONS = {".pdf": "pdf-3", ".ipynb": "ipynb-2", ".tex": "tex-3", ".bib": "bib-2"}
+VERSIONS = {".pdf": "pdf-4", ".ipynb": "ipynb-2", ".tex": "tex-3", ".bib": "bib-2"}
 WALLS_VERSION = "walls-1"
 
 
@@ -159,6 +159,10 @@ class Readers:
         if credential_in(view):  # before payloads are cut: a token is judged whole
             return Unreadable(file_rule.CREDENTIAL, "credential-like text")
         view = without_payloads(view)
+        if suffix == ".pdf":  # typeset lines judged; grep's lines are sentences from here
+            from arr.readers.reflow import reflowed
+
+            view = reflowed(view)
         if not view.units:
             return Unreadable(NO_TEXT, "nothing to index: no page, cell, section or entry text")
         return view

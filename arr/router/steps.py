@@ -89,6 +89,25 @@ def explain_weights(
         traces[number] = replaced(trace, note=note)
 
 
+def exact_first(
+    query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace]
+) -> list[EvidenceChunk]:
+    """The items that hold the query word for word first (:mod:`arr.router.exact`); the trace
+    of each channel that found one says so (``holds the query word for word, put first``)."""
+    from arr.router.exact import exact_positions
+
+    chosen = exact_positions(query, ranked)
+    if not chosen or chosen == list(range(len(chosen))):
+        return ranked
+    found_by = {channel for i in chosen for channel in ranked[i].ranks}
+    note = f"{len(chosen)} item(s) hold the query word for word: put first"
+    for number, trace in enumerate(traces):
+        if trace.tool in found_by and trace.status != "rejected":
+            joined = f"{trace.note}; {note}" if trace.note else note
+            traces[number] = replaced(trace, note=joined)
+    return put_first(ranked, chosen)
+
+
 def named_first(
     query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace]
 ) -> list[EvidenceChunk]:

@@ -122,3 +122,26 @@ def test_real_pdfs_from_debian_doc_packages_are_read_or_named(tmp_path: Path) ->
     assert lost == []
     assert read >= 0.9 * (read + len(named))
     assert set(named.values()) <= {"no_text", "pdf_encrypted", "credential", "pdf_too_many_pages"}
+
+
+def test_a_phrase_broken_over_typeset_lines_is_found_whole_by_grep(tmp_path: Path) -> None:
+    """A sentence copied from a paper spans two or three typeset lines; grep's lines of a PDF
+    are its sentences, so the copied phrase matches whole, on its page."""
+    from arr.models import ToolCall
+    from arr.tools.grep import GrepTool
+    from tests.conftest import SCOPE_A, file_workspace
+    from tests.readers_fixtures import write
+
+    ws = file_workspace(tmp_path, {"a": SCOPE_A}, {"notes.md": "a note about foxes\n"})
+    lines = [
+        "Results. Timestamps are assigned by the server and",
+        "fall within ten days of the current time. Older",
+        "cells are collected by the background compaction.",
+    ]
+    write(ws.root / "a" / "table.pdf", bare_pdf([["Introduction"], ["Design"], lines]))
+    found = GrepTool("grep", ws).retrieve(
+        ToolCall(tool="grep", query="assigned by the server and fall within ten days"), SCOPE_A
+    )
+    first = found.evidence[0]
+    assert (first.location.path, first.location.anchor) == ("table.pdf", "page=3")
+    assert "assigned by the server and fall within ten days of the current time" in first.snippet

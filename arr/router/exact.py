@@ -1,0 +1,50 @@
+"""An exact match first: the places that hold a copied sentence word for word lead the answer.
+
+A researcher who pastes a sentence from a paper ("timestamps fall within ten days of the
+current time") wants the page that holds it, not the passages that mean something alike: in
+fusion, vector passages and file-name matches could bury it. So after reranking, the items
+whose text holds the query's words in order, as a run (case, punctuation, line breaks and
+hyphens aside), move to the front in their order. It applies to a query of ``MIN_WORDS`` words
+or more, or to a quoted one (``"..."``) of 3 or more; a shorter query is a look-up, where
+holding every word in a row says little.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+
+from arr.models import EvidenceChunk
+from arr.planner.rule import quoted
+
+MIN_WORDS = 6
+QUOTED_MIN_WORDS = 3
+LOOKED_AT = 100  # items checked (a phrase's page is in the fused head when any channel had it)
+_WORD = re.compile(r"[^\W_]+")
+
+
+def phrase_of(query: str) -> str | None:
+    """The query's words as a run to look for (`` word word ... ``), or None when too short."""
+    inside = quoted(query)
+    words = _WORD.findall((inside if inside is not None else query).lower())
+    if len(words) < (QUOTED_MIN_WORDS if inside is not None else MIN_WORDS):
+        return None
+    return " " + " ".join(words) + " "
+
+
+def holds(text: str, phrase: str, longest: str) -> bool:
+    lowered = text.lower()
+    if longest not in lowered:  # the cheap test first: most items lack the rarest word
+        return False
+    return phrase in " " + " ".join(_WORD.findall(lowered)) + " "
+
+
+def exact_positions(query: str, ranked: Sequence[EvidenceChunk]) -> list[int]:
+    """Positions of the items that hold the query's words as a run, in ranked order."""
+    phrase = phrase_of(query)
+    if phrase is None:
+        return []
+    longest = max(phrase.split(), key=len)
+    return [
+        i for i, item in enumerate(ranked[:LOOKED_AT]) if holds(item.full_text(), phrase, longest)
+    ]

@@ -1,0 +1,57 @@
+"""A copied sentence's place leads the answer (arr.router.exact): the items that hold the query
+word for word move to the front, whatever fusion made of vector passages and file names; a
+quoted phrase also reaches grep (the rule planner)."""
+
+from __future__ import annotations
+
+from arr.models import EvidenceChunk, Location
+from arr.planner.rule import query_shape
+from arr.router.exact import exact_positions, phrase_of
+from arr.router.steps import exact_first
+from tests.conftest import SCOPE_A
+
+
+def item(cid: str, text: str, channel: str = "vector") -> EvidenceChunk:
+    return EvidenceChunk(
+        id=cid,
+        scope=SCOPE_A,
+        channel=channel,
+        location=Location(path=cid.split("#")[0], anchor=cid.split("#")[1]),
+        snippet=text,
+        score=1.0,
+        ranks={channel: 1},
+    )
+
+
+RANKED = [
+    item("ts.ipynb#cell=3", "Time-series cells: timestamps within days of now"),
+    item("paper.pdf#page=9", "Related work on timestamps and garbage collection."),
+    item(
+        "bigtable.pdf#page=3",
+        "Each cell's timestamps fall\nwithin ten days of the cur-\nrent time. Older ones go.",
+        "bm25",
+    ),
+]
+
+
+def test_the_page_holding_the_sentence_comes_first() -> None:
+    query = "timestamps fall within ten days of the current time."
+    assert exact_positions(query, RANKED) == []  # "cur-\nrent": not the words in a row
+    fixed = [*RANKED[:2], item("bigtable.pdf#page=3", "timestamps fall within ten days of "
+                                "the current time. Older ones go.", "bm25")]  # fmt: skip
+    ranked = exact_first(query, fixed, [])
+    assert [c.id for c in ranked] == ["bigtable.pdf#page=3", "ts.ipynb#cell=3", "paper.pdf#page=9"]
+
+
+def test_case_punctuation_and_line_breaks_do_not_matter_but_order_does() -> None:
+    text = "THE Timestamps—fall,\nwithin   ten days of the current time"
+    page = [item("a.pdf#page=1", text)]
+    assert exact_positions("timestamps fall within ten days of the current time", page) == [0]
+    assert exact_positions("fall timestamps within ten days of the current time", page) == []
+
+
+def test_short_queries_are_look_ups_unless_quoted() -> None:
+    assert phrase_of("ten days of") is None
+    assert phrase_of('"ten days of"') == " ten days of "
+    assert query_shape('"fall within ten days of the current time"') == "mixed"
+    assert query_shape("fall within ten days of the current time") == "semantic"
