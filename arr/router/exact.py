@@ -6,7 +6,8 @@ fusion, vector passages and file-name matches could bury it. So after reranking,
 whose text holds the query's words in order, as a run (case, punctuation, line breaks and
 hyphens aside), move to the front in their order. It applies to a query of ``MIN_WORDS`` words
 or more, or to a quoted one (``"..."``) of 3 or more; a shorter query is a look-up, where
-holding every word in a row says little.
+holding every word in a row says little. An author-year citation (``Gruntz 1996``, ``Goyal et
+al. 2017``) puts the BibTeX entries whose label it is first (before the passages citing it).
 """
 
 from __future__ import annotations
@@ -39,8 +40,26 @@ def holds(text: str, phrase: str, longest: str) -> bool:
     return phrase in " " + " ".join(_WORD.findall(lowered)) + " "
 
 
+# "Gruntz 1996", "Ongaro and Ousterhout 2014", "Goyal et al. 2017": a citation looked up
+_CITATION = re.compile(
+    r"\s*([^\W\d_][\w'\u2019-]+)(?:\s+(?:and|&)\s+[^\W\d_][\w'\u2019-]+|\s+et\s+al\.?)?,?\s+"
+    r"\(?((?:19|20)\d\d)[a-z]?\)?\s*"
+)
+
+
+def citation_label(query: str) -> str | None:
+    """``[gruntz 1996]``: the label a BibTeX entry is indexed with (arr.readers.bibtex), when
+    the query is an author-year citation, else None."""
+    match = _CITATION.fullmatch(query)
+    return f"[{match[1].lower()} {match[2]}]" if match else None
+
+
 def exact_positions(query: str, ranked: Sequence[EvidenceChunk]) -> list[int]:
-    """Positions of the items that hold the query's words as a run, in ranked order."""
+    """Positions of the items that hold the query's words as a run (or, for an author-year
+    citation, the bibliography entries it names), in ranked order."""
+    label = citation_label(query)
+    if label is not None:
+        return [i for i, c in enumerate(ranked[:LOOKED_AT]) if label in c.full_text().lower()]
     phrase = phrase_of(query)
     if phrase is None:
         return []

@@ -55,3 +55,14 @@ def test_short_queries_are_look_ups_unless_quoted() -> None:
     assert phrase_of('"ten days of"') == " ten days of "
     assert query_shape('"fall within ten days of the current time"') == "mixed"
     assert query_shape("fall within ten days of the current time") == "semantic"
+
+
+def test_an_author_year_citation_puts_its_bibliography_entry_first() -> None:
+    ranked = [
+        item("main.tex#L40", "as shown before \\cite{gruntz1996}\ncites: gruntz 1996", "bm25"),
+        item("main.tex#L80", "Gruntz (1996) computes limits\ncites: gruntz 1996", "bm25"),
+        item("refs.bib#gruntz1996", "@phdthesis{gruntz1996,\n[Gruntz 1996] On Computing Limits"),
+    ]
+    for query in ("Gruntz 1996", "gruntz 1996", "Gruntz et al. 1996", "Gruntz (1996)"):
+        assert [c.id for c in exact_first(query, ranked, [])][0] == "refs.bib#gruntz1996", query
+    assert exact_positions("the 1996 paper", ranked) == []
