@@ -193,6 +193,9 @@ _ASSIGNMENT_TAIL = re.compile(rb"[\"']?\s{0,5}[:=]\s{0,5}[\"']?([A-Za-z0-9/+_=\-
 _HAS_DIGIT = re.compile(rb"[0-9]")
 _HAS_LETTER = re.compile(rb"[A-Za-z]")
 MIN_SECRET_ENTROPY = 3.5  # bits per character; English words and placeholders stay below
+# hex digits alone (at most 4 bits/char; 1 random 64-digit value in 5,000 fell under 3.5):
+HEX_SECRET_ENTROPY = 3.0  # detect-secrets' HexHighEntropyString limit
+_HEX = re.compile(rb"[0-9a-fA-F]{16,}")
 
 
 def is_sensitive_name(relative_path: str) -> bool:
@@ -278,7 +281,8 @@ def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
         if (
             _HAS_DIGIT.search(value)
             and _HAS_LETTER.search(value)
-            and shannon_entropy(value) >= MIN_SECRET_ENTROPY
+            and shannon_entropy(value)
+            >= (HEX_SECRET_ENTROPY if _HEX.fullmatch(value) else MIN_SECRET_ENTROPY)
         ):
             yield "secret_assignment", match.start(1), match.end(1)
 

@@ -158,3 +158,34 @@ def demo_indexed(demo_overrides: list[str]) -> list[str]:
         workspace, build_tools(container, workspace), workspace.named_scopes(), progress=False
     )
     return demo_overrides
+
+
+def lexical_router(ws: Workspace, bm25: object = None, **options: object) -> RetrievalRouter:
+    """A Router over a workspace's real bm25 (built here unless given) and grep, fused by
+    weighted sum and reranked by rules: how the readers' and paths' tests ask a question."""
+    from arr.fusion.wsum import WSumFusion
+    from arr.tools.bm25 import BM25Tool
+    from arr.tools.grep import GrepTool
+
+    if bm25 is None:
+        bm25 = BM25Tool("bm25", ws)
+        bm25.build(SCOPE_A)  # type: ignore[attr-defined]
+    return RetrievalRouter(
+        tools={"bm25": bm25, "grep": GrepTool("grep", ws)},  # type: ignore[dict-item]
+        planner=RuleQueryPlanner(lexical_tools=["bm25", "grep"], semantic_tools=["bm25", "grep"]),
+        fusion=WSumFusion(norm="min-max-floor"),
+        reranker=RuleReranker(),
+        **options,  # type: ignore[arg-type]
+    )
+
+
+def run_sql(path: Path, *statements: str) -> None:
+    """Statements run on a database as its owner could, behind ARR's back."""
+    import sqlite3
+
+    conn = sqlite3.connect(path, isolation_level=None)
+    try:
+        for statement in statements:
+            conn.execute(statement)
+    finally:
+        conn.close()

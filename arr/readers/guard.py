@@ -63,7 +63,9 @@ class _Worker:
         body = json.dumps(header).encode()
         deadline = time.monotonic() + timeout_s
         try:
-            process.stdin.write(LENGTH.pack(len(body)) + body + LENGTH.pack(len(raw)) + raw)
+            # written in parts: a 100 MB notebook is not copied once more to be sent
+            process.stdin.write(LENGTH.pack(len(body)) + body + LENGTH.pack(len(raw)))
+            process.stdin.write(raw)
             process.stdin.flush()
         except (BrokenPipeError, OSError):
             raise self._died() from None

@@ -6,14 +6,9 @@ from __future__ import annotations
 import os
 from pathlib import Path
 
-from arr.fusion.wsum import WSumFusion
-from arr.planner.rule import RuleQueryPlanner
-from arr.reranker.rule import RuleReranker
-from arr.router.router import RetrievalRouter
-from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
 from arr.workspace import Workspace
-from tests.conftest import SCOPE_A, file_workspace
+from tests.conftest import SCOPE_A, file_workspace, lexical_router
 from tests.grep_fixtures import grep_workspace, returned_text, run
 
 
@@ -88,14 +83,7 @@ def test_through_the_router_the_named_line_comes_first(tmp_path: Path) -> None:
     (tmp_path / "ws" / "src" / "pkg" / "other.py").write_text(
         "# rules py src pkg: rules, rules, rules\n" * 5
     )
-    bm25 = BM25Tool("bm25", ws)
-    bm25.build(SCOPE_A)
-    router = RetrievalRouter(
-        tools={"bm25": bm25, "grep": GrepTool("grep", ws)},
-        planner=RuleQueryPlanner(lexical_tools=["bm25", "grep"], semantic_tools=["bm25", "grep"]),
-        fusion=WSumFusion(norm="min-max-floor"),
-        reranker=RuleReranker(),
-    )
+    router = lexical_router(ws)
     result = router.search("src/pkg/rules.py:45", SCOPE_A)
     first = result.evidence[0]
     assert first.location.path == "src/pkg/rules.py"

@@ -19,7 +19,7 @@ from arr.sources import chunk_lines
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
 from arr.workspace import Workspace
-from tests.conftest import SCOPE_A, file_workspace
+from tests.conftest import SCOPE_A, file_workspace, lexical_router
 from tests.readers_fixtures import (
     PNG_B64,
     encrypted,
@@ -238,11 +238,6 @@ def test_through_the_router_each_question_finds_its_page_cell_entry_or_section(
     """A paper's phrase, a notebook's error message, an author-year and a section heading,
     asked through the Router (bm25 and grep fused, reranked, places merged): the page, cell,
     entry or section comes first, once, with its location and title in the JSON."""
-    from arr.fusion.wsum import WSumFusion
-    from arr.planner.rule import RuleQueryPlanner
-    from arr.reranker.rule import RuleReranker
-    from arr.router.router import RetrievalRouter
-
     ws = workspace(tmp_path)
     write(root(ws) / "papers" / "jain.pdf", pdf_bytes(PAPER, title="Attention Is Not Explanation"))
     write(root(ws) / "nb" / "sweep.ipynb", notebook_bytes())
@@ -256,14 +251,7 @@ def test_through_the_router_each_question_finds_its_page_cell_entry_or_section(
         b"@article{goyal2017,\n  author = {Goyal, Priya},\n  title = {Large Minibatch SGD},\n"
         b"  year = {2017}\n}\n",
     )
-    bm25_tool = BM25Tool("bm25", ws)
-    bm25_tool.build(SCOPE_A)
-    router = RetrievalRouter(
-        tools={"bm25": bm25_tool, "grep": GrepTool("grep", ws)},
-        planner=RuleQueryPlanner(lexical_tools=["bm25", "grep"], semantic_tools=["bm25", "grep"]),
-        fusion=WSumFusion(norm="min-max-floor"),
-        reranker=RuleReranker(),
-    )
+    router = lexical_router(ws)
     for query, ref in (
         ("counterfactual attention distributions yield equivalent", "papers/jain.pdf#page=3"),
         ("division by zero in calibrate_temperature", "nb/sweep.ipynb#cell=4"),

@@ -19,14 +19,8 @@ from arr.memory import audit, audit_key
 from arr.memory.audit_key import AuditKeyError
 from arr.memory.store import ResearchMemoryStore
 from tests.conftest import SCOPE_A
-
-
-def make_store(tmp_path: Path) -> ResearchMemoryStore:
-    store = ResearchMemoryStore(tmp_path / "m.sqlite3")
-    for name in ("a", "b", "c"):
-        store.add_draft(name, SCOPE_A, f"Title {name}", f"body of {name} gradient", ("t",))
-        store.transition(name, "publish")
-    return store
+from tests.conftest import run_sql as run
+from tests.security.test_audit_tamper import make_store
 
 
 def make_ledger(tmp_path: Path) -> ApprovalLedger:
@@ -36,15 +30,6 @@ def make_ledger(tmp_path: Path) -> ApprovalLedger:
     )
     process(request, FakeApprover("approve"), ledger)
     return ledger
-
-
-def run(path: Path, *statements: str) -> None:
-    conn = sqlite3.connect(path, isolation_level=None)
-    try:
-        for statement in statements:
-            conn.execute(statement)
-    finally:
-        conn.close()
 
 
 def findings(path: Path) -> list[str]:
@@ -99,7 +84,7 @@ def plant_word(path: Path) -> None:
     run(
         path,
         f"UPDATE memory_fts SET body = 'zebra' WHERE rowid = {number}",
-        f"UPDATE memory_fts_content SET c2 = 'body of b gradient' WHERE id = {number}",
+        f"UPDATE memory_fts_content SET c2 = 'body b' WHERE id = {number}",
     )
 
 

@@ -29,7 +29,7 @@ from arr.readers.view import EXTRACT_MEMORY, EXTRACT_TIMEOUT, UNREADABLE, Unread
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
 from arr.workspace import Workspace
-from tests.conftest import SCOPE_A, file_workspace
+from tests.conftest import SCOPE_A, file_workspace, lexical_router
 from tests.readers_fixtures import pdf_bytes, write
 
 KB = 1024
@@ -142,11 +142,6 @@ def test_a_search_deadline_holds_over_the_reading_it_triggers(tmp_path: Path) ->
     """A file added after the index, whose reading hangs: grep with a 1 s deadline and a
     Router search with a 1.5 s deadline end on time, say what they could not read, and
     still answer from the rest."""
-    from arr.fusion.wsum import WSumFusion
-    from arr.planner.rule import RuleQueryPlanner
-    from arr.reranker.rule import RuleReranker
-    from arr.router.router import RetrievalRouter
-
     ws = workspace(tmp_path, timeout_s=30.0)
     write(ws.root / "a" / "good.pdf", pdf_bytes([["Gradient noise scale and batch size"]]))
     bm25 = BM25Tool("bm25", ws)
@@ -160,13 +155,7 @@ def test_a_search_deadline_holds_over_the_reading_it_triggers(tmp_path: Path) ->
     assert [e.location.path for e in answer.evidence] == ["good.pdf"]
 
     write(ws.root / "a" / "other.tex", b"\\section{HANG again}\nbatch\n")
-    router = RetrievalRouter(
-        tools={"bm25": bm25, "grep": GrepTool("grep", ws)},
-        planner=RuleQueryPlanner(lexical_tools=["bm25", "grep"], semantic_tools=["bm25", "grep"]),
-        fusion=WSumFusion(norm="min-max-floor"),
-        reranker=RuleReranker(),
-        deadline_ms=1500,
-    )
+    router = lexical_router(ws, bm25, deadline_ms=1500)
     started = time.perf_counter()
     result = router.search("gradient noise batch size", SCOPE_A)
     elapsed = time.perf_counter() - started

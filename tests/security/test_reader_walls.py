@@ -21,7 +21,7 @@ from arr.readers.walls import credential_in, joined, strip_line
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
 from arr.workspace import Workspace
-from tests.conftest import SCOPE_A, file_workspace
+from tests.conftest import SCOPE_A, file_workspace, lexical_router
 from tests.readers_fixtures import PNG_B64, pdf_bytes, write
 
 GHP = "ghp_" + "a1B2c3D4e5F6g7H8i9J0" * 2  # 40 characters after the prefix
@@ -155,22 +155,10 @@ def test_payload_rules_leave_identifiers_hashes_and_paths() -> None:
 def test_a_search_shows_no_secret_through_the_router(tmp_path: Path) -> None:
     """The Router's result (what CLI text, --json and MCP print) for a query aimed at the
     metadata title: nothing of the token, the good paper beside it still answers."""
-    from arr.fusion.wsum import WSumFusion
-    from arr.planner.rule import RuleQueryPlanner
-    from arr.reranker.rule import RuleReranker
-    from arr.router.router import RetrievalRouter
-
     ws = workspace(tmp_path)
     write(ws.root / "a" / "leak.pdf", pdf_bytes([["Gradient noise scale"]], title=f"x {GHP}"))
     write(ws.root / "a" / "good.pdf", pdf_bytes([["Gradient noise scale and batch size"]]))
-    bm25 = BM25Tool("bm25", ws)
-    bm25.build(SCOPE_A)
-    router = RetrievalRouter(
-        tools={"bm25": bm25, "grep": GrepTool("grep", ws)},
-        planner=RuleQueryPlanner(lexical_tools=["bm25", "grep"], semantic_tools=["bm25", "grep"]),
-        fusion=WSumFusion(norm="min-max-floor"),
-        reranker=RuleReranker(),
-    )
+    router = lexical_router(ws)
     result = router.search("gradient noise scale", SCOPE_A)
     dumped = json.loads(result.model_dump_json())
     assert [e["location"]["path"] for e in dumped["evidence"]] == ["good.pdf"]
