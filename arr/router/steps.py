@@ -108,6 +108,29 @@ def exact_first(
     return put_first(ranked, chosen)
 
 
+PAGES_PER_PDF = 3  # in the first HEAD items: a long manual does not fill the answer alone
+HEAD = 10
+
+
+def few_pages_per_pdf(ranked: list[EvidenceChunk]) -> list[EvidenceChunk]:
+    """At most ``PAGES_PER_PDF`` pages of one PDF among the first ``HEAD`` items; the others
+    follow the head in their order. A 250-page book whose every page mentions the query's
+    words filled the first ten with itself (the short paper titled by the query fell out of
+    them); code and notes are untouched (a file's chunks are places of one answer)."""
+    head: list[EvidenceChunk] = []
+    later: list[EvidenceChunk] = []
+    seen: dict[str, int] = {}
+    for item in ranked:
+        path = item.location.path
+        if len(head) < HEAD and (item.location.anchor or "").startswith("page=") and path:
+            seen[path] = seen.get(path, 0) + 1
+            if seen[path] > PAGES_PER_PDF:
+                later.append(item)
+                continue
+        (head if len(head) < HEAD else later).append(item)
+    return ranked if not later or len(head) + len(later) != len(ranked) else head + later
+
+
 def named_first(
     query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace]
 ) -> list[EvidenceChunk]:
