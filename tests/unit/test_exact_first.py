@@ -66,3 +66,19 @@ def test_an_author_year_citation_puts_its_bibliography_entry_first() -> None:
     for query in ("Gruntz 1996", "gruntz 1996", "Gruntz et al. 1996", "Gruntz (1996)"):
         assert [c.id for c in exact_first(query, ranked, [])][0] == "refs.bib#gruntz1996", query
     assert exact_positions("the 1996 paper", ranked) == []
+
+
+def test_a_long_pdf_does_not_fill_the_first_ten() -> None:
+    from arr.router.steps import PAGES_PER_PDF, few_pages_per_pdf
+
+    book = [item(f"manual.pdf#page={n}", "the amsmath package", "bm25") for n in range(1, 13)]
+    short = item("amsmath.pdf#page=1", "The amsmath package", "bm25")
+    code = [item(f"src/a.py#L{n}", "def f(): pass", "grep") for n in range(1, 6)]
+    others = [item(f"p{n}.pdf#page=2", "the package", "bm25") for n in range(8)]
+    ranked = few_pages_per_pdf([*book, short, *others])
+    assert ranked[PAGES_PER_PDF].id == "amsmath.pdf#page=1"
+    assert sum("manual" in c.id for c in ranked[:10]) == PAGES_PER_PDF
+    assert sorted(c.id for c in ranked) == sorted(c.id for c in [*book, short, *others])
+    # with nothing else to show, the manual's pages stay (nothing is dropped)
+    assert [c.id for c in few_pages_per_pdf(book)] == [c.id for c in book]
+    assert few_pages_per_pdf(code) == code  # a file's chunks are left as they are
