@@ -97,7 +97,9 @@ class Readers:
     def digest(self, name: str, raw: bytes) -> str:
         suffix = suffix_of(name) or ""
         version = VERSIONS.get(suffix, "") + WALLS_VERSION
-        return hashlib.sha256(version.encode() + b"\0" + raw).hexdigest()
+        digest = hashlib.sha256(version.encode() + b"\0")
+        digest.update(raw)  # not concatenated: a 100 MB notebook is not copied to be hashed
+        return digest.hexdigest()
 
     def view(self, name: str, raw: bytes, within_s: float | None = None) -> View:
         """The view of a reader file's bytes (raises Unreadable, with its reason). With
