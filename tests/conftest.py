@@ -2,7 +2,9 @@
 
 from __future__ import annotations
 
+import os
 import shutil
+import tempfile
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -15,14 +17,10 @@ from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
 from arr.workspace import Workspace
 
-
-@pytest.fixture(autouse=True, scope="session")
-def _audit_key_outside_home(tmp_path_factory: pytest.TempPathFactory) -> None:
-    """The audit key of every test (and every process a test starts) lies in the session's
-    temporary folder, never in the user's ~/.config."""
-    import os
-
-    os.environ["ARR_AUDIT_KEY"] = str(tmp_path_factory.mktemp("audit-key") / "audit.key")
+# The audit key of every test, and of every process a test starts (test modules copy
+# os.environ when imported, so this is set when conftest is imported, before them): in a
+# temporary folder of this session, never the user's ~/.config.
+os.environ["ARR_AUDIT_KEY"] = str(Path(tempfile.mkdtemp(prefix="arr-audit-key-")) / "audit.key")
 
 
 pytest_plugins = ["tests.llm_fixtures"]  # llm_server, connections
@@ -139,6 +137,9 @@ def demo_overrides(demo_copy: Path, tmp_path: Path) -> list[str]:
     return [
         f"paths.data_dir={demo_copy.parent}",
         f"paths.output_dir={tmp_path / 'outputs'}",
+        # the approvals ledger and memory state too: never the checkout's state/ (a ledger
+        # written under another session's audit key would not verify)
+        f"paths.state_dir={tmp_path / 'state'}",
         "progress=false",
         # Fast model-free vectors; tests marked `model` use the real embedder.
         "embedder=hashing",

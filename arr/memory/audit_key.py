@@ -110,11 +110,18 @@ def fingerprint(key: bytes) -> str:
 
 
 def mac(key: bytes, row_hash: str) -> str:
-    return hmac.new(key, row_hash.encode("ascii"), hashlib.sha256).hexdigest()
+    """``<key fingerprint>:<HMAC-SHA256 of the row's hash>`` (the fingerprint says which key
+    a row claims, so a row of another key is told from a forged one under this key)."""
+    digest = hmac.new(key, row_hash.encode("ascii"), hashlib.sha256).hexdigest()
+    return f"{fingerprint(key)}:{digest}"
 
 
 def authentic(key: bytes, row_hash: str, found: object) -> bool:
     return isinstance(found, str) and hmac.compare_digest(mac(key, row_hash), found)
+
+
+def claimed_key(found: object) -> str:
+    return found.split(":", 1)[0] if isinstance(found, str) and ":" in found else "?"
 
 
 def _mark(database: Path) -> Path:
@@ -174,9 +181,21 @@ def check_macs(database: Path, rows: list[dict], what: str) -> tuple[list[str], 
             f"{str(key_path())!r} (set {KEY_ENV}): who appended them cannot be checked"
         )
         return problems, "no key to authenticate with"
-    forged = [r["seq"] for r in keyed if not authentic(key, str(r.get("hash")), r["mac"])]
+    mine = fingerprint(key)
+    other = [r for r in keyed if claimed_key(r["mac"]) != mine]
+    if other:
+        problems.append(
+            f"{len(other)} rows (rows {other[0]['seq']}-{other[-1]['seq']}) carry MACs of "
+            f"another key ({claimed_key(other[0]['mac'])}; this key is {mine}): appended with "
+            "a key that is not here, or forged; they cannot be authenticated"
+        )
+    forged = [
+        r["seq"]
+        for r in keyed
+        if claimed_key(r["mac"]) == mine and not authentic(key, str(r.get("hash")), r["mac"])
+    ]
     problems += [f"row {seq}: its MAC does not match (appended without the key)" for seq in forged]
-    good = len(keyed) - len(forged)
+    good = len(keyed) - len(forged) - len(other)
     before = f"; rows before {first} predate the keyed chain" if first > rows[0]["seq"] else ""
     return (
         problems,

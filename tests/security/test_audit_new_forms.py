@@ -142,12 +142,16 @@ def test_a_forged_append_is_caught_even_with_a_kept_head(tmp_path: Path) -> None
     forge_append(store.path)
     lines, ok = audit_report.verify([store.path], kept_heads=[kept])
     assert not ok and any("appended without the key" in line for line in lines)
-    # a MAC made with another key is no better than none
-    conn = sqlite3.connect(store.path, isolation_level=None)
-    conn.execute("DROP TRIGGER audit_no_update")
-    conn.execute("UPDATE audit SET mac = ? WHERE mac IS NULL", ("0" * 64,))
-    conn.close()
+    # a made-up MAC claiming this key, or one of another key, is no better than none
+    key = audit_key.load(create=False)
+    assert key is not None
+    claimed = f"{audit_key.fingerprint(key)}:{'0' * 64}"
+    run(store.path, "DROP TRIGGER audit_no_update", f"UPDATE audit SET mac = '{claimed}' "
+        "WHERE mac IS NULL")  # fmt: skip
     assert any("its MAC does not match" in line for line in findings(store.path))
+    other = audit_key.mac(b"another key of 32 bytes, not here", "x")
+    run(store.path, f"UPDATE audit SET mac = '{other}' WHERE seq = 2")
+    assert any("carry MACs of another key" in line for line in findings(store.path))
 
 
 LEDGER_FORMS = {
