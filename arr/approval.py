@@ -229,7 +229,7 @@ def verify_ledger(path: Path) -> tuple[list[str], int, str, list[str]]:
                 return ["not an approvals ledger (no ledger table)"], 0, GENESIS, []
             # every table, index, view and trigger exactly (a guard re-made with WHEN 0, an
             # AFTER INSERT trigger, an extra table or view), and SQLite's counter
-            problems = schema_problems(conn, "ledger")
+            problems = schema_problems(conn, SCHEMA, triggers=())
             rows = conn.execute("SELECT * FROM ledger ORDER BY seq").fetchall()
         finally:
             conn.close()

@@ -23,21 +23,10 @@ from pathlib import Path
 from typing import Any
 
 from arr.memory import audit_key
+from arr.memory.schema import TRIGGERS
+from arr.memory.schema_check import AUDIT_COLUMNS, fts_problems, schema_problems
 
 GENESIS = "0" * 64
-TRIGGERS = {
-    "audit_no_update": "CREATE TRIGGER audit_no_update BEFORE UPDATE ON audit\n"
-    "BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END",
-    "audit_no_delete": "CREATE TRIGGER audit_no_delete BEFORE DELETE ON audit\n"
-    "BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END",
-    # REPLACE and INSERT OR REPLACE delete the row they collide with without firing DELETE
-    # triggers (recursive triggers are off): refuse any insert that names an existing row.
-    "audit_no_replace": "CREATE TRIGGER audit_no_replace BEFORE INSERT ON audit\n"
-    "WHEN EXISTS (SELECT 1 FROM audit WHERE seq = NEW.seq)\n"
-    "BEGIN SELECT RAISE(ABORT, 'audit log is append-only'); END",
-}
-TRIGGER_SQL = "".join(sql.replace("CREATE TRIGGER", "CREATE TRIGGER IF NOT EXISTS", 1) + ";\n"
-                      for sql in TRIGGERS.values())  # fmt: skip
 
 
 def row_hash(*fields: object) -> str:
@@ -169,8 +158,6 @@ def verify_memory_db(path: Path) -> tuple[list[str], int, str]:
 
 
 def _verify(conn: sqlite3.Connection, path: Path) -> tuple[list[str], int, str]:
-    from arr.memory.schema_check import AUDIT_COLUMNS, fts_problems, schema_problems
-
     tables = schema_names(conn, "table")
     if "memories" not in tables:
         return ["not a memory database (no memories table)"], 0, GENESIS

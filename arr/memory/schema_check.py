@@ -19,6 +19,8 @@ import re
 import sqlite3
 from typing import Any
 
+from arr.memory.schema import SCHEMA, TRIGGERS
+
 AUDIT_COLUMNS = ("seq", "at", "action", "memory_id", "actor", "detail", "prev_hash", "hash")
 # SQLite's own tables: statistics from ANALYZE (only query plans read them) and the counters
 # of AUTOINCREMENT tables (judged against the rows: see housekeeping_problems)
@@ -63,32 +65,26 @@ def _same(kind: str, name: str, found: str, expected: str) -> bool:
     )
 
 
-@functools.lru_cache(maxsize=2)
+@functools.lru_cache(maxsize=4)
 def reference(
-    store: str = "memory",
+    schema: str = SCHEMA, triggers: tuple[str, ...] = tuple(TRIGGERS.values())
 ) -> tuple[dict[tuple[str, str], str], dict[str, tuple[tuple[Any, ...], ...]]]:
-    """(type, name) -> normalised SQL, and table -> its columns, of a store made now
-    (``store``: "memory" or "ledger")."""
+    """(type, name) -> normalised SQL, and table -> its columns, of a store made now from
+    ``schema`` and ``triggers`` (the memory store's by default; the approvals ledger passes
+    its own)."""
     conn = sqlite3.connect(":memory:")
     try:
-        if store == "memory":
-            from arr.memory.audit import TRIGGERS
-            from arr.memory.store import SCHEMA
-
-            conn.executescript(SCHEMA)
-            for sql in TRIGGERS.values():
-                conn.execute(sql)
-            tables: tuple[str, ...] = ("memories", "audit")
-        else:
-            from arr.approval import SCHEMA as LEDGER_SCHEMA
-
-            conn.executescript(LEDGER_SCHEMA)
-            tables = ("ledger",)
+        conn.executescript(schema)
+        for sql in triggers:
+            conn.execute(sql)
         found = {
             (kind, name): _normal(sql)
             for kind, name, sql in conn.execute("SELECT type, name, sql FROM sqlite_master")
             if sql is not None and name not in HOUSEKEEPING
         }
+        tables = [
+            name for kind, name in found if kind == "table" and not name.startswith("memory_fts")
+        ]
         columns = {t: _columns(conn, t) for t in tables}
     finally:
         conn.close()
@@ -119,10 +115,15 @@ def housekeeping_problems(conn: sqlite3.Connection, table: str) -> list[str]:
     return []
 
 
-def schema_problems(conn: sqlite3.Connection, store: str = "memory") -> list[str]:
+def schema_problems(
+    conn: sqlite3.Connection, schema: str = SCHEMA, triggers: tuple[str, ...] | None = None
+) -> list[str]:
     """Every way the database's schema differs from the store's, each named: tables, indexes,
-    views and triggers by their SQL (exact in literals), columns by declaration."""
-    expected, columns = reference(store)
+    views and triggers by their SQL (exact in literals), columns by declaration. The memory
+    store's triggers are checked by :func:`arr.memory.audit.trigger_problems` (restored and
+    recorded by the store); a schema given with its triggers inline (the ledger) here."""
+    memory = triggers is None
+    expected, columns = reference(schema, tuple(TRIGGERS.values()) if memory else triggers)
     found = {
         (kind, name): (_normal(sql), table)
         for kind, name, table, sql in conn.execute(
@@ -139,7 +140,7 @@ def schema_problems(conn: sqlite3.Connection, store: str = "memory") -> list[str
         ]
     for key, sql in sorted(expected.items()):
         kind, name = key
-        if kind == "trigger" and store == "memory":
+        if kind == "trigger" and memory:
             continue  # the triggers' own check names these (arr.memory.audit.trigger_problems)
         if key not in found:
             problems.append(f"{kind} {name} missing")
@@ -214,8 +215,6 @@ def fts_index_problems(conn: sqlite3.Connection) -> list[str]:
 
 @functools.lru_cache(maxsize=1)
 def _fts_config() -> list[tuple[Any, ...]]:
-    from arr.memory.store import SCHEMA
-
     conn = sqlite3.connect(":memory:")
     try:
         conn.executescript(SCHEMA)

@@ -24,27 +24,9 @@ from arr import codes
 from arr.errors import MemoryStoreError
 from arr.memory import audit, audit_key
 from arr.memory.database_file import database_failure, file_state
+from arr.memory.schema import SCHEMA
 from arr.models import SCOPE_FIELDS, ResearchMemory, ScopeKey
 
-SCHEMA = """
-CREATE TABLE IF NOT EXISTS memories (
-    id TEXT PRIMARY KEY,
-    team_id TEXT NOT NULL, project_id TEXT NOT NULL, repository TEXT NOT NULL,
-    branch TEXT NOT NULL, experiment_environment TEXT NOT NULL,
-    title TEXT NOT NULL, body TEXT NOT NULL, tags TEXT NOT NULL DEFAULT '[]',
-    status TEXT NOT NULL CHECK (status IN ('draft', 'published', 'retracted')),
-    version INTEGER NOT NULL CHECK (version >= 1),
-    created_at TEXT NOT NULL, updated_at TEXT NOT NULL, provenance TEXT NOT NULL DEFAULT ''
-);
-CREATE INDEX IF NOT EXISTS memories_scope ON memories
-    (team_id, project_id, repository, branch, experiment_environment, status);
-CREATE VIRTUAL TABLE IF NOT EXISTS memory_fts USING fts5(memory_id UNINDEXED, title, body, tags);
-CREATE TABLE IF NOT EXISTS audit (
-    seq INTEGER PRIMARY KEY AUTOINCREMENT,
-    at TEXT NOT NULL, action TEXT NOT NULL, memory_id TEXT NOT NULL,
-    actor TEXT NOT NULL, detail TEXT NOT NULL, prev_hash TEXT, hash TEXT, mac TEXT
-);
-"""
 TRANSITIONS = {"publish": ("draft", "published"), "retract": ("published", "retracted")}
 _WORD = re.compile(r"\w+", re.UNICODE)
 
