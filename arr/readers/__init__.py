@@ -172,10 +172,13 @@ class Readers:
     def text_file(self, name: str, raw: bytes, within_s: float | None = None) -> Path | None:
         """The cached file of the view's lines (what grep's engine searches), or None when
         there is no cache folder or it cannot be written; raises Unreadable (NotReady)."""
-        view = self.view(name, raw, within_s)
         if self.cache_dir is None:
+            self.view(name, raw, within_s)
             return None
         path = self._path(self.digest(name, raw), ".txt")
+        if path.is_file():  # written only for a view that passed: no need to load it again
+            return path
+        view = self.view(name, raw, within_s)
         if not path.is_file():
             from arr import atomic_write
 

@@ -145,3 +145,40 @@ def test_a_phrase_broken_over_typeset_lines_is_found_whole_by_grep(tmp_path: Pat
     first = found.evidence[0]
     assert (first.location.path, first.location.anchor) == ("table.pdf", "page=3")
     assert "assigned by the server and fall within ten days of the current time" in first.snippet
+
+
+def test_a_new_process_finds_unchanged_papers_views_without_reading_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Which view stands for which paper is remembered on disk by (path, size, mtime): a
+    fresh process's first grep does not read and hash every PDF again; a changed one is."""
+    import os
+
+    from arr.models import ToolCall
+    from arr.tools.grep import GrepTool
+    from arr.tools.grep import views as views_module
+    from arr.workspace import Workspace
+    from tests.conftest import SCOPE_A, file_workspace
+    from tests.readers_fixtures import write
+
+    ws = file_workspace(tmp_path, {"a": SCOPE_A}, {"notes.md": "a note\n"})
+    for n in range(3):
+        write(ws.root / "a" / f"p{n}.pdf", bare_pdf([[f"Paper {n} on gradient noise"]]))
+    call = ToolCall(tool="grep", query="gradient noise")
+    assert len(GrepTool("grep", ws).retrieve(call, SCOPE_A).evidence) == 3
+    reads: list[str] = []
+    real = views_module.file_rule.read_path
+    monkeypatch.setattr(
+        views_module.file_rule,
+        "read_path",
+        lambda root, relative, *a, **k: reads.append(relative) or real(root, relative, *a, **k),
+    )
+    fresh = Workspace.model_validate(ws.model_dump())  # a new process: nothing in memory
+    assert len(GrepTool("grep", fresh).retrieve(call, SCOPE_A).evidence) == 3
+    assert reads == []
+    path = ws.root / "a" / "p1.pdf"
+    write(path, bare_pdf([["Paper 1 rewritten on gradient noise scale"]]))
+    os.utime(path, ns=(1, 1))
+    again = Workspace.model_validate(ws.model_dump())
+    found = GrepTool("grep", again).retrieve(ToolCall(tool="grep", query="noise scale"), SCOPE_A)
+    assert reads == ["p1.pdf"] and found.evidence[0].location.path == "p1.pdf"
