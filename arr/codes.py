@@ -24,6 +24,8 @@ OK = "ok"
 EMPTY = "empty"
 CHANNEL_ERROR = "channel_error"
 CHANNEL_DEADLINE = "channel_deadline"
+# grep: papers or notebooks new or changed since the index, still being read at the deadline
+VIEWS_NOT_READY = "views_not_ready"
 CALL_DEADLINE = "call_deadline_exceeded"
 REQUEST_DEADLINE = "request_deadline"
 

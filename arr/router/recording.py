@@ -148,6 +148,17 @@ def record(
         status, code = ("ok", codes.OK) if found else ("empty", codes.EMPTY)
     if status == "error" or answer.cut == "deadline":
         run.partial = True
+    not_ready = counters.get("views_not_ready", 0)
+    if not_ready:  # answered without them: said, never waited for
+        run.partial = True
+        run.degradations.append(
+            Degradation(
+                stage=call.tool,
+                code=codes.VIEWS_NOT_READY,
+                detail=f"{not_ready} new or changed papers/notebooks were still being read at "
+                "the deadline (they are read on; the next search sees them)",
+            )
+        )
     if answer.cut == "deadline":
         run.degradations.append(
             Degradation(

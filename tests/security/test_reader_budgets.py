@@ -162,6 +162,7 @@ def test_a_search_deadline_holds_over_the_reading_it_triggers(tmp_path: Path) ->
     assert elapsed < 1.1 * 1.5 + 0.3, elapsed
     assert result.partial
     assert "good.pdf" in {e.location.path for e in result.evidence}
+    assert "views_not_ready" in {d.code for d in result.degradations}
     said = " ".join(r.detail for r in result.rejections) + " ".join(
         d.detail for d in result.degradations
     )
