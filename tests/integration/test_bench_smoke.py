@@ -8,6 +8,7 @@ import json
 import os
 import random
 import re
+import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -212,10 +213,21 @@ def test_papers_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
                 for d, q in queries.items()
             )
         )
+    # the real folder's section on 20 small PDFs of four pages (not /usr/share/doc's 300)
+    folder, rng = tmp_path / "real", random.Random(5)
+    for n in range(20):
+        topic = f"topic{n} " + " ".join(rng.sample(WORDS.split(), 6))
+        pages = [[f"Manual {n}: {topic}"]] + [
+            [f"Page {p} of manual {n}. The {topic} is described here in words.", "More text."]
+            for p in range(2, 5)
+        ]
+        (folder / f"m{n}.pdf").parent.mkdir(parents=True, exist_ok=True)
+        (folder / f"m{n}.pdf").write_bytes(pdf_bytes(pages))
     env = {
         **os.environ,
         "ARR_BENCH_OUT": str(tmp_path / "out"),
         "ARR_PDFGOLD": str(data),
+        "ARR_BENCH_REAL_FOLDER": str(folder),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
@@ -223,6 +235,9 @@ def test_papers_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
     assert "pdfium (shipped, worker)" in out and "arr index: lexical ready" in out, out[-3000:]
     rows = re.findall(r"^   (default|bm25)\s+(text|pdf)\s+([0-9.]+)", out, re.M)
     assert len(rows) == 4 and all(float(score) > 0.5 for _, _, score in rows), out[-3000:]
+    if shutil.which("pdftotext"):  # the baseline needs poppler
+        assert re.search(r"ARR default\s+phrase\s+[0-9.]+", out), out[-3000:]
+        assert "bm25s over pdftotext pages" in out
 
 
 @pytest.mark.model
