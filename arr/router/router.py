@@ -201,7 +201,8 @@ class RetrievalRouter:
         with within(deadline):  # an LLM reranker's call ends by the search's deadline
             ranked, reranker_name = steps.rerank(self.reranker, query, fused, run.degradations)
         ranked = steps.few_pages_per_pdf(ranked)  # a long manual does not fill the head
-        ranked = steps.exact_first(query, ranked, run.traces)  # a copied sentence's place
+        if several:  # where vector passages or file names could bury it (one channel: as is)
+            ranked = steps.exact_first(query, ranked, run.traces)  # a copied sentence's place
         ranked = steps.named_first(query, ranked, run.traces)  # a place named by path: first
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]

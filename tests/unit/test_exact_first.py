@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from arr.models import EvidenceChunk, Location
 from arr.planner.rule import query_shape
-from arr.router.exact import exact_positions, phrase_of
+from arr.router.exact import exact_positions, phrase_words
 from arr.router.steps import exact_first
 from tests.conftest import SCOPE_A
 
@@ -51,8 +51,8 @@ def test_case_punctuation_and_line_breaks_do_not_matter_but_order_does() -> None
 
 
 def test_short_queries_are_look_ups_unless_quoted() -> None:
-    assert phrase_of("ten days of") is None
-    assert phrase_of('"ten days of"') == " ten days of "
+    assert phrase_words("ten days of") is None
+    assert phrase_words('"ten days of"') == ("ten", "days", "of")
     assert query_shape('"fall within ten days of the current time"') == "mixed"
     assert query_shape("fall within ten days of the current time") == "semantic"
 
