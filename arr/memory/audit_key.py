@@ -15,6 +15,7 @@ were stripped to look like one made before keys is named, not passed.
 
 from __future__ import annotations
 
+import functools
 import hashlib
 import hmac
 import os
@@ -49,7 +50,13 @@ def _workspace_of(database: Path) -> Path | None:
 def check_location(database: Path, path: Path | None = None) -> None:
     """Refuse a key inside the database's folder or its workspace (anyone who can write the
     store could then read the key)."""
-    key = (path or key_path()).expanduser().resolve()
+    _check_location(str(database), str(path or key_path()))
+
+
+@functools.lru_cache(maxsize=64)
+def _check_location(database_text: str, key_text: str) -> None:
+    database = Path(database_text)
+    key = Path(key_text).expanduser().resolve()
     for inside in (Path(database).resolve().parent, _workspace_of(database)):
         if inside is not None and (key == inside or inside in key.parents):
             raise AuditKeyError(
@@ -84,10 +91,25 @@ def _read(path: Path) -> bytes | None:
     return key
 
 
+# path -> ((inode, size, mtime, mode), key): a write reads the key once per process while the
+# file is unchanged (one lstat instead of open, fstat and read: 0.2 ms of every memory write)
+_LOADED: dict[str, tuple[tuple[int, int, int, int], bytes]] = {}
+
+
 def load(create: bool) -> bytes | None:
     """The key (made now when ``create`` and there is none), or None when there is none."""
     path = key_path()
+    try:
+        info = os.lstat(path)
+        state = (info.st_ino, info.st_size, info.st_mtime_ns, info.st_mode)
+        cached = _LOADED.get(str(path))
+        if cached is not None and cached[0] == state:
+            return cached[1]
+    except OSError:
+        state = None
     key = _read(path)
+    if key is not None and state is not None:
+        _LOADED[str(path)] = (state, key)
     if key is not None or not create:
         return key
     try:
