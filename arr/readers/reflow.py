@@ -4,9 +4,9 @@ A typeset line ends wherever the column ended, so a sentence copied from a paper
 usually spans two or three of them, and a line-by-line search never sees it whole. After the
 walls have judged the typeset lines (a token broken at a line end is judged joined), each page
 is re-flowed: its lines joined with spaces and cut at sentence ends (``.``, ``?``, ``!``
-before a capital, a digit or a bracket), a sentence longer than ``MAX_CHARS`` cut at a space.
-Page units stay as they were; the words, and so bm25's and the vector channel's text, do not
-change; only where grep's lines end does.
+before a capital, a digit or a bracket), a sentence longer than ``MAX_CHARS`` (what grep
+shows of a line) cut at a space. Page units stay as they were; the words, and so bm25's and
+the vector channel's text, do not change; only where grep's lines end does.
 """
 
 from __future__ import annotations
@@ -16,7 +16,9 @@ import re
 from arr.readers.view import View, build_view
 
 _SENTENCE_END = re.compile(r"(?<=[.?!])\s+(?=[A-Z0-9(\[\"'\u2018\u201c])")
-MAX_CHARS = 800  # a sentence (or a table, a formula) longer than this is cut at a space
+# a sentence (or a table, a formula) longer than this is cut at a space: grep shows a line's
+# first 300 characters (arr.tools.grep.lines: max_line_chars), so a match stays in view
+MAX_CHARS = 300
 
 
 def sentences(lines: list[str] | tuple[str, ...]) -> list[str]:

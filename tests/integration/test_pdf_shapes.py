@@ -182,3 +182,17 @@ def test_a_new_process_finds_unchanged_papers_views_without_reading_them(
     again = Workspace.model_validate(ws.model_dump())
     found = GrepTool("grep", again).retrieve(ToolCall(tool="grep", query="noise scale"), SCOPE_A)
     assert reads == ["p1.pdf"] and found.evidence[0].location.path == "p1.pdf"
+
+
+def test_a_page_is_reflowed_into_sentences_no_longer_than_grep_shows() -> None:
+    from arr.readers.reflow import MAX_CHARS, sentences
+
+    lines = ["First sentence spans", "two lines. Second one", "ends here! (Third) is short."]
+    assert sentences(lines) == [
+        "First sentence spans two lines.",
+        "Second one ends here!",
+        "(Third) is short.",
+    ]
+    long = sentences(["word " * 200])
+    assert len(long) > 1 and all(len(s) <= MAX_CHARS for s in long)
+    assert " ".join(long).split() == ("word " * 200).split()  # nothing lost at a cut
