@@ -46,7 +46,7 @@ TEXT_FORMATS = (".ipynb", ".tex", ".bib")
 SUFFIXES = (".pdf", ".ipynb", ".tex", ".bib")
 MEMORY_VIEWS = 64
 # each reader's version (a new version reads every file of its format again) and the walls'
-VERSIONS = {".pdf": "pdf-5", ".ipynb": "ipynb-2", ".tex": "tex-3", ".bib": "bib-2"}
+VERSIONS = {".pdf": "pdf-6", ".ipynb": "ipynb-2", ".tex": "tex-3", ".bib": "bib-2"}
 WALLS_VERSION = "walls-1"
 
 

@@ -281,6 +281,19 @@ _NOT_TITLES = frozenset(
 _DOI = re.compile(r"(?i)^(?:doi:?\s*|https?://(?:dx\.)?doi\.org/)?10\.\d{4,9}/\S+$")
 
 
+def plausible_heading(heading: str | None) -> bool:
+    """A page-1 heading that can stand for the title: plausible as a title, a word of three
+    letters or more (not the letters of a figure, ``R R a``), not one phrase said twice (a
+    running head set in large type)."""
+    if not heading or not plausible_title(heading):
+        return False
+    words = heading.split()
+    half = len(words) // 2
+    if half and len(words) % 2 == 0 and words[:half] == words[half:]:
+        return False
+    return any(sum(c.isalpha() for c in word) >= 3 for word in words)
+
+
 def plausible_title(title: str) -> bool:
     """Whether a metadata title is plausibly the document's own: not a file or a producer's
     name for it (``paper.dvi``, ``Microsoft Word - Kalman15.doc``), not ``untitled``, not a
@@ -333,7 +346,8 @@ def extract(
                 headings.append(None)
             finally:
                 page.close()
-        title = _metadata_title(document) or (headings[0] if headings else None)
+        opening = headings[0] if headings else None
+        title = _metadata_title(document) or (opening if plausible_heading(opening) else None)
     finally:
         document.close()
     if sum(len("".join(line.split())) for page in pages for line in page) < MIN_TEXT_CHARS:

@@ -196,3 +196,20 @@ def test_a_page_is_reflowed_into_sentences_no_longer_than_grep_shows() -> None:
     long = sentences(["word " * 200])
     assert len(long) > 1 and all(len(s) <= MAX_CHARS for s in long)
     assert " ".join(long).split() == ("word " * 200).split()  # nothing lost at a cut
+
+
+@pytest.mark.parametrize(
+    ("heading", "plausible"),
+    [
+        ("R R a", False),  # the letters of a figure in large type
+        ("preliminary draft 2008 preliminary draft 2008", False),  # a running head, twice
+        ("Bigtable: A Distributed Storage System", True),
+        (None, False),
+    ],
+)
+def test_a_first_heading_stands_for_the_title_only_when_it_can(
+    heading: str | None, plausible: bool
+) -> None:
+    from arr.readers.pdf_text import plausible_heading
+
+    assert plausible_heading(heading) is plausible
