@@ -137,21 +137,16 @@ class ApprovalLedger:
         conn = self._connect()
         try:
             conn.execute("BEGIN IMMEDIATE")  # the previous hash is read and used atomically
-            last = conn.execute("SELECT hash FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
+            last = conn.execute("SELECT hash, mac FROM ledger ORDER BY seq DESC LIMIT 1").fetchone()
             prev = last[0] if last else GENESIS
+            first_keyed = last is None or last[1] is None
             at = datetime.now(timezone.utc).isoformat(timespec="microseconds")
             text = json.dumps(body, sort_keys=True, ensure_ascii=False)
             digest = _hash(prev, at, request_id, stage, text)
-            audit_key.check_location(self.path)
-            key = audit_key.load(create=True)
-            assert key is not None
-            first_keyed = not conn.execute(
-                "SELECT 1 FROM ledger WHERE mac IS NOT NULL LIMIT 1"
-            ).fetchone()
             conn.execute(
                 "INSERT INTO ledger (at, request_id, stage, body, prev_hash, hash, mac) "
                 "VALUES (?,?,?,?,?,?,?)",
-                (at, request_id, stage, text, prev, digest, audit_key.mac(key, digest)),
+                (at, request_id, stage, text, prev, digest, audit_key.sign(self.path, digest)),
             )
             conn.execute("COMMIT")
             if first_keyed:

@@ -34,5 +34,12 @@ def seconds_left(default: float) -> float:
     return min(default, max(0.0, deadline - time.perf_counter()))
 
 
-def has_deadline() -> bool:
-    return REQUEST_DEADLINE.get() is not None
+def time_left() -> float | None:
+    """Seconds until the request deadline, or None when there is none (an index build)."""
+    deadline = REQUEST_DEADLINE.get()
+    return None if deadline is None else max(0.0, deadline - time.perf_counter())
+
+
+# Reading new or changed files (papers, notebooks) may take this share of a call's or a
+# search's time left; the search itself needs the rest (grep's views, a refresh).
+READING_SHARE = 0.5

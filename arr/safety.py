@@ -240,9 +240,7 @@ def _is_code(content: bytes, match: re.Match[bytes]) -> bool:
     if _IDENTIFIER.fullmatch(value):
         if after in (b"(", b".", b"["):
             return True
-        # a lower-case name is code (``key = hidden_states``), but a quoted hex or
-        # letters-and-digits run without a separator is a value (``"client_secret": "9f2c..."``:
-        # a hex value that began with a letter passed as a name, about half of them)
+        # a lower-case name is code; a quoted run of letters and digits is a value ("9f2c...")
         if value.islower() and not (quoted and b"_" not in value and _HAS_DIGIT.search(value)):
             return True
         if not quoted and after in (b",", b")", b"]", b"|", b";"):
@@ -263,18 +261,20 @@ def _assignment_matches(content: bytes) -> Iterator[re.Match[bytes]]:
             start = lowered.find(keyword, start + 1)
 
 
-def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
-    """(kind, start, end) of every credential-like value, lazily (so a yes/no check stops at
-    the first): known token formats, then high-entropy ``key = "..."`` assignments."""
-    # (kind, literal anchors of which one must occur, pattern): the vendored rule set
-    # (arr/secret_rules.py); the anchor test runs at C speed, so a regex only runs on the
-    # contents that could match.
+def token_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
+    """(kind, start, end) of the known token formats (arr/secret_rules.py): the anchor test
+    runs at C speed, so a regex only runs on the contents that could match."""
     for kind, anchors, pattern in RULES:
         if not anchors or any(anchor in content for anchor in anchors):
             valid = VALIDATORS.get(kind)
             for match in pattern.finditer(content):
                 if valid is None or valid(match):
                     yield kind, match.start(), match.end()
+
+
+def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
+    """Every credential-like value, lazily: token formats, then ``key = "<high entropy>"``."""
+    yield from token_spans(content)
     for match in _assignment_matches(content):
         value = match.group(1)
         # Secrets mix letters and digits; identifiers such as ``num_hidden_layers`` do not.

@@ -60,9 +60,13 @@ def trigger_problems(conn: sqlite3.Connection) -> list[str]:
     return problems
 
 
+def columns(conn: sqlite3.Connection) -> set[str]:
+    return {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+
+
 def lacks_chain(conn: sqlite3.Connection) -> bool:
     """True for an audit table made before the chain (no hash columns)."""
-    return "hash" not in {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+    return "hash" not in columns(conn)
 
 
 def chain_columns(conn: sqlite3.Connection) -> None:
@@ -95,7 +99,7 @@ def head(conn: sqlite3.Connection) -> tuple[int, str]:
 
 def lacks_mac(conn: sqlite3.Connection) -> bool:
     """True for an audit table made before the keyed chain (no ``mac`` column)."""
-    return "mac" not in {row[1] for row in conn.execute("PRAGMA table_info(audit)")}
+    return "mac" not in columns(conn)
 
 
 def database_path(conn: sqlite3.Connection) -> Path:
@@ -105,31 +109,18 @@ def database_path(conn: sqlite3.Connection) -> Path:
 def append(
     conn: sqlite3.Connection, at: str, action: str, memory_id: str, actor: str, detail: str
 ) -> str:
-    """Append one chained row inside the caller's transaction; returns its hash. On a keyed
-    table (``mac``) the row carries the MAC of its hash under the audit key (made on first
-    use, outside the workspace: :mod:`arr.memory.audit_key`)."""
+    """Append one chained row inside the caller's transaction; returns its hash. The row
+    carries the MAC of its hash under the audit key (:mod:`arr.memory.audit_key`); the store's
+    guard gives a table made before keys its ``mac`` column first."""
     seq, prev = head(conn)
     seq += 1
     digest = row_hash(prev, seq, at, action, memory_id, actor, detail)
-    if lacks_mac(conn):
-        conn.execute(
-            "INSERT INTO audit (seq, at, action, memory_id, actor, detail, prev_hash, hash)"
-            " VALUES (?,?,?,?,?,?,?,?)",
-            (seq, at, action, memory_id, actor, detail, prev, digest),
-        )
-        return digest
-    database = database_path(conn)
-    audit_key.check_location(database)
-    key = audit_key.load(create=True)
-    assert key is not None
-    last = conn.execute("SELECT mac FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
     conn.execute(
         "INSERT INTO audit (seq, at, action, memory_id, actor, detail, prev_hash, hash, mac)"
         " VALUES (?,?,?,?,?,?,?,?,?)",
-        (seq, at, action, memory_id, actor, detail, prev, digest, audit_key.mac(key, digest)),
-    )
-    if last is None or last[0] is None:  # the first keyed row: remembered outside
-        audit_key.remember_keyed(database, digest)
+        (seq, at, action, memory_id, actor, detail, prev, digest,
+         audit_key.sign(database_path(conn), digest)),
+    )  # fmt: skip
     return digest
 
 
@@ -263,3 +254,18 @@ def _compare_memories(
                                 f"log says {want[field]!r}")  # fmt: skip
     for memory_id in sorted(set(expected) - seen):
         problems.append(f"memory {memory_id!r} is in the audit log but not in the store")
+
+
+def remember_first_keyed(conn: sqlite3.Connection) -> None:
+    """After a commit: mark, outside the workspace, where this store's keyed chain began (one
+    stat once it is marked)."""
+    database = database_path(conn)
+    if audit_key.unmarked(database):
+        try:
+            first = conn.execute(
+                "SELECT hash FROM audit WHERE mac IS NOT NULL ORDER BY seq LIMIT 1"
+            ).fetchone()
+        except sqlite3.Error:
+            return  # the write is committed; the mark is made after the next one
+        if first is not None:
+            audit_key.remember_keyed(database, first[0])

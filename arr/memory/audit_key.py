@@ -146,15 +146,31 @@ def claimed_key(found: object) -> str:
     return found.split(":", 1)[0] if isinstance(found, str) and ":" in found else "?"
 
 
+def sign(database: Path, row_hash: str) -> str:
+    """The ``mac`` of a row appended to the store at ``database`` (the key made on first use;
+    refused when it lies beside the store)."""
+    check_location(database)
+    key = load(create=True)
+    assert key is not None
+    return mac(key, row_hash)
+
+
 def _mark(database: Path) -> Path:
     name = hashlib.sha256(str(Path(database).resolve()).encode()).hexdigest()[:32]
     return key_path().parent / "keyed" / name
 
 
+def unmarked(database: Path) -> bool:
+    """Whether no mark says yet where this store's keyed chain began (one stat)."""
+    return not _mark(database).is_file()
+
+
 def remember_keyed(database: Path, first_hash: str) -> None:
-    """Record, outside the workspace, that this store's keyed chain began at ``first_hash``."""
+    """Record, outside the workspace, that this store's keyed chain began at ``first_hash``.
+    Called after the row's commit: a rolled-back first row must leave no mark (verify would
+    report a keyed chain that never was)."""
     mark = _mark(database)
-    if mark.is_file():
+    if not unmarked(database):
         return
     try:
         mark.parent.mkdir(mode=0o700, parents=True, exist_ok=True)

@@ -96,6 +96,7 @@ class ResearchMemoryStore:
             conn.execute("BEGIN IMMEDIATE")
             yield conn
             conn.execute("COMMIT")
+            audit.remember_first_keyed(conn)  # after the commit: never a row rolled back
         except BaseException as exc:
             # Only a transaction that began can be rolled back; otherwise the original error
             # (disk full, database locked) is what the user must see, not "cannot rollback".
@@ -116,7 +117,8 @@ class ResearchMemoryStore:
         """The audit log's guards before any write: the chain's columns on a store made before
         it, and the append-only triggers. A trigger missing or altered on a store that has
         been used is tampering: restored and recorded in the chain, never silently."""
-        if not (audit.trigger_problems(conn) or audit.lacks_chain(conn) or audit.lacks_mac(conn)):
+        # one look at the columns: the chain's (hash) and the key's (mac)
+        if {"hash", "mac"} <= audit.columns(conn) and not audit.trigger_problems(conn):
             return
         conn.execute("BEGIN IMMEDIATE")
         try:

@@ -36,7 +36,6 @@ from arr.readers.view import NO_TEXT, Unreadable, View
 
 class Reader(Protocol):
     suffixes: tuple[str, ...]
-    version: str
 
     def read(self, raw: bytes) -> View: ...
 
@@ -45,7 +44,8 @@ class Reader(Protocol):
 TEXT_FORMATS = (".ipynb", ".tex", ".bib")
 SUFFIXES = (".pdf", ".ipynb", ".tex", ".bib")
 MEMORY_VIEWS = 64
-# each reader's version (a new version reads every file of its format again) and the walls'
+# each reader's version (a new version reads every file of its format again) and the walls':
+# bumped here, the one place a reader's output version is kept
 VERSIONS = {".pdf": "pdf-6", ".ipynb": "ipynb-2", ".tex": "tex-3", ".bib": "bib-2"}
 WALLS_VERSION = "walls-1"
 
@@ -84,7 +84,7 @@ class Readers:
         self.cache_dir = cache_dir
         self.caps = {".pdf": max_pdf_bytes, ".ipynb": max_notebook_bytes}
         self.guard = Guard(extract_timeout_s, extract_memory_mb, max_pdf_pages)
-        self.version = "+".join((*VERSIONS, WALLS_VERSION))
+        self.version = "+".join((*VERSIONS.values(), WALLS_VERSION))
         self._memory: OrderedDict[str, View | Unreadable] = OrderedDict()
         self._pending: dict[str, Future[View | Unreadable]] = {}
         self._lock = threading.Lock()

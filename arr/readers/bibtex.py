@@ -72,7 +72,6 @@ def citation_label(entry: str, title: str | None) -> str | None:
 
 class BibtexReader:
     suffixes = (".bib",)
-    version = "bib-2"
 
     def read(self, raw: bytes) -> View:
         text = raw.decode("utf-8", "replace")

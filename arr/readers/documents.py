@@ -14,7 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from arr import file_rule
-from arr.deadline import has_deadline, seconds_left
+from arr.deadline import time_left
 from arr.readers import NotReady, Readers
 from arr.readers.view import Unit, Unreadable, View
 from arr.sources import Document, SourceFile, count_skipped
@@ -94,7 +94,7 @@ def file_units(
         return []
     try:
         # a search's refresh waits at most its time left; an index build, the file's budget
-        view = readers.view(relative, raw, seconds_left(float("inf")) if has_deadline() else None)
+        view = readers.view(relative, raw, time_left())
     except NotReady:
         raise  # not the file's fault: the caller (a refresh) leaves the index as it was
     except Unreadable as exc:

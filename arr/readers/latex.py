@@ -60,7 +60,6 @@ def cited_words(line: str) -> str | None:
 
 class LatexReader:
     suffixes = (".tex",)
-    version = "tex-3"
 
     def read(self, raw: bytes) -> View:
         text = raw.decode("utf-8", "replace")

@@ -70,7 +70,6 @@ def _clean(lines: list[str], dropped: list[int]) -> list[str]:
 
 class NotebookReader:
     suffixes = (".ipynb",)
-    version = "ipynb-2"
 
     def read(self, raw: bytes) -> View:
         from nbformat import convert, reader

@@ -21,7 +21,6 @@ class PdfReader:
     """``read(bytes) -> View`` for ``.pdf`` files, in the calling process (plain values)."""
 
     suffixes = (".pdf",)
-    version = "pdf-6"
 
     def __init__(self, max_pages: int = 2000, budget_s: float = 20.0) -> None:
         if max_pages < 1 or budget_s <= 0:

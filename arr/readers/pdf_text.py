@@ -55,48 +55,11 @@ BREAK = "\x00"  # stands for an undecided line-end hyphen inside a page's lines
 _BROKEN = re.compile(r"([A-Za-z]+)\x00([A-Za-z]+)")
 _WORD = re.compile(r"[A-Za-z]+")
 # a right half that is a word's ending, not a word (inhibit-ing, link-age, composition-ally)
-_SUFFIXES = frozenset(
-    [
-        "ing",
-        "ings",
-        "ed",
-        "ly",
-        "ally",
-        "age",
-        "ages",
-        "ation",
-        "ations",
-        "tion",
-        "tions",
-        "sion",
-        "sions",
-        "ment",
-        "ments",
-        "ness",
-        "able",
-        "ible",
-        "ous",
-        "ive",
-        "ity",
-        "ities",
-        "ism",
-        "ist",
-        "ists",
-        "er",
-        "ers",
-        "est",
-        "al",
-        "ance",
-        "ence",
-        "ant",
-        "ent",
-        "ful",
-        "less",
-        "ship",
-        "ward",
-        "wise",
-    ]
+_SUFFIX_WORDS = (
+    "ing ings ed ly ally age ages ation ations tion tions sion sions ment ments ness able ible ous "
+    "ive ity ities ism ist ists er ers est al ance ence ant ent ful less ship ward wise"
 )
+_SUFFIXES = frozenset(_SUFFIX_WORDS.split())  # noqa: SIM905
 _COMPOUND = re.compile(r"[A-Za-z]+(?:-[A-Za-z]+)+")
 _PAGE_NUMBER = re.compile(
     r"^(?:page\s+)?(?:\d{1,4}|[ivxlcdm]{1,7})(?:\s*(?:of|/)\s*\d{1,4})?$", re.IGNORECASE

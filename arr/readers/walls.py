@@ -97,20 +97,12 @@ def joined(text: str) -> str:
 
 
 def token_kind(content: bytes) -> str | None:
-    """The kind of known token format (the vendored rules alone, not the keyword rule) the
+    """The kind of known token format (the token rules alone, not the keyword rule) the
     content holds, or None: for text whose wraps were joined, where a keyword's value would
     run into the next word."""
-    from arr.safety import visible_bytes
-    from arr.secret_rules import RULES, VALIDATORS
+    from arr.safety import token_spans, visible_bytes
 
-    content = visible_bytes(content)
-    for kind, anchors, pattern in RULES:
-        if anchors and not any(anchor in content for anchor in anchors):
-            continue
-        valid = VALIDATORS.get(kind)
-        if any(valid is None or valid(match) for match in pattern.finditer(content)):
-            return kind
-    return None
+    return next((kind for kind, _, _ in token_spans(visible_bytes(content))), None)
 
 
 def credential_in(view: View) -> str | None:

@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from arr import codes
-from arr.deadline import REQUEST_DEADLINE, within
+from arr.deadline import READING_SHARE, REQUEST_DEADLINE, within
 from arr.errors import is_disk_full
 from arr.models import Freshness, ScopeKey
 from arr.readers import NotReady
@@ -25,8 +25,8 @@ def refresh_before_call(
         return None
     started = time.perf_counter()
     deadline = REQUEST_DEADLINE.get()
-    # reading changed files may take half the time left; the calls need the rest
-    by = None if deadline is None else started + 0.5 * max(0.0, deadline - started)
+    # reading changed files may take a share of the time left; the calls need the rest
+    by = None if deadline is None else started + READING_SHARE * max(0.0, deadline - started)
     try:
         with without_waiting(), within(by):  # a search never waits for a build
             done = refresh(scope, max_files)

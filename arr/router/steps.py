@@ -128,7 +128,7 @@ def few_pages_per_pdf(ranked: list[EvidenceChunk]) -> list[EvidenceChunk]:
                 later.append(item)
                 continue
         (head if len(head) < HEAD else later).append(item)
-    return ranked if not later or len(head) + len(later) != len(ranked) else head + later
+    return head + later
 
 
 def named_first(

@@ -182,6 +182,14 @@ def test_a_new_process_finds_unchanged_papers_views_without_reading_them(
     again = Workspace.model_validate(ws.model_dump())
     found = GrepTool("grep", again).retrieve(ToolCall(tool="grep", query="noise scale"), SCOPE_A)
     assert reads == ["p1.pdf"] and found.evidence[0].location.path == "p1.pdf"
+    # a reader's new version reads every file of its format again (the remembered views are
+    # of the old one)
+    import arr.readers
+
+    monkeypatch.setitem(arr.readers.VERSIONS, ".pdf", "pdf-next")
+    newer = Workspace.model_validate(ws.model_dump())
+    assert len(GrepTool("grep", newer).retrieve(call, SCOPE_A).evidence) == 3
+    assert sorted(reads[1:]) == ["p0.pdf", "p1.pdf", "p2.pdf"]
 
 
 def test_a_page_is_reflowed_into_sentences_no_longer_than_grep_shows() -> None:

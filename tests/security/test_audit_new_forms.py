@@ -262,3 +262,15 @@ def test_without_the_key_verify_cannot_vouch_for_keyed_rows(
     monkeypatch.setenv("ARR_AUDIT_KEY", str(tmp_path / "no-such.key"))
     lines = findings(store.path)
     assert any("who appended them cannot be checked" in line for line in lines)
+
+
+def test_a_rolled_back_first_write_leaves_no_mark(tmp_path: Path) -> None:
+    """The mark of where a keyed chain began is written after the commit: a first keyed row
+    rolled back must not make verify report a keyed chain that is gone."""
+    store = ResearchMemoryStore(tmp_path / "m.sqlite3")
+    with pytest.raises(RuntimeError), store.transaction() as conn:
+        audit.append(conn, "2026-12-05T00:00:00+00:00", "add_draft", "x", "me", "{}")
+        raise RuntimeError("the write fails after its audit row")
+    assert audit_key.unmarked(store.path) and findings(store.path) == []
+    store.add_draft("a", SCOPE_A, "Title", "body")
+    assert not audit_key.unmarked(store.path) and findings(store.path) == []

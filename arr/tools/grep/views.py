@@ -28,6 +28,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from arr import atomic_write, file_rule
+from arr.deadline import READING_SHARE
 from arr.readers import SUFFIXES, NotReady, Readers, suffix_of
 from arr.readers.view import Unreadable
 from arr.tools.grep.engine import READER_GLOB
@@ -110,8 +111,9 @@ class ViewFiles:
             self._load_known()
         cache = self.readers.cache_dir
         out, made = [], False
-        # reading new files may take half the call's time; the scan needs the rest
-        reading_until = time.monotonic() + 0.5 * max(0.0, deadline - time.monotonic())
+        # reading new files may take a share of the call's time; the scan needs the rest
+        now = time.monotonic()
+        reading_until = now + READING_SHARE * max(0.0, deadline - now)
         for root, files in zip(roots, found, strict=False):
             views = RootViews()
             for relative, (size, mtime_ns) in sorted(files.items()):
