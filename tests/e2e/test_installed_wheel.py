@@ -128,6 +128,22 @@ def test_wheel_runs_anywhere_and_writes_only_into_the_workspace(
         (project / folder).mkdir(parents=True)
         (project / folder / "warmup.md").write_text("# Warmup\n" + SHARED)
     (project / "notes-main" / "train.log").write_text("step 1 loss 2.3\n")
+    # papers as they come: a real PDF when Debian's doc packages are installed (else one
+    # typeset here), a broken one, and the notebook an installed package ships
+    from tests.readers_fixtures import pdf_bytes
+
+    papers = project / "notes-main" / "papers"
+    papers.mkdir()
+    (papers / "paper.pdf").write_bytes(
+        pdf_bytes([["Warmup in large batches"], ["Gradient noise scale sets the batch size."]])
+    )
+    (papers / "broken.pdf").write_bytes(b"%PDF-1.4 truncated")
+    real = sorted(Path("/usr/share/doc").glob("**/*.pdf"))[:1]
+    for found in real:
+        shutil.copyfile(found, papers / "debian.pdf")
+    notebooks = sorted(Path(sysconfig.get_paths()["purelib"]).rglob("*.ipynb"))[:1]
+    for found in notebooks:
+        shutil.copyfile(found, papers / "packaged.ipynb")
 
     run([arr, "init"], project, env)
     run([arr, "scope", "add", "code", "code"], project, env)
@@ -152,6 +168,15 @@ def test_wheel_runs_anywhere_and_writes_only_into_the_workspace(
     assert {e["scope"]["branch"] for e in dev["evidence"]} == {"dev"}
     code = search("weight_mask", "code", "tools=[grep,bm25]")
     assert {"grep", "bm25"} <= {c for e in code["evidence"] for c in e["ranks"]}
+
+    page = search("gradient noise scale sets the batch size", "main", "tools=[grep,bm25]")
+    places = [e["location"] for e in page["evidence"]]
+    assert {"path": "papers/paper.pdf", "anchor": "page=2"}.items() <= places[0].items()
+    skipped = json.loads(run([arr, "skipped", "scope=main", "output=json"], project, env).stdout)
+    assert {"path": "papers/broken.pdf", "reason": "unreadable"}.items() <= skipped["main"][
+        0
+    ].items()
+    assert [r["path"] for r in skipped["main"]] == ["papers/broken.pdf"]  # the rest were read
 
     with (project / "notes-main" / "train.log").open("a") as log:
         log.write("step 2 wombat_instability\n")
