@@ -173,6 +173,13 @@ def test_a_new_process_finds_unchanged_papers_views_without_reading_them(
         "read_path",
         lambda root, relative, *a, **k: reads.append(relative) or real(root, relative, *a, **k),
     )
+    known = next((tmp_path / "idx").rglob("known.json"))
+    damaged = Workspace.model_validate(ws.model_dump())
+    saved = known.read_text()
+    known.write_text("{damaged")  # a damaged list is made again, never an error
+    assert len(GrepTool("grep", damaged).retrieve(call, SCOPE_A).evidence) == 3
+    known.write_text(saved)
+    reads.clear()
     fresh = Workspace.model_validate(ws.model_dump())  # a new process: nothing in memory
     assert len(GrepTool("grep", fresh).retrieve(call, SCOPE_A).evidence) == 3
     assert reads == []

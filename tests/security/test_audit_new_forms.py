@@ -248,6 +248,13 @@ def test_the_key_is_made_once_private_and_never_beside_the_store(tmp_path: Path)
             audit_key.load(create=False)
     finally:
         os.chmod(path, 0o600)
+    saved = path.read_text()
+    path.write_text("not a hex key\n")
+    try:
+        with pytest.raises(AuditKeyError, match="not a hex key"):
+            audit_key.load(create=False)
+    finally:
+        path.write_text(saved)
     workspace = tmp_path / "ws"
     database = workspace / ".arr" / "state" / "memory.sqlite3"
     with pytest.raises(AuditKeyError, match="outside the workspace"):
