@@ -36,43 +36,43 @@ test-fast: setup ## run the fast tests only
 	$(BIN)/pytest -m "not slow and not model and not service"
 
 lint: setup ## ruff lint and format check
-	$(BIN)/ruff check . && $(BIN)/ruff format --check arr tests
+	$(BIN)/ruff check . && $(BIN)/ruff format --check arr benchmarks tests
 
 bench: setup ## benchmarks in one table: BM25 Router vs raw, demo latency, cold start, MCP round trip
-	$(BIN)/python -m arr.bench
+	$(BIN)/python -m benchmarks
 
 bench-index: setup ## benchmark: the first hour on a tree: embedding fp32 vs int8, quality, arr index time and RSS
-	$(BIN)/python -m arr.bench.index
+	$(BIN)/python -m benchmarks.index
 
 bench-wsgold: setup ## benchmark: file-level answers on the Werkzeug and Sphinx trees (../shared/data/wsgold)
-	$(BIN)/python -m arr.bench.wsgold
+	$(BIN)/python -m benchmarks.wsgold
 
 bench-papers: setup ## benchmark: papers as PDF vs the same text (../shared/data/pdfgold): extraction, arr index, page-level nDCG
-	$(BIN)/python -m arr.bench.papers
+	$(BIN)/python -m benchmarks.papers
 
 bench-llm: setup ## benchmark: the LLM planner and reranker with a real model (llama.cpp + SmolLM2, or the endpoint ARR_BENCH_LLM names) against the rule planner
-	$(BIN)/python -m arr.bench.llm
+	$(BIN)/python -m benchmarks.llm.bench
 
 bench-grep: setup ## benchmark: grep channel vs plain rg -n on an installed package (>= 50 MB)
-	$(BIN)/python -m arr.bench.grep
+	$(BIN)/python -m benchmarks.grep
 
 bench-vector: setup ## benchmark: vector indexing throughput and query latency on SciFact (minutes)
-	$(BIN)/python -m arr.bench.vector
+	$(BIN)/python -m benchmarks.vector
 
 bench-concurrency: setup ## benchmark: parallel vs sequential rounds, shared-router throughput
-	$(BIN)/python -m arr.bench.concurrency
+	$(BIN)/python -m benchmarks.concurrency
 
 bench-scale: setup ## benchmark: index and warm search on trees of 600 to 33,000 files (many minutes)
-	$(BIN)/python -m arr.bench.scale
+	$(BIN)/python -m benchmarks.scale
 
 bench-scaleout: setup ## benchmark: vector indexing into one Chroma server, one vs two processes
-	$(BIN)/python -m arr.bench.scaleout
+	$(BIN)/python -m benchmarks.scaleout
 
 bench-secrets: setup ## benchmark: secret rules on nine installed packages, every withheld file listed
-	$(BIN)/python -m arr.bench.secrets
+	$(BIN)/python -m benchmarks.secrets
 
 bench-freshness: setup ## benchmark: full index and edit-to-fresh-answer on a >= 10,000-file tree
-	$(BIN)/python -m arr.bench.freshness
+	$(BIN)/python -m benchmarks.freshness
 
 clean: ## remove derived indexes and run folders (never the memory store)
 	rm -rf outputs data/demo/.index

@@ -11,7 +11,9 @@ from __future__ import annotations
 import os
 from typing import TYPE_CHECKING, Any
 
-__version__ = "0.1.0"
+from arr.version import __version__
+
+__all__ = ["__version__", "load_router"]
 
 if TYPE_CHECKING:
     from arr.router.router import RetrievalRouter
@@ -24,7 +26,7 @@ def load_router(
     workspace: str | os.PathLike[str] | None = None,
 ) -> RetrievalRouter:
     """Compose the config with ``overrides`` (for ``workspace``) and build a ready router."""
-    from arr.api import load_router as _load_router
+    from arr.compose.library import load_router as _load_router
 
     return _load_router(
         overrides=overrides, config_name=config_name, warm=warm, workspace=workspace

@@ -207,14 +207,14 @@ class EvidenceChunk(Frozen):
     @computed_field  # type: ignore[prop-decorator]
     @property
     def highlights(self) -> tuple[tuple[int, int], ...]:
-        """(start, end) character spans of the query's terms in ``snippet`` (arr.snippets):
+        """(start, end) character spans of the query's terms in ``snippet`` (arr.query.snippets):
         computed when read or serialised, not on the search path (the Router marks each
         returned item with its query, ``for_query``)."""
         private = self.__pydantic_private__
         query = private.get("query") if private else None
         if not query:
             return ()
-        from arr.snippets import highlights
+        from arr.query.snippets import highlights
 
         return highlights(self.snippet, query)
 

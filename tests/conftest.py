@@ -15,7 +15,7 @@ from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.planner.rule import RuleQueryPlanner
 from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 
 # The audit key of every test, and of every process a test starts (test modules copy
 # os.environ when imported, so this is set when conftest is imported, before them): in a
@@ -149,9 +149,9 @@ def demo_overrides(demo_copy: Path, tmp_path: Path) -> list[str]:
 @pytest.fixture
 def demo_indexed(demo_overrides: list[str]) -> list[str]:
     """demo_overrides, with the demo copy's indexes built (hashing vectors: fast)."""
-    from arr.api import compose
-    from arr.indexing import index_workspace
-    from arr.runner import build_tools, build_workspace, config_container
+    from arr.compose.indexing import index_workspace
+    from arr.compose.library import compose
+    from arr.compose.runner import build_tools, build_workspace, config_container
 
     container = config_container(compose("index", demo_overrides))
     workspace = build_workspace(container)

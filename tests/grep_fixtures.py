@@ -7,7 +7,7 @@ from pathlib import Path
 from arr.models import ScopeKey, ToolCall
 from arr.tools.base import ChannelAnswer
 from arr.tools.grep import GrepTool
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A
 
 MARK = "needle_marker"

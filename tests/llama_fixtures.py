@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from arr.llm.local_server import model_path, serving
+from benchmarks.llm.local_server import model_path, serving
 
 
 @dataclass(frozen=True)

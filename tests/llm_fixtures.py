@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 
 from arr.llm.client import LLMClient
-from arr.llm.fake_server import FakeLLMServer
+from benchmarks.llm.fake_server import FakeLLMServer
 
 KEY = "sk-test-" + "k3y" * 8
 

@@ -6,8 +6,8 @@
 - ``hydra_runs``: a command as a Hydra app, sweeps and their outcome, shell completion.
 - ``fast_run``: a single search without Hydra's app machinery (cold start).
 
-What each command does once its config is composed lives in :mod:`arr.commands` (Hydra
-apps) and :mod:`arr.plain_commands` (init, scope, report, audit, replay).
+What each command does once its config is composed lives in :mod:`arr.cli.commands` (Hydra
+apps) and :mod:`arr.cli.plain_commands` (init, scope, report, audit, replay).
 """
 
 from arr.cli.main import main

@@ -168,7 +168,7 @@ def take_workspace_flag(args: list[str]) -> tuple[str | None, list[str]]:
 
 def command_help(command: str) -> str:
     """``arr <command> --help``: the usage lines of that command and the config groups."""
-    from arr.locations import CONF_DIR
+    from arr.workspace.locations import CONF_DIR
 
     lines = [line for line in USAGE.splitlines() if line.strip().startswith(command + " ")]
     groups = sorted(p.name for p in CONF_DIR.iterdir() if p.is_dir() and p.name not in ("hydra",))

@@ -12,8 +12,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from arr.cli.terminal import terminal_safe
 from arr.errors import ArrError, is_disk_full
-from arr.terminal import terminal_safe
 
 log = logging.getLogger("arr.cli")
 JSON_ERRORS = {"on": False}  # set when --json is given: errors become JSON on stdout

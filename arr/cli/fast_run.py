@@ -28,7 +28,7 @@ def run_fast(
     container = composed(command, given, workspace)
     keep = None
     if command == "search":
-        from arr.run_folders import MAX_KEEP
+        from arr.cli.run_folders import MAX_KEEP
 
         keep = whole_number("keep_runs", container.get("keep_runs", 20), 0, MAX_KEEP)
     run_dir = new_run_dir(container, command)
@@ -46,15 +46,15 @@ def run_fast(
         root.removeHandler(handler)
         handler.close()
         if keep is not None:
-            from arr.run_folders import prune
+            from arr.cli.run_folders import prune
 
             prune(run_dir, keep)
 
 
 def composed(command: str, given: list[str], workspace: str | None) -> dict[str, Any]:
     """The resolved config of ``command`` with ``given`` overrides, from the compose cache."""
-    from arr import compose_cache
-    from arr.locations import resolve_workspace, workspace_overrides
+    from arr.cli import compose_cache
+    from arr.workspace.locations import resolve_workspace, workspace_overrides
 
     found = resolve_workspace(workspace)
     overrides = [*given, *workspace_overrides(found, given)]
@@ -62,8 +62,8 @@ def composed(command: str, given: list[str], workspace: str | None) -> dict[str,
     directory = compose_cache.cache_dir(found)
     container = compose_cache.load(directory, key) if key else None
     if container is None:
-        from arr.api import compose
-        from arr.runner import config_container
+        from arr.compose.library import compose
+        from arr.compose.runner import config_container
 
         container = config_container(compose(command, overrides, resolved=True))
         if key:

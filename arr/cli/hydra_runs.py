@@ -21,7 +21,7 @@ JOB_STATUS = "job_status.json"
 
 
 def command_runner(command: str) -> Callable[..., int]:
-    from arr import commands
+    from arr.cli import commands
 
     return getattr(commands, f"run_{command}")  # type: ignore[no-any-return]
 
@@ -51,7 +51,7 @@ def run_hydra(
 ) -> int:
     import hydra
 
-    from arr.api import CONF_DIR, register_resolvers, searchpath_override
+    from arr.compose.library import CONF_DIR, register_resolvers, searchpath_override
 
     register_resolvers()
     outcome: dict[str, int] = {}
@@ -132,8 +132,8 @@ def _run_dir() -> Path:
 
 
 def dispatch(command: str, action: str | None, texts: dict[str, str], cfg: Any) -> int:
-    from arr.api import register_resolvers
-    from arr.runner import config_container
+    from arr.compose.library import register_resolvers
+    from arr.compose.runner import config_container
 
     register_resolvers()  # a launcher's worker process resolves the config here
 

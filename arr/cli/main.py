@@ -27,8 +27,8 @@ from arr.cli.arguments import (
 from arr.cli.failures import JSON_ERRORS, STORAGE_ERRNOS, error_kind, fail, storage_message
 from arr.cli.fast_run import composed, run_fast
 from arr.cli.hydra_runs import complete_query, dispatch, run_hydra
+from arr.cli.terminal import TerminalSafeStream
 from arr.errors import ArrError, ConfigError
-from arr.terminal import TerminalSafeStream
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -59,7 +59,7 @@ def main(argv: list[str] | None = None) -> int:
 def version_text() -> str:
     import importlib.metadata as metadata
 
-    from arr import __version__
+    from arr.version import __version__
 
     lines = [f"arr {__version__}"]
     for name in (
@@ -108,7 +108,7 @@ def _main(argv: list[str] | None = None) -> int:
         return 0
     if command in PLAIN_COMMANDS:
         try:
-            from arr.plain_commands import run_plain
+            from arr.cli.plain_commands import run_plain
 
             return run_plain(command, rest, workspace)
         except ArrError as exc:
@@ -137,7 +137,7 @@ def _main(argv: list[str] | None = None) -> int:
     texts, overrides = split_arguments(rest)
     multirun = any(o in ("-m", "--multirun") for o in overrides)
     try:
-        from arr.api import refuse_added_keys
+        from arr.compose.library import refuse_added_keys
 
         refuse_added_keys(overrides)  # also before the compose cache could answer
         if (
@@ -146,7 +146,7 @@ def _main(argv: list[str] | None = None) -> int:
             and not any(o.startswith("-") for o in overrides)
         ):
             return run_fast(command, action, texts, overrides, workspace)
-        from arr.api import compose, full_overrides
+        from arr.compose.library import compose, full_overrides
 
         flags, plain = hydra_flags(overrides)
         if "--hydra-help" in flags:  # Hydra's own help composes none of arr's config
@@ -189,8 +189,8 @@ def _main(argv: list[str] | None = None) -> int:
 
 
 def run_serve(args: list[str], workspace: str | None) -> int:
-    from arr.runner import build_router
-    from arr.serve import check_listen, serve
+    from arr.compose.runner import build_router
+    from arr.mcp.server import check_listen, serve
 
     pinned: list[str] = []
     transport, host, port, warm = "stdio", "127.0.0.1", 8765, False

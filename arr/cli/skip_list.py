@@ -1,7 +1,7 @@
 """Which files an index left out and why: the list ``arr index`` prints the head of and
 ``arr skipped`` prints whole.
 
-Each build records its skips by file (:class:`arr.sources.SkipLog`: path, reason, detail);
+Each build records its skips by file (:class:`arr.workspace.sources.SkipLog`: path, reason, detail);
 ``arr index`` merges them per scope (one row per file and reason, whatever channels met it)
 into ``skipped.json`` in the workspace's state folder (beside the memory store, never under
 an index folder a rebuild replaces), where ``arr skipped`` reads it.
@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from arr import atomic_write
-from arr.skip_reasons import REASON_WORDS
+from arr.workspace.skip_reasons import REASON_WORDS
 
 FILE = "skipped.json"
 SHOWN = 10  # rows of the table ``arr index`` prints; the rest are counted and pointed to

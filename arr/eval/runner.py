@@ -22,8 +22,8 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from arr import __version__
-from arr.approval import process_file
+from arr.audit.approval import process_file
+from arr.compose.runner import build_router, build_workspace
 from arr.errors import ArrError
 from arr.eval.gold import EvalError, GoldCase, load_arr_gold, load_beir_gold
 from arr.eval.metrics import mean_metrics, query_metrics
@@ -32,8 +32,8 @@ from arr.memory.seed import seed_memories
 from arr.memory.store import ResearchMemoryStore
 from arr.models import EvidenceChunk, resolve_scope
 from arr.router.router import RetrievalRouter
-from arr.runner import build_router, build_workspace
-from arr.workspace import Workspace
+from arr.version import __version__
+from arr.workspace.workspace import Workspace
 
 KEY_PACKAGES = (
     "bm25s",

@@ -12,7 +12,7 @@ performance predictor in the spirit of score-gap predictors: a channel's weight 
 head stands out of its own list (mean z-score of its top 3, floored at 0), rescaled to mean 1
 over the channels and floored at ``STANDOUT_MIN_WEIGHT`` (a channel that answered never weighs
 nothing). A channel whose best answers are barely better than its hundredth answer is
-probably guessing. Measured in ``arr.bench.fusion`` (README): it helps where both channels are
+probably guessing. Measured in ``benchmarks.fusion`` (README): it helps where both channels are
 good and does not rescue a collection where one channel is weak throughout.
 
 ``code_gap_weight`` (null: off) lowers the lexical channels to that weight for a query in plain

@@ -1,8 +1,11 @@
-"""The LLM side, used only when a planner or reranker names an endpoint.
+"""The LLM client, used only when a planner or reranker names an endpoint.
 
+- ``endpoint``: what an endpoint may be (HTTPS, one host, loopback for a local server).
 - ``client``: the one locked-down HTTPS client (endpoint checks, caps, retries).
 - ``replies``: strict parsing of what the model replied.
-- ``fake_server``: a scripted HTTPS endpoint on loopback, for tests and replays.
-- ``scenarios``: ``arr replay``, controlled scenarios through the real client.
-- ``operator``: the operator-run check against the real endpoint (never run by CI).
+- ``schemas``: the JSON shapes a plan and a reranking must have.
+
+Tools built on the client live elsewhere: ``arr llm check`` in ``arr.cli.llm_check``; the
+scripted fake endpoint, ``arr replay``, the operator-run check and the plan measurements in the
+checkout's ``benchmarks/llm/`` (not shipped in the wheel).
 """

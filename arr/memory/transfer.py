@@ -92,7 +92,7 @@ def _read_bounded(path: Path) -> bytes:
     """The bytes of a regular file of at most MAX_IMPORT_BYTES (a FIFO, a device such as
     /dev/zero or a folder is refused before a byte is read)."""
     try:
-        # O_NOFOLLOW: a link is refused, as every read of ARR refuses one (arr.file_rule)
+        # O_NOFOLLOW: a link is refused, as every read of ARR refuses one (arr.safety.file_rule)
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC | os.O_NOFOLLOW)
     except OSError as exc:
         if exc.errno == errno.ELOOP:

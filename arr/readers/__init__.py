@@ -17,7 +17,7 @@ under the index folder, failures too, so a file that timed out is not tried agai
 changes). A caller with a deadline (a search) waits at most its time left: a file not read
 by then is :class:`NotReady` (a degradation; the reading goes on). Channels never
 special-case a format: bm25 and vector index the view's units
-(:func:`arr.readers.documents.unit_documents`), grep searches the view's lines
+(:func:`arr.workspace.documents.unit_documents`), grep searches the view's lines
 (:mod:`arr.tools.grep.views`).
 """
 
@@ -104,7 +104,7 @@ class Readers:
     def view(self, name: str, raw: bytes, within_s: float | None = None) -> View:
         """The view of a reader file's bytes (raises Unreadable, with its reason). With
         ``within_s``, a view not made by then raises :class:`NotReady` (the reading goes on)."""
-        from arr import file_rule
+        from arr.safety import file_rule
 
         suffix = suffix_of(name)
         if suffix is None:
@@ -151,8 +151,8 @@ class Readers:
 
     def _judged(self, suffix: str, raw: bytes) -> View | Unreadable:
         """The reader's view under the guard, then the walls (payloads, credentials)."""
-        from arr import file_rule
         from arr.readers.walls import credential_in, without_payloads
+        from arr.safety import file_rule
 
         try:
             view = self.guard.read(suffix, raw)

@@ -9,7 +9,7 @@ version, in the searching process (the worker's output is not trusted to have do
   string, after a word, in a ``b'...'`` repr; 40+ characters mixing upper case, lower case and
   digits), and the lines that continue such a run (MIME wraps at 76 columns), are replaced by
   ``[data]`` / ``[base64]``: never indexed, embedded or shown;
-- **credentials** (:func:`credential_in`): the content rules of :mod:`arr.safety` run on the
+- **credentials** (:func:`credential_in`): the content rules of :mod:`arr.safety.rules` run on the
   view's lines, its titles and its notes, and the token formats run once more on the text with
   line and page wraps joined (``ghp_...`` broken at a line end, over a page end, or at a space
   after a long run), so a token is judged as a reader would show it after any join. A view
@@ -100,14 +100,14 @@ def token_kind(content: bytes) -> str | None:
     """The kind of known token format (the token rules alone, not the keyword rule) the
     content holds, or None: for text whose wraps were joined, where a keyword's value would
     run into the next word."""
-    from arr.safety import token_spans, visible_bytes
+    from arr.safety.rules import token_spans, visible_bytes
 
     return next((kind for kind, _, _ in token_spans(visible_bytes(content))), None)
 
 
 def credential_in(view: View) -> str | None:
     """The kind of credential the view shows anywhere (lines, titles, notes), or None."""
-    from arr.safety import credential_kind
+    from arr.safety.rules import credential_kind
 
     parts = [*view.lines, view.title or "", *(u.title or "" for u in view.units)]
     parts += list(view.notes.values())

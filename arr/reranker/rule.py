@@ -11,7 +11,7 @@ position), so evidence without any bonus keeps the fused order:
   shared by many snippets, not the target;
 - ``agreement``: number of channels beyond the first that ranked the evidence.
 
-Defaults follow the ablation in ``arr.bench.fusion`` and the demo gold set (README, "Fusion"):
+Defaults follow the ablation in ``benchmarks.fusion`` and the demo gold set (README, "Fusion"):
 only the symbol bonus helped (demo +0.006 nDCG@10); the phrase bonus changed nothing on four
 gold sets and the agreement bonus cost up to 0.027 (demo) and 0.016 (CoSQA), so both are 0 by
 default and stay available as options.
@@ -31,7 +31,7 @@ import re
 from collections.abc import Sequence
 
 from arr.models import EvidenceChunk, replaced
-from arr.planner.rule import _LOWER_UPPER, is_prose
+from arr.query.shape import LOWER_UPPER, is_prose
 
 # Code-like tokens only: snake_case, dotted.names, camelCase, --flags, call(). Hyphenated words
 # and numbers ("IL-6", "1.5-fold") are prose, not symbols, and get no bonus.
@@ -52,7 +52,7 @@ def _maybe_symbol(query: str) -> bool:
         return True
     if "." in query and _WORD_DOT_NAME.search(query):
         return True
-    return _LOWER_UPPER.search(query) is not None
+    return LOWER_UPPER.search(query) is not None
 
 
 def symbol_tokens(query: str) -> list[str]:

@@ -16,7 +16,7 @@ import re
 from collections.abc import Sequence
 
 from arr.models import EvidenceChunk
-from arr.planner.rule import quoted
+from arr.query.shape import quoted
 
 MIN_WORDS = 6
 QUOTED_MIN_WORDS = 3

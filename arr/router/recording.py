@@ -21,7 +21,7 @@ from arr.models import (
     trusted,
 )
 from arr.router.dispatch import Outcome
-from arr.safety import redact_credentials
+from arr.safety.rules import redact_credentials
 from arr.tools.base import ChannelAnswer, Tool
 
 
@@ -77,7 +77,7 @@ def redacted(found: list[EvidenceChunk]) -> tuple[list[EvidenceChunk], int]:
 def admitted_places(
     tool: Tool | None, scope: ScopeKey, found: list[EvidenceChunk]
 ) -> tuple[list[EvidenceChunk], Counter[str]]:
-    """The one file rule at answer time (:mod:`arr.file_rule`): an item whose file is now a
+    """The one file rule at answer time (:mod:`arr.safety.file_rule`): an item whose file is now a
     link, a hard link, a special file or gone is withheld, whatever the channel's index
     remembers (an index is a copy of the tree as it was). One lstat per place."""
     withheld: Counter[str] = Counter()

@@ -112,7 +112,8 @@ class RetrievalRouter:
 
     def watch_changes(self) -> None:
         """For a router that lives: its channels' workspaces watch their trees instead of
-        walking them before every search (:meth:`arr.workspace.Workspace.watch_changes`)."""
+        walking them before every search
+        (:meth:`arr.workspace.workspace.Workspace.watch_changes`)."""
         for tool in self.tools.values():
             workspace = getattr(tool, "workspace", None)
             if workspace is not None and hasattr(workspace, "watch_changes"):

@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from arr import codes
 from arr.llm.client import STRUCTURED_REFUSED
 from arr.models import Degradation, EvidenceChunk, ToolTrace, replaced
-from arr.named_paths import named_places, put_first
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
+from arr.query.named_paths import named_places, put_first
 
 _FALLBACK_PLANNER = RuleQueryPlanner()
 
@@ -134,7 +134,7 @@ def few_pages_per_pdf(ranked: list[EvidenceChunk]) -> list[EvidenceChunk]:
 def named_first(
     query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace]
 ) -> list[EvidenceChunk]:
-    """The places the query names by path first (:mod:`arr.named_paths`); the trace of each
+    """The places the query names by path first (:mod:`arr.query.named_paths`); the trace of each
     channel that found one says so (``named in the query, put first: pkg/rules.py:120``)."""
     chosen = named_places(query, ranked)
     if not chosen:

@@ -12,9 +12,9 @@ from arr import codes
 from arr.errors import MemoryStoreError
 from arr.memory.store import ResearchMemoryStore
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
-from arr.safety import redact_credentials
+from arr.safety.rules import redact_credentials
 from arr.tools.base import ChannelError, seconds_left
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 
 
 class MemoryTool:

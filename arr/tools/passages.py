@@ -17,7 +17,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from arr.sources import Document
+from arr.workspace.sources import Document
 
 Counter = Callable[[list[str]], list[int]]
 SEPARATOR = "~p"  # passage ids: <unit id>~p<k>

@@ -6,8 +6,7 @@ keyed by the chunk id (``doc:<path>#L<start>`` or a BEIR document id) and carry 
 vanished ones. The manifest (embedder id, chunking, source fingerprint, build time, arr version)
 is written last, in the collection's metadata; ``freshness`` compares it with the workspace as
 it is now and with the configured embedder (``index_stale``, ``index_embedder_mismatch``).
-Evidence carries the scope read back from each item's metadata, so the Router's final scope
-check sees what the store really holds.
+Evidence carries the scope its item's metadata holds, for the Router's final scope check.
 
 Token-aware passages (``passages: true``, the default): a chunk or document longer than the
 embedder reads (``max_seq_length`` word pieces, less two special tokens) is stored as passages
@@ -25,11 +24,10 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from arr import __version__, codes
+from arr import codes
 from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall
-from arr.snippets import centred
-from arr.sources import READERS_VERSION, Document, SkipLog, carry_skips, state_digest
+from arr.query.snippets import centred
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.build_progress import build_progress, build_state, describe
 from arr.tools.partition import exclusive_lock
@@ -44,7 +42,9 @@ from arr.tools.vector_items import (
     store_batches,
     write_sidecar,
 )
-from arr.workspace import Workspace
+from arr.version import __version__
+from arr.workspace.sources import READERS_VERSION, Document, SkipLog, carry_skips, state_digest
+from arr.workspace.workspace import Workspace
 
 EMBEDDER_MISMATCH = codes.INDEX_EMBEDDER_MISMATCH
 

@@ -14,8 +14,8 @@ from typing import Any
 
 from arr import atomic_write
 from arr.models import Location, ScopeKey
-from arr.sources import Document
 from arr.tools.passages import unit_of
+from arr.workspace.sources import Document
 
 SCOPE_META = ("team_id", "project_id", "repository", "branch", "experiment_environment")
 

@@ -17,7 +17,7 @@ from arr.memory.store import ResearchMemoryStore
 from arr.models import ToolCall
 from arr.tools.bm25 import BM25Tool
 from arr.tools.partition import current_generation
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A
 
 pytestmark = pytest.mark.slow
@@ -42,7 +42,7 @@ def big_workspace(tmp_path: Path) -> Workspace:
 BUILD = textwrap.dedent("""
     import sys
     from arr.tools.bm25 import BM25Tool
-    from arr.workspace import Workspace
+    from arr.workspace.workspace import Workspace
     from arr.models import ScopeKey
     ws = Workspace.model_validate_json(sys.argv[1])
     tool = BM25Tool("bm25", ws)
@@ -128,7 +128,7 @@ VECTOR_BUILD = textwrap.dedent("""
     from arr.embedder.hashing import HashingEmbedder
     from arr.tools.vector import VectorTool
     from arr.vector_store.chroma import ChromaStore
-    from arr.workspace import Workspace
+    from arr.workspace.workspace import Workspace
     from arr.models import ScopeKey
 
     class SlowEmbedder(HashingEmbedder):

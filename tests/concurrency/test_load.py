@@ -12,20 +12,20 @@ from pathlib import Path
 
 import pytest
 
-from arr.api import compose, load_router
-from arr.indexing import index_workspace
+from arr.compose.indexing import index_workspace
+from arr.compose.library import compose, load_router
+from arr.compose.runner import build_tools, build_workspace, config_container
 from arr.memory.store import ResearchMemoryStore
-from arr.runner import build_tools, build_workspace, config_container
 
 pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 
 BACKGROUND = textwrap.dedent("""
     import json, sys
-    from arr.api import compose
-    from arr.indexing import index_workspace
+    from arr.compose.library import compose
+    from arr.compose.indexing import index_workspace
     from arr.memory.store import ResearchMemoryStore
-    from arr.runner import build_tools, build_workspace, config_container
+    from arr.compose.runner import build_tools, build_workspace, config_container
     overrides, writes = json.loads(sys.argv[1]), int(sys.argv[2])
     container = config_container(compose("index", overrides))
     workspace = build_workspace(container)

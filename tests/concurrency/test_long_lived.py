@@ -20,7 +20,7 @@ from arr.router.router import RetrievalRouter
 from arr.tools.bm25 import BM25Tool
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma import ChromaStore
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A
 
 pytestmark = pytest.mark.slow
@@ -88,7 +88,7 @@ QUERY = textwrap.dedent("""
     from arr.models import ToolCall, ScopeKey
     from arr.tools.vector import VectorTool
     from arr.vector_store.chroma import ChromaStore
-    from arr.workspace import Workspace
+    from arr.workspace.workspace import Workspace
     ws = Workspace.model_validate_json(sys.argv[1])
     tool = VectorTool("vector", ws, HashingEmbedder(), ChromaStore(sys.argv[3]))
     scope = ScopeKey.model_validate_json(sys.argv[2])

@@ -9,7 +9,7 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from arr import codes
-from arr.api import load_router
+from arr.compose.library import load_router
 from arr.models import QueryPlan, RouterResult
 from tests.conftest import SCOPE_A, FakeTool, make_router
 

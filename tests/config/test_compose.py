@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from arr.api import CONF_DIR, PIPELINES_DIR, PROJECT_ROOT, compose, load_router
+from arr.compose.library import CONF_DIR, PIPELINES_DIR, PROJECT_ROOT, compose, load_router
+from arr.compose.runner import build_router, check_targets, config_container
 from arr.errors import ConfigError
 from arr.router.router import RetrievalRouter
-from arr.runner import build_router, check_targets, config_container
 
 REPO = PROJECT_ROOT
 STAGE_GROUPS = (
@@ -67,7 +67,7 @@ def test_every_option_composes_and_instantiates(
     if override in ("eval=tree", "workspace=tree"):
         extra += ["eval=tree", f"eval.collection={MINI_TREE}"]
     if override == "workspace=local":
-        from arr.workspace_file import add_scope, init_workspace
+        from arr.workspace.file import add_scope, init_workspace
 
         folder = tmp_path / "ws"
         (folder / "notes").mkdir(parents=True)
@@ -180,7 +180,7 @@ def test_a_stage_that_fails_to_build_is_named_with_its_first_meaningful_line(
     """An error whose message starts with blank lines (numpy's import errors do) still says
     what went wrong, never an empty detail."""
     import arr.fusion.rrf as rrf
-    from arr.runner import instantiate_stage
+    from arr.compose.runner import instantiate_stage
 
     class Loud(Exception):
         def __str__(self) -> str:
@@ -198,7 +198,7 @@ def test_a_stage_that_fails_to_build_is_named_with_its_first_meaningful_line(
 def test_the_llm_planner_builds_under_every_eval_set(gold: str, tmp_path: Path) -> None:
     """The eval sets give every planner a depth (planner.top_k=100): the LLM planner takes it
     for calls the model gave none and for its fallback (it was a TypeError before)."""
-    from arr.runner import instantiate_stage
+    from arr.compose.runner import instantiate_stage
 
     extra = [f"eval.collection={tmp_path}"] if gold == "eval=tree" else []
     container = config_container(compose("eval", [gold, *extra, "planner=llm"]))

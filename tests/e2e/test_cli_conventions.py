@@ -120,7 +120,7 @@ def test_audit_verify_says_what_to_run_and_counts_rows(tmp_path: Path) -> None:
     missing = run("audit", "verify", f"db={tmp_path / 'none.sqlite3'}")
     assert missing.returncode == 2
     assert "no database" in missing.stderr and "arr eval" in missing.stderr
-    from arr.approval import process_file
+    from arr.audit.approval import process_file
 
     demo = Path(__file__).resolve().parents[2] / "data" / "demo" / "proposals.jsonl"
     proposals = tmp_path / "proposals.jsonl"

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 import tomllib
 
-from arr.api import compose, refuse_added_keys
 from arr.cli import arguments as cli
+from arr.compose.library import compose, refuse_added_keys
 from arr.errors import ConfigError
 
 REPO = Path(__file__).resolve().parents[2]

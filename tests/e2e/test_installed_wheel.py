@@ -95,7 +95,7 @@ def test_wheel_runs_anywhere_and_writes_only_into_the_workspace(
         [
             str(venv / "bin" / "python"),
             "-c",
-            "import arr, arr.locations as l; print(arr.__file__, l.checkout_root())",
+            "import arr, arr.workspace.locations as l; print(arr.__file__, l.checkout_root())",
         ],
         tmp_path,
         env,

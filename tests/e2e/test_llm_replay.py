@@ -35,7 +35,7 @@ def test_replay_counts_per_prompt_version(demo_overrides: list[str], tmp_path: P
 def test_operator_script_refuses_without_a_key() -> None:
     env = {k: v for k, v in os.environ.items() if k != "SILICONFLOW_API_KEY"}
     done = subprocess.run(
-        [sys.executable, "-m", "arr.llm.operator"],
+        [sys.executable, "-m", "benchmarks.llm.operator"],
         capture_output=True,
         text=True,
         env=env,

@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arr.terminal import terminal_safe
+from arr.cli.terminal import terminal_safe
 from tests.e2e.test_workspace_cli import arr
 
 pytestmark = pytest.mark.slow

@@ -19,18 +19,18 @@ pytestmark = pytest.mark.slow
 REPO = Path(__file__).resolve().parents[2]
 # make target -> (module, a line its output must hold)
 SMOKE = {
-    "bench": ("arr.bench", "BM25 through the Router"),
-    "bench-wsgold": ("arr.bench.wsgold", ""),
-    "bench-papers": ("arr.bench.papers", "pdf - text"),
-    "bench-llm": ("arr.bench.llm", "x the deadline"),
-    "bench-index": ("arr.bench.index", "estimate for 10,000 such files"),
-    "bench-grep": ("arr.bench.grep", "matches: channel"),
-    "bench-vector": ("arr.bench.vector", "ratio p50 Router/raw"),
-    "bench-concurrency": ("arr.bench.concurrency", "client thread(s)"),
-    "bench-scale": ("arr.bench.scale", "T   files"),
-    "bench-scaleout": ("arr.bench.scaleout", "speed-up with two indexing processes"),
-    "bench-secrets": ("arr.bench.secrets", "withheld per 10,000 text files"),
-    "bench-freshness": ("arr.bench.freshness", "edit-to-answer best"),
+    "bench": ("benchmarks", "BM25 through the Router"),
+    "bench-wsgold": ("benchmarks.wsgold", ""),
+    "bench-papers": ("benchmarks.papers", "pdf - text"),
+    "bench-llm": ("benchmarks.llm.bench", "x the deadline"),
+    "bench-index": ("benchmarks.index", "estimate for 10,000 such files"),
+    "bench-grep": ("benchmarks.grep", "matches: channel"),
+    "bench-vector": ("benchmarks.vector", "ratio p50 Router/raw"),
+    "bench-concurrency": ("benchmarks.concurrency", "client thread(s)"),
+    "bench-scale": ("benchmarks.scale", "T   files"),
+    "bench-scaleout": ("benchmarks.scaleout", "speed-up with two indexing processes"),
+    "bench-secrets": ("benchmarks.secrets", "withheld per 10,000 text files"),
+    "bench-freshness": ("benchmarks.freshness", "edit-to-answer best"),
 }
 
 
@@ -143,7 +143,7 @@ def test_grep_bench_runs_on_a_small_tree(tmp_path: Path) -> None:
             f"class M{i}:\n    def __init__(self):\n        raise ValueError('x{i}')\n"
         )
     done = subprocess.run(
-        [sys.executable, "-m", "arr.bench.grep"],
+        [sys.executable, "-m", "benchmarks.grep"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -165,7 +165,7 @@ def test_workspace_gold_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
         "ARR_WSGOLD": str(tmp_path / "sets"),
         "HF_HUB_OFFLINE": "1",
     }
-    out = run_bench(["arr.bench.wsgold", "tiny"], env).stdout
+    out = run_bench(["benchmarks.wsgold", "tiny"], env).stdout
     assert "## tiny (3 questions, file level)" in out, out[-2000:]
     for row in ("| bm25 |", "| plain RRF (all three) |", "| default (planned, fused, reranked) |"):
         assert row in out
@@ -175,7 +175,7 @@ def test_workspace_gold_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
 
 
 def test_workspace_gold_bench_says_when_its_data_is_absent(tmp_path: Path) -> None:
-    from arr.bench import wsgold
+    from benchmarks import wsgold
 
     if (wsgold.wsgold_dir("werkzeug") / "gold.jsonl").is_file():
         ranked = wsgold.PlainRg(wsgold.wsgold_dir("werkzeug") / "tree").rank("form parser")
@@ -231,7 +231,7 @@ def test_papers_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
-    out = run_bench(["arr.bench.papers"], env).stdout
+    out = run_bench(["benchmarks.papers"], env).stdout
     assert "pdfium (shipped, worker)" in out and "arr index: lexical ready" in out, out[-3000:]
     rows = re.findall(r"^   (default|bm25)\s+(text|pdf)\s+([0-9.]+)", out, re.M)
     assert len(rows) == 4 and all(float(score) > 0.5 for _, _, score in rows), out[-3000:]
@@ -259,7 +259,7 @@ def test_llm_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
         "HF_HUB_OFFLINE": "1",
     }
     env.pop("ARR_BENCH_LLM", None)
-    out = run_bench(["arr.bench.llm"], env).stdout
+    out = run_bench(["benchmarks.llm.bench"], env).stdout
     for line in ("| arr-router-v2 | 1 |", "demo gold (2 questions)", "werkzeug (2 questions)"):
         assert line in out, out[-2000:]
     assert "x the deadline" in out and (tmp_path / "out" / "llm" / "figures.json").is_file()

@@ -12,7 +12,7 @@ from arr import codes
 from arr.models import SCOPE_FIELDS, QueryPlan, ScopeKey, ToolCall
 from arr.tools.bm25 import BM25Tool, make_tokenizer
 from arr.tools.partition import current_generation
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A, file_workspace, make_router
 
 TEXT = "Linear warmup over 2000 steps removed the loss spikes.\nscheduler.warmup_steps: 2000\n"

@@ -40,7 +40,7 @@ def onnx(cache: Path) -> OnnxEmbedder:
 
 
 def demo_texts() -> list[str]:
-    from arr.workspace import Workspace
+    from arr.workspace.workspace import Workspace
 
     texts = []
     for scope in ("vision-main", "nlp-main"):

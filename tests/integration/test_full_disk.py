@@ -36,7 +36,7 @@ def small_disk(tmp_path: Path) -> Iterator[Path]:
 
 def indexed_on(disk: Path, tmp_path: Path):
     """A one-scope workspace (root tmp_path/ws/a) whose indexes live on ``disk``."""
-    from arr.workspace import Workspace
+    from arr.workspace.workspace import Workspace
 
     return Workspace(
         name="t",
@@ -150,8 +150,8 @@ def test_a_rebuild_on_a_full_index_folder_destroys_no_index(
 ) -> None:
     """``arr index rebuild=true`` (the advised repair) with the index folder full: every
     channel fails naming the disk, and every index that was there still answers."""
+    from arr.compose.indexing import index_workspace
     from arr.embedder.hashing import HashingEmbedder
-    from arr.indexing import index_workspace
     from arr.models import ToolCall
     from arr.tools.bm25 import BM25Tool
     from arr.tools.grep import GrepTool

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 from arr.tools.grep import GrepTool
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A, file_workspace, lexical_router
 from tests.grep_fixtures import grep_workspace, returned_text, run
 

@@ -11,7 +11,7 @@ import pytest
 from arr.models import ToolCall
 from arr.tools.grep import GrepTool
 from arr.tools.grep.word_index import WordIndex, walk
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A
 
 ALPHABET = "abcDEFxyz_0912 .-:()/\tK\u212a\u017fé"  # incl. the Kelvin sign and the long s

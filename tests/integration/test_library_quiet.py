@@ -9,9 +9,9 @@ from pathlib import Path
 import pytest
 
 import arr
-from arr.api import compose
-from arr.indexing import index_workspace
-from arr.runner import build_tools, build_workspace, config_container
+from arr.compose.indexing import index_workspace
+from arr.compose.library import compose
+from arr.compose.runner import build_tools, build_workspace, config_container
 
 pytestmark = pytest.mark.model
 

@@ -11,8 +11,8 @@ import time
 import pytest
 
 from arr import codes
-from arr.api import load_router
 from arr.cli.main import main
+from arr.compose.library import load_router
 from tests.llama_fixtures import LlamaServer, llama_server  # noqa: F401 (fixture)
 
 pytestmark = pytest.mark.model

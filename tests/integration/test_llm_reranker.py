@@ -6,11 +6,11 @@ import json
 
 import pytest
 
-from arr.api import load_router
-from arr.llm.fake_server import Reply, completion
+from arr.compose.library import load_router
 from arr.models import QueryPlan
 from arr.reranker.llm import LLMReranker
 from arr.reranker.rule import RuleReranker
+from benchmarks.llm.fake_server import Reply, completion
 from tests.conftest import SCOPE_A, FakeTool, chunk, make_router
 from tests.llm_fixtures import KEY, make_client
 
@@ -109,9 +109,9 @@ def test_llm_stages_from_config_share_one_budget(llm_server, monkeypatch, demo_o
         warm=False,
     )
     assert router.planner.client is router.reranker.client
-    from arr.api import compose
-    from arr.indexing import index_workspace
-    from arr.runner import build_tools, build_workspace, config_container
+    from arr.compose.indexing import index_workspace
+    from arr.compose.library import compose
+    from arr.compose.runner import build_tools, build_workspace, config_container
 
     container = config_container(compose("index", demo_overrides))
     workspace = build_workspace(container)

@@ -157,7 +157,7 @@ def test_a_new_process_finds_unchanged_papers_views_without_reading_them(
     from arr.models import ToolCall
     from arr.tools.grep import GrepTool
     from arr.tools.grep import views as views_module
-    from arr.workspace import Workspace
+    from arr.workspace.workspace import Workspace
     from tests.conftest import SCOPE_A, file_workspace
     from tests.readers_fixtures import write
 

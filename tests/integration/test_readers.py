@@ -15,10 +15,10 @@ import pytest
 from arr.models import ToolCall
 from arr.readers import Readers
 from arr.readers.view import EXTRACT_TIMEOUT, Unreadable
-from arr.sources import chunk_lines
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
-from arr.workspace import Workspace
+from arr.workspace.sources import chunk_lines
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A, file_workspace, lexical_router
 from tests.readers_fixtures import (
     PNG_B64,

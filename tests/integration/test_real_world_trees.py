@@ -22,7 +22,7 @@ from arr import codes
 from arr.models import ScopeKey
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A
 
 REPO = Path(__file__).resolve().parents[2]
@@ -60,7 +60,7 @@ from pathlib import Path
 from arr.models import ScopeKey, ToolCall
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 base = Path(sys.argv[1])
 scope = ScopeKey(team_id="t1", project_id="p1", repository="r1", branch="main",
                  experiment_environment="e1")
@@ -161,16 +161,16 @@ def test_files_vanishing_during_index_and_grep_never_fail(tmp_path: Path) -> Non
 
 @pytest.fixture
 def project(tmp_path: Path) -> Path:
-    from arr.indexing import index_workspace
-    from arr.workspace_file import add_scope, init_workspace
+    from arr.compose.indexing import index_workspace
+    from arr.workspace.file import add_scope, init_workspace
 
     folder = tmp_path / "project"
     (folder / "notes").mkdir(parents=True)
     (folder / "notes" / "warmup.md").write_text(f"# Warmup\n{MARK} loss spikes and warmup\n")
     init_workspace(folder, {})
     add_scope(folder, "notes", [str(folder / "notes")], {})
-    from arr.api import compose
-    from arr.runner import build_tools, build_workspace, config_container
+    from arr.compose.library import compose
+    from arr.compose.runner import build_tools, build_workspace, config_container
 
     container = config_container(
         compose("index", ["progress=false", "embedder=hashing"], workspace=folder)
@@ -184,7 +184,7 @@ def project(tmp_path: Path) -> Path:
 
 
 def _search(folder: Path, query: str = f"{MARK} warmup") -> dict:
-    from arr.api import load_router
+    from arr.compose.library import load_router
 
     router = load_router(["progress=false", "embedder=hashing"], workspace=folder)
     result = router.search(query, "notes")
@@ -194,7 +194,7 @@ def _search(folder: Path, query: str = f"{MARK} warmup") -> dict:
 
 CHROMA_PROBE = """
 import json, sys
-from arr.api import load_router
+from arr.compose.library import load_router
 router = load_router(["progress=false", "embedder=hashing", "tools.vector.eager_warm_up=true"],
                      workspace=sys.argv[1])
 result = router.search("why did the warmup schedule fix the loss spikes", "notes")
@@ -276,7 +276,7 @@ def test_only_arr_errors_reach_a_library_caller(project: Path) -> None:
 
 
 def test_scope_key_is_unchanged_by_discovery(project: Path) -> None:
-    from arr.workspace_file import read_file
+    from arr.workspace.file import read_file
 
     parsed = read_file(project)
     assert isinstance(parsed.scopes["notes"].key, ScopeKey)
@@ -285,7 +285,7 @@ def test_scope_key_is_unchanged_by_discovery(project: Path) -> None:
 def test_damage_while_a_router_is_running(project: Path) -> None:
     """A warm router (as in a server) whose stores are damaged under it keeps answering from
     the channels that still work, each failure a degradation with its code."""
-    from arr.api import load_router
+    from arr.compose.library import load_router
 
     router = load_router(["progress=false", "embedder=hashing"], workspace=project)
     query = "why did the warmup schedule fix the loss spikes"

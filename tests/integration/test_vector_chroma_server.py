@@ -11,11 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from arr.bench.scaleout import start_server, stop
 from arr.embedder.hashing import HashingEmbedder
 from arr.models import QueryPlan
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma_http import ChromaHttpStore
+from benchmarks.scaleout import start_server, stop
 from tests.conftest import SCOPE_A, FakeTool, make_router
 from tests.integration.test_vector_tool import workspace
 

@@ -20,7 +20,7 @@ REBUILD = textwrap.dedent(
     """
     import sys
     from pathlib import Path
-    from arr.workspace import Workspace
+    from arr.workspace.workspace import Workspace
     from tests.conftest import SCOPE_A
     from tests.integration.test_vector_tool import make_tool
     base = Path(sys.argv[1])

@@ -13,7 +13,7 @@ from arr.embedder.hashing import HashingEmbedder
 from arr.models import SCOPE_FIELDS, QueryPlan, ScopeKey, ToolCall
 from arr.tools.vector import EMBEDDER_MISMATCH, VectorTool
 from arr.vector_store.chroma import ChromaStore, collection_name
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A, file_workspace, make_router
 
 FILES = {

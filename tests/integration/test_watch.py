@@ -10,14 +10,14 @@ from pathlib import Path
 
 import pytest
 
-import arr.workspace as workspace_module
+import arr.workspace.workspace as workspace_module
 from arr.fusion.wsum import WSumFusion
 from arr.models import ScopeKey
 from arr.planner.rule import RuleQueryPlanner
 from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
 from arr.tools.bm25 import BM25Tool
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
 

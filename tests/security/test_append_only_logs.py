@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from arr.approval import ApprovalLedger, verify_chain
+from arr.audit.approval import ApprovalLedger, verify_chain
 from arr.memory.store import ResearchMemoryStore
 from tests.conftest import SCOPE_A
 

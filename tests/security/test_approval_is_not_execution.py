@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from arr.approval import (
+from arr.audit.approval import (
     ApprovalLedger,
     ApprovalRequest,
     AuditError,

@@ -16,9 +16,9 @@ SECRET = "zebracornplan"
 
 
 def _workspace(tmp_path: Path) -> Path:
-    from arr.indexing import index_workspace
-    from arr.runner import build_tools, build_workspace, config_container
-    from arr.workspace_file import add_scope, init_workspace
+    from arr.compose.indexing import index_workspace
+    from arr.compose.runner import build_tools, build_workspace, config_container
+    from arr.workspace.file import add_scope, init_workspace
 
     private = tmp_path / "private"
     private.mkdir()
@@ -29,7 +29,7 @@ def _workspace(tmp_path: Path) -> Path:
     init_workspace(folder, {})
     add_scope(folder, "priv", [str(private)], {})
     add_scope(folder, "pub", [str(folder)], {"branch": "public"})  # the workspace itself
-    from arr.api import compose
+    from arr.compose.library import compose
 
     container = config_container(
         compose(
@@ -50,7 +50,7 @@ def _workspace(tmp_path: Path) -> Path:
 def test_a_scope_whose_root_holds_the_workspace_never_reads_another_scopes_index(
     tmp_path: Path, tools: str
 ) -> None:
-    from arr.api import load_router
+    from arr.compose.library import load_router
 
     folder = _workspace(tmp_path)
     assert any(
@@ -71,7 +71,7 @@ def test_a_scope_whose_root_holds_the_workspace_never_reads_another_scopes_index
 
 
 def test_grep_counts_the_workspace_folder_as_withheld(tmp_path: Path) -> None:
-    from arr.api import load_router
+    from arr.compose.library import load_router
 
     folder = _workspace(tmp_path)
     router = load_router(["progress=false", "tools=[grep]"], workspace=folder)
@@ -86,7 +86,7 @@ def test_grep_counts_the_workspace_folder_as_withheld(tmp_path: Path) -> None:
 def test_an_index_folder_inside_a_scope_root_is_refused(tmp_path: Path) -> None:
     """An index or state folder configured inside a root (not below .arr) would be read as
     sources: the root is refused with the folder named."""
-    from arr.workspace import Workspace
+    from arr.workspace.workspace import Workspace
 
     root = tmp_path / "project"
     (root / "src").mkdir(parents=True)

@@ -12,8 +12,8 @@ from pathlib import Path
 
 import pytest
 
-from arr import audit_report
-from arr.approval import ApprovalLedger, ApprovalRequest, FakeApprover, process
+from arr.audit import report as audit_report
+from arr.audit.approval import ApprovalLedger, ApprovalRequest, FakeApprover, process
 from arr.errors import MemoryStoreError
 from arr.memory import audit, audit_key
 from arr.memory.store import ResearchMemoryStore

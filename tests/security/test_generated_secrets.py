@@ -23,13 +23,13 @@ from arr.memory.store import ResearchMemoryStore
 from arr.planner.rule import RuleQueryPlanner
 from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
-from arr.safety import credential_kind, redact_credentials
+from arr.safety.rules import credential_kind, redact_credentials
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
 from arr.tools.memory import MemoryTool
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma import ChromaStore
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A
 
 pytestmark = pytest.mark.slow

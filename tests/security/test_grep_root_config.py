@@ -7,8 +7,8 @@ from pathlib import Path
 import pytest
 
 from arr.errors import WorkspaceError
-from arr.safety import unsafe_root_reason
-from arr.workspace import Workspace
+from arr.safety.rules import unsafe_root_reason
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A
 
 

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from arr.safety import credential_kind, is_sensitive_name
+from arr.safety.rules import credential_kind, is_sensitive_name
 from arr.tools.grep import GrepTool
 from tests.grep_fixtures import MARK, grep_workspace, returned_text, run
 
@@ -146,7 +146,7 @@ def test_ordinary_names_are_searched(name: str) -> None:
 def test_remembered_verdicts_follow_the_bytes() -> None:
     """Large contents' verdicts are remembered by digest: the same bytes get the same answer,
     and one changed byte that makes a credential is caught at once (no stale verdict)."""
-    from arr.safety import credential_kind
+    from arr.safety.rules import credential_kind
 
     filler = b"value = compute(key_states)\n" * 400  # > the 4 kB the cache starts at
     token = "ghp_" + "a1B2c3D4e5" * 4

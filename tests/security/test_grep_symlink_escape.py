@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from arr.file_rule import read_path
+from arr.safety.file_rule import read_path
 from arr.tools.base import ChannelError
 from arr.tools.grep import GrepTool
 from tests.grep_fixtures import MARK, grep_workspace, returned_text, run

@@ -12,9 +12,9 @@ import pytest
 from arr import codes
 from arr.errors import ConfigError
 from arr.llm.client import LLMClient, check_endpoint
-from arr.llm.fake_server import FakeLLMServer, Reply, completion
 from arr.models import QueryPlan
 from arr.planner.llm import LLMQueryPlanner
+from benchmarks.llm.fake_server import FakeLLMServer, Reply, completion
 from tests.conftest import SCOPE_A, FakeTool, make_router
 from tests.llm_fixtures import KEY, make_client
 
@@ -295,7 +295,7 @@ def test_only_a_loopback_server_goes_without_a_key() -> None:
 
 
 def test_default_config_makes_no_request(demo_overrides, connections) -> None:
-    from arr.api import load_router
+    from arr.compose.library import load_router
 
     router = load_router(demo_overrides)
     router.search("why does warmup help?", "vision-main")
@@ -357,7 +357,7 @@ def test_endpoint_host_must_be_allow_listed_exactly(url: str, monkeypatch) -> No
 def test_packaged_endpoint_config_pins_its_host() -> None:
     from omegaconf import OmegaConf
 
-    from arr.locations import CONF_DIR
+    from arr.workspace.locations import CONF_DIR
 
     for path in (CONF_DIR / "llm").glob("*.yaml"):
         config = OmegaConf.load(path)

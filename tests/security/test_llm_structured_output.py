@@ -10,9 +10,9 @@ import time
 
 from arr import codes
 from arr.llm.client import STRUCTURED_REFUSED, server_message
-from arr.llm.fake_server import Reply, completion
 from arr.planner.llm import LLMQueryPlanner
 from arr.reranker.llm import LLMReranker
+from benchmarks.llm.fake_server import Reply, completion
 from tests.conftest import SCOPE_A, FakeTool, make_router
 from tests.llm_fixtures import KEY, make_client
 from tests.security.test_llm_endpoint import PROMPT, counting_tool, plan_json
@@ -235,7 +235,7 @@ def test_user_query_plans_tools_only_and_searches_the_question(llm_server, monke
 
 def test_each_mcp_request_is_a_run_of_its_own(llm_server, monkeypatch) -> None:
     """A server that lives spends the call budget per request, not once for its lifetime."""
-    from arr.serve import ArrService
+    from arr.mcp.server import ArrService
 
     llm_server.script(completion(plan_json(["bm25"])))
     client = make_client(llm_server, monkeypatch, max_calls=2)

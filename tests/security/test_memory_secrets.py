@@ -13,9 +13,9 @@ from arr.memory.store import ResearchMemoryStore
 from arr.planner.rule import RuleQueryPlanner
 from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
-from arr.safety import redact_credentials
+from arr.safety.rules import redact_credentials
 from arr.tools.memory import MemoryTool
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A
 
 TOKENS = {

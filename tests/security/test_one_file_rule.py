@@ -1,4 +1,5 @@
-"""The one file rule (arr.file_rule), every rule x every file channel x (index, refresh, search).
+"""The one file rule (arr.safety.file_rule), every rule x every file channel x (index, refresh,
+search).
 
 For each rule a file that breaks it carries a secret marker; it must never come back, whether
 it was there when the index was built (index), appeared after the build and reached the index
@@ -18,15 +19,15 @@ from pathlib import Path
 
 import pytest
 
-from arr import file_rule
 from arr.embedder.hashing import HashingEmbedder
 from arr.models import FRESH, QueryPlan, ScopeKey, ToolCall, ToolRound
 from arr.router.router import RetrievalRouter
+from arr.safety import file_rule
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma import ChromaStore
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A, make_router
 
 MARK = "zebrafinch"

@@ -28,7 +28,7 @@ from arr.readers.notebook import NotebookReader
 from arr.readers.view import EXTRACT_MEMORY, EXTRACT_TIMEOUT, UNREADABLE, Unreadable
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A, file_workspace, lexical_router
 from tests.readers_fixtures import pdf_bytes, write
 

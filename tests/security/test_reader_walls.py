@@ -20,7 +20,7 @@ from arr.models import ToolCall
 from arr.readers.walls import credential_in, joined, strip_line
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A, file_workspace, lexical_router
 from tests.readers_fixtures import PNG_B64, pdf_bytes, write
 
@@ -94,7 +94,7 @@ def test_the_walls_join_the_wraps_a_reader_may_show(tmp_path: Path) -> None:
 def test_a_quoted_hex_value_after_a_secret_keyword_is_withheld_every_time(tmp_path: Path) -> None:
     """``"client_secret": "<64 hex>"``: a hex value that began with a letter passed as a
     lower-case name (about half of the random values)."""
-    from arr.safety import credential_kind
+    from arr.safety.rules import credential_kind
 
     values = [secrets.token_hex(32) for _ in range(200)]
     missed = [v for v in values if not credential_kind(f'{{"client_secret": "{v}"}}'.encode())]

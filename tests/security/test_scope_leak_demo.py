@@ -7,11 +7,11 @@ from pathlib import Path
 
 import pytest
 
-from arr.api import compose, load_router
+from arr.compose.indexing import index_workspace
+from arr.compose.library import compose, load_router
+from arr.compose.runner import build_tools, build_workspace, config_container
 from arr.errors import ScopeError
-from arr.indexing import index_workspace
 from arr.models import SCOPE_FIELDS, ScopeKey
-from arr.runner import build_tools, build_workspace, config_container
 
 
 @pytest.fixture

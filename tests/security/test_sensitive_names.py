@@ -8,7 +8,7 @@ from pathlib import Path
 
 import pytest
 
-from arr.safety import ENGINE_EXCLUDE_GLOB, is_sensitive_filename, is_sensitive_name
+from arr.safety.rules import ENGINE_EXCLUDE_GLOB, is_sensitive_filename, is_sensitive_name
 from arr.tools.grep import find_rg
 
 SENSITIVE = [

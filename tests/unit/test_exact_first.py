@@ -5,7 +5,7 @@ quoted phrase also reaches grep (the rule planner)."""
 from __future__ import annotations
 
 from arr.models import EvidenceChunk, Location
-from arr.planner.rule import query_shape
+from arr.query.shape import query_shape
 from arr.router.exact import exact_positions, phrase_words
 from arr.router.steps import exact_first
 from tests.conftest import SCOPE_A

@@ -10,7 +10,7 @@ from arr.errors import MemoryStoreError
 from arr.memory.store import ResearchMemoryStore, fts_query
 from arr.models import QueryPlan, ScopeKey
 from arr.tools.memory import MemoryTool
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
 from tests.conftest import SCOPE_A, FakeTool, make_router
 
 OTHER = ScopeKey(**{**SCOPE_A.model_dump(), "branch": "dev"})

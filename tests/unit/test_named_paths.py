@@ -1,10 +1,10 @@
-"""Paths a query names (arr.named_paths): the line a path names is read in the forms tools
+"""Paths a query names (arr.query.named_paths): the line a path names is read in the forms tools
 print, and the Router puts the named place first, moving only items it was given."""
 
 from __future__ import annotations
 
 from arr.models import EvidenceChunk, Location
-from arr.named_paths import WHOLE, NamedPath, named_first, named_paths, names
+from arr.query.named_paths import WHOLE, NamedPath, named_first, named_paths, names
 from tests.conftest import SCOPE_A
 
 

@@ -8,8 +8,8 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arr.sources import Document
 from arr.tools.passages import passage_id, split_unit, unit_of
+from arr.workspace.sources import Document
 
 
 def words(texts: list[str]) -> list[int]:

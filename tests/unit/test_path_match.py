@@ -8,7 +8,6 @@ from pathlib import Path
 
 import pytest
 
-from arr.bench.core import shipped_stage
 from arr.fusion.path_match import path_matches, path_words, query_words, stem
 from arr.fusion.wsum import WSumFusion
 from arr.models import EvidenceChunk, Location
@@ -17,7 +16,8 @@ from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
-from arr.workspace import Workspace
+from arr.workspace.workspace import Workspace
+from benchmarks.core import shipped_stage
 from tests.conftest import SCOPE_A, file_workspace
 
 

@@ -1,17 +1,17 @@
 """One item per place, lone hits, snippets centred on the match, highlights and the trace's
-fusion weights (arr.fusion.places, arr.snippets, the Router)."""
+fusion weights (arr.fusion.places, arr.query.snippets, the Router)."""
 
 from __future__ import annotations
 
-from arr.bench.core import shipped_stage
+from arr.cli.render import render_result
 from arr.fusion.places import chunk_id, lone_hits_forward, merge_overlapping, place_rankings
 from arr.fusion.wsum import WSumFusion
 from arr.models import EvidenceChunk, Location, ScopeKey, ToolCall, replaced
 from arr.planner.rule import RuleQueryPlanner
-from arr.render import render_result
+from arr.query.snippets import centred, highlights
 from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
-from arr.snippets import centred, highlights
+from benchmarks.core import shipped_stage
 from tests.conftest import SCOPE_A
 
 

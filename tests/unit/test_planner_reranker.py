@@ -2,7 +2,8 @@ from __future__ import annotations
 
 import pytest
 
-from arr.planner.rule import RuleQueryPlanner, query_shape
+from arr.planner.rule import RuleQueryPlanner
+from arr.query.shape import query_shape
 from arr.reranker.rule import RuleReranker, symbol_tokens
 from tests.conftest import chunk
 
@@ -109,7 +110,7 @@ def test_phrase_bonus_is_an_option() -> None:
 def test_the_llm_rerankers_fallback_weights_are_the_rule_rerankers() -> None:
     from omegaconf import OmegaConf
 
-    from arr.locations import CONF_DIR
+    from arr.workspace.locations import CONF_DIR
 
     rule = OmegaConf.to_container(OmegaConf.load(CONF_DIR / "reranker" / "rule.yaml"))
     llm = OmegaConf.load(CONF_DIR / "reranker" / "llm.yaml")

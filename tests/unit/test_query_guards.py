@@ -14,7 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arr.planner.rule import _CODE, _NAME, code_shaped, query_shape
+from arr.query.shape import _CODE, _NAME, code_shaped, query_shape
 from arr.reranker.rule import _SYMBOL, _maybe_symbol, symbol_tokens
 
 PIECES = st.sampled_from(

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+from arr.cli.render import file_locator, render_result
 from arr.models import EvidenceChunk, Location, RouterResult, ToolTrace
-from arr.render import file_locator, render_result
 from tests.conftest import SCOPE_A
 
 

@@ -8,14 +8,14 @@ from pathlib import Path
 
 import pytest
 
+from arr.mcp.server import ArrService, ServiceError
 from arr.memory.store import ResearchMemoryStore
-from arr.serve import ArrService, ServiceError
 from arr.tools.memory import MemoryTool
 from tests.conftest import SCOPE_A, make_router
 
 
 def service(db: Path) -> ArrService:
-    from arr.workspace import Workspace
+    from arr.workspace.workspace import Workspace
 
     workspace = Workspace(
         name="t", root=db.parent, index_dir=db.parent / "i", memory_db=db, scopes={}

@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from arr.skip_reasons import SKIP_REASONS
+from arr.workspace.skip_reasons import SKIP_REASONS
 
 REPO = Path(__file__).resolve().parents[2]
 
@@ -28,6 +28,6 @@ def test_every_skip_the_code_writes_by_name_is_in_the_vocabulary() -> None:
 
 
 def test_every_reason_has_words_a_researcher_reads() -> None:
-    from arr.skip_reasons import REASON_WORDS
+    from arr.workspace.skip_reasons import REASON_WORDS
 
     assert set(REASON_WORDS) == set(SKIP_REASONS)

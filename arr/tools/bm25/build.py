@@ -20,15 +20,15 @@ from typing import Any
 
 import numpy as np
 
-from arr import __version__
 from arr.models import ScopeKey
-from arr.sources import Document, SkipLog, carry_skips, state_digest
 from arr.tools.bm25.cache import FILES_FILE
 from arr.tools.bm25.rows import OFFSETS_FILE, TOKENS_FILE, OldRows, RowSink
 from arr.tools.bm25.tokenize import import_bm25s
 from arr.tools.bm25.vocab import write_vocabulary
 from arr.tools.partition import build_generation, read_manifest
-from arr.workspace import Workspace
+from arr.version import __version__
+from arr.workspace.sources import Document, SkipLog, carry_skips, state_digest
+from arr.workspace.workspace import Workspace
 
 
 def build_partition(

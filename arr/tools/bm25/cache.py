@@ -12,10 +12,10 @@ from pathlib import Path
 from typing import Any
 
 from arr.models import ScopeKey
-from arr.sources import SourceFile
 from arr.tools.bm25 import overlay
 from arr.tools.partition import ByPointer, partition_file, read_manifest
-from arr.workspace import Workspace
+from arr.workspace.sources import SourceFile
+from arr.workspace.workspace import Workspace
 
 MAX_CACHED_GENERATIONS = 16  # per-generation caches (manifests, file lists) keep the newest
 FILES_FILE = "files.json"  # label -> [[size, mtime_ns], first row, chunk count]

@@ -20,8 +20,8 @@ from typing import Any
 from pydantic import ValidationError
 
 from arr import codes
-from arr.sources import Document
 from arr.tools.base import ChannelError
+from arr.workspace.sources import Document
 
 DOCS_FILE = "documents.jsonl"
 DOCS_OFFSETS_FILE = "documents.offsets.npy"  # byte offset of each row in DOCS_FILE

@@ -10,11 +10,11 @@ import numpy as np
 
 from arr import codes
 from arr.models import Location, ScopeKey
-from arr.sources import Document
 from arr.tools.base import ChannelError
 from arr.tools.bm25.documents import LazyDocuments, load_documents
 from arr.tools.bm25.tokenize import import_bm25s
 from arr.tools.bm25.vocab import SortedVocabulary
+from arr.workspace.sources import Document
 
 
 class LoadedPartition:

@@ -24,7 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from arr import atomic_write
-from arr.sources import Document
+from arr.workspace.sources import Document
 
 OVERLAY_FILE = "overlay.json"
 

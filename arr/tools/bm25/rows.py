@@ -18,8 +18,8 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
-from arr.sources import Document
 from arr.tools.bm25.documents import DOCS_FILE, DOCS_OFFSETS_FILE
+from arr.workspace.sources import Document
 
 TOKENS_FILE = "tokens.jsonl"  # per-document tokens: the cache of incremental builds
 OFFSETS_FILE = "tokens.offsets.npy"  # byte offset of each row in TOKENS_FILE (random access)

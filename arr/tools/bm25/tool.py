@@ -19,8 +19,7 @@ import numpy as np
 
 from arr import codes
 from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall, trusted
-from arr.snippets import centred
-from arr.sources import READERS_VERSION, Document, state_digest
+from arr.query.snippets import centred
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.bm25 import overlay
 from arr.tools.bm25.build import build_partition, row_tokens
@@ -34,7 +33,8 @@ from arr.tools.partition import (
     partition_dir,
     remove_partition,
 )
-from arr.workspace import Workspace
+from arr.workspace.sources import READERS_VERSION, Document, state_digest
+from arr.workspace.workspace import Workspace
 
 
 class BM25Tool:

@@ -21,7 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
-from arr.safety import ENGINE_EXCLUDE_GLOB
+from arr.safety.rules import ENGINE_EXCLUDE_GLOB
 from arr.tools.base import ChannelError
 
 # the files searched only in their views (arr.tools.grep.views); kept here, not imported from

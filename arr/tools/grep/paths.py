@@ -7,8 +7,9 @@ matched against the files the channel's walk found: relative to its root (exactl
 end of the file's path at a folder boundary), as ARR shows it (``src/pkg/a.py`` with the root's
 folder), as an absolute path on this machine, or as a path from elsewhere that ends like it in
 a folder and the name (a traceback from another machine: ``/home/ci/proj/pkg/a.py`` names
-``pkg/a.py``; :func:`arr.named_paths.names`), the most specific first. A match is read under the one
-file rule and returned ahead of any line the text search found: the file's head, or, when the
+``pkg/a.py``; :func:`arr.query.named_paths.names`), the most specific first. A match is read
+under the one file rule and returned ahead of any line the text search found: the file's
+head, or, when the
 query names a line (``a.py:120``, ``a.py:120:5``, ``a.py#L120``, ``File "a.py", line 120``),
 that line with the lines around it.
 """
@@ -20,12 +21,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arr import file_rule
-from arr.named_paths import NamedPath, names
+from arr.query.named_paths import NamedPath, names
 from arr.readers import Readers, suffix_of
-from arr.readers.documents import place_id
 from arr.readers.view import Unreadable
+from arr.safety import file_rule
 from arr.tools.grep.verify import snippet
+from arr.workspace.documents import place_id
 
 MAX_PATH_HITS = 5
 HEAD_LINES = 3
@@ -46,7 +47,7 @@ class PathHit:
 
 
 def matches(relative: str, absolute: str, token: str) -> int:
-    """How well ``token`` names the file at ``relative`` (:func:`arr.named_paths.names`), read
+    """How well ``token`` names the file at ``relative`` (:func:`arr.query.named_paths.names`), read
     against ``relative`` and against ``absolute`` (its root's absolute path and ``relative``,
     no leading ``/``): a path with the root's folder, as ARR shows it, or absolute here."""
     return max(names(relative, token), names(absolute, token))

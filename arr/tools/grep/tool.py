@@ -17,8 +17,7 @@ from typing import Any
 
 from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
-from arr.named_paths import named_paths
-from arr.readers.documents import place_id
+from arr.query.named_paths import named_paths
 from arr.readers.view import View
 from arr.tools.base import ChannelAnswer, ChannelError, seconds_left
 from arr.tools.grep import word_index
@@ -29,7 +28,8 @@ from arr.tools.grep.paths import path_hits
 from arr.tools.grep.query import Stage, check_sub_path, query_terms, stages
 from arr.tools.grep.verify import Candidate, root_label, verified
 from arr.tools.grep.views import ViewFiles
-from arr.workspace import Workspace
+from arr.workspace.documents import place_id
+from arr.workspace.workspace import Workspace
 
 RECENT_WALK_S = 2.0  # an unwatched walk serves the call and its trace counters, no longer
 

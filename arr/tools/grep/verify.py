@@ -1,6 +1,6 @@
 """The grep channel's safety layer: nothing ripgrep reported is returned unless re-read here.
 
-Every reported file is re-read under the one file rule (:mod:`arr.file_rule`): component by
+Every reported file is re-read under the one file rule (:mod:`arr.safety.file_rule`): component by
 component with ``O_NOFOLLOW`` from the root's directory descriptor, a regular file with one hard
 link, within the size cap, without NUL bytes or credential-like content; each reported line must
 equal the line read here, and snippets come only from these verified bytes. The sub-path a call
@@ -17,10 +17,10 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
-from arr import file_rule
 from arr.readers import Readers, suffix_of
 from arr.readers.view import Unreadable, View
-from arr.safety import SENSITIVE_DIRS, is_sensitive_name
+from arr.safety import file_rule
+from arr.safety.rules import SENSITIVE_DIRS, is_sensitive_name
 from arr.tools.base import ChannelError
 from arr.tools.grep.engine import Hit
 

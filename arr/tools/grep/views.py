@@ -27,10 +27,11 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arr import atomic_write, file_rule
+from arr import atomic_write
 from arr.deadline import READING_SHARE
 from arr.readers import SUFFIXES, NotReady, Readers, suffix_of
 from arr.readers.view import Unreadable
+from arr.safety import file_rule
 from arr.tools.grep.engine import READER_GLOB
 
 KNOWN_FILE = "known.json"

@@ -35,10 +35,10 @@ from typing import Any, NamedTuple
 
 import numpy as np
 
-from arr import file_rule
 from arr.readers import suffix_of
-from arr.safety import SENSITIVE_DIRS, is_sensitive_filename
-from arr.sources import TEXT_SUFFIXES
+from arr.safety import file_rule
+from arr.safety.rules import SENSITIVE_DIRS, is_sensitive_filename
+from arr.workspace.sources import TEXT_SUFFIXES
 
 WORD = re.compile(rb"[a-z0-9_]+")
 # UTF-8 of U+212A KELVIN SIGN and U+017F LATIN SMALL LETTER LONG S: ripgrep -i matches them
@@ -66,7 +66,7 @@ class TreeWalk(NamedTuple):
     hidden: list[list[str]]
     binary: list[dict[str, tuple[int, int]]]  # per root, files found binary (not hidden)
     # per root, regular files with more than one name: the engine is told to skip them (the
-    # one file rule, arr.file_rule), so not even ripgrep opens them
+    # one file rule, arr.safety.file_rule), so not even ripgrep opens them
     hard_links: tuple[list[str], ...] = ()
     # per root, files a reader reads (arr.readers: PDFs, notebooks, LaTeX, BibTeX) outside
     # hidden folders: searched through their views (arr.tools.grep.views), never by ripgrep

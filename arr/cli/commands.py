@@ -1,0 +1,375 @@
+"""What each ``arr`` command does once its config is composed (called by arr.cli).
+
+Each takes the resolved config as a plain dict, the free-text arguments, the memory action and
+the run folder; it prints results for the user and writes what it produced into the run folder.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import json
+from pathlib import Path
+from typing import Any
+
+from pydantic import ValidationError
+
+from arr import atomic_write, codes
+from arr.cli import skip_list
+from arr.cli.render import render_result
+from arr.compose.indexing import index_workspace
+from arr.compose.runner import build_router, build_tools, build_workspace
+from arr.errors import ArrError, ConfigError, MemoryStoreError, whole_number
+from arr.memory.store import ResearchMemoryStore
+from arr.models import RouterResult, resolve_scope
+
+
+def _scopes_to_index(container: dict[str, Any], named: dict[str, Any]) -> dict[str, Any]:
+    scope = container.get("scope")
+    if scope is None:
+        return named
+    return {scope: resolve_scope(scope, named)}
+
+
+def run_index(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    workspace = build_workspace(container)
+    tools = build_tools(container, workspace)
+    scopes = _scopes_to_index(container, workspace.named_scopes())
+    as_json = _as_json(container)
+    lexical_only = container.get("lexical", False)
+    if not isinstance(lexical_only, bool):
+        raise ConfigError(f"lexical must be true or false, got {lexical_only!r:.40}")
+    ready: dict[str, Any] = {}
+
+    def lexical_ready(seconds: float, channels: list[str]) -> None:
+        ready.update(lexical_ready_s=round(seconds, 2), lexical_channels=channels)
+        if not as_json:  # said as it happens: searches can start while vectors are embedded
+            print(
+                f"lexical channels ready in {seconds:.1f} s ({', '.join(channels) or 'none'}): "
+                "arr search answers now; the vector index follows (a search meanwhile uses "
+                "what is embedded so far, says how far the build is, and is marked partial)",
+                flush=True,
+            )
+
+    (added, kept), reports = index_workspace(
+        workspace,
+        tools,
+        scopes,
+        progress=bool(container.get("progress", True)),
+        rebuild=bool(container.get("rebuild", False)),
+        lexical_only=lexical_only,
+        on_lexical_ready=lexical_ready,
+    )
+    full = [r for r in reports if r.code == codes.DISK_FULL]
+    if full:  # one disk_full line (text and JSON), not a FAILED line per partition
+        from arr.errors import DiskFull
+
+        where = ", ".join(f"{r.tool}:{r.scope}" for r in full)
+        raise DiskFull(
+            f"disk full while indexing {where} ({full[0].error[:160]}); the indexes keep what "
+            f"they had - free space in {workspace.index_dir} and run arr index again"
+        )
+    skips = {
+        scope: skip_list.merged(f for r in reports if r.scope == scope for f in r.skipped_files)
+        for scope in sorted({r.scope for r in reports if r.scope != "*"})
+    }
+    with contextlib.suppress(OSError):  # a read-only state folder: the run folder has it all
+        skip_list.write(workspace.memory_db.parent, skips)
+    summary = {
+        "seeded": added,
+        "kept": kept,
+        **ready,
+        "partitions": [vars(r) for r in reports],
+        "skipped_files": {
+            scope: [{"path": p, "reason": r, "detail": d} for p, r, d in rows]
+            for scope, rows in skips.items()
+        },
+    }
+    atomic_write.write_text(run_dir / "index.json", json.dumps(summary, indent=2, default=str))
+    if as_json:
+        _emit({**summary, "memory_db": str(workspace.memory_db), "run_dir": str(run_dir)})
+        return 1 if any(r.error for r in reports) else 0
+    print(f"memory store {workspace.memory_db}: {added} seeded, {kept} already present")
+    for report in reports:
+        status = f"FAILED: {report.error}" if report.error else covered(report)
+        skipped = ", ".join(f"{k} {v}" for k, v in report.skipped.items())
+        status += f"; skipped: {skipped}" if skipped else ""
+        print(f"  {report.tool:<8} {report.scope:<14} {status}  ({report.elapsed_ms:.0f} ms)")
+    if any(skips.values()):
+        total = sum(len(rows) for rows in skips.values())
+        print(f"skipped files ({total}; each file once, whatever channels met it):")
+        shown = 0
+        for scope, rows in sorted(skips.items()):
+            for line in skip_list.table(rows, max(0, skip_list.SHOWN - shown)):
+                print(f"  {scope}:{line.lstrip()}" if len(skips) > 1 else line)
+            shown += min(len(rows), max(0, skip_list.SHOWN - shown))
+        if total > shown:
+            print(f"  ... and {total - shown} more: arr skipped (or {run_dir / 'index.json'})")
+    return 1 if any(r.error for r in reports) else 0
+
+
+def covered(report: Any) -> str:
+    """What a partition covers, in a researcher's words."""
+    if report.tool == "grep":
+        readers = report.reader_files or 0
+        papers = f" and {readers} papers/notebooks/manuscripts in their text" if readers else ""
+        return f"searches {report.documents} text files{papers}"
+    if report.tool == "memory":
+        return f"{report.documents} memories"
+    return f"{report.documents} passages"
+
+
+def _as_json(container: dict[str, Any]) -> bool:
+    output = container.get("output", "text")
+    if output not in ("text", "json"):
+        raise ConfigError(f"output must be 'text' or 'json', got {output!r}")
+    return output == "json"
+
+
+def _emit(payload: Any) -> None:
+    print(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
+
+
+def for_disk(result: RouterResult) -> dict[str, Any]:
+    """The result as written into a run folder: a credential-shaped span of the query (or of
+    a planned call's query) is ``[REDACTED]`` there (snippets already are, by the Router); a
+    pasted token must not outlive the command in a file. The answer printed keeps it."""
+    from arr.safety.rules import redact_credentials
+
+    def scrub(value: Any) -> Any:
+        if isinstance(value, dict):
+            return {
+                k: redact_credentials(v)[0] if k == "query" and isinstance(v, str) else scrub(v)
+                for k, v in value.items()
+            }
+        if isinstance(value, list):
+            return [scrub(v) for v in value]
+        return value
+
+    return scrub(json.loads(result.model_dump_json()))
+
+
+def _search_one(router: Any, query: str, scope_name: str) -> RouterResult:
+    return router.search(query, router.resolve_scope(scope_name))
+
+
+def run_search(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    if "query" not in texts:
+        raise ConfigError('query is required: arr search query="..." scope=<name>')
+    router = build_router(container)
+    if not container.get("scope"):
+        raise ConfigError(
+            f"scope is required: add scope=<name>; known scopes: {sorted(router.scopes)}"
+        )
+    top_k = container.get("top_k")
+    if top_k is not None:
+        top_k = whole_number("top_k", top_k, 1, MAX_TOP_K)
+    router.warm_up()
+    result = _search_one(router, texts["query"], container["scope"])
+    if top_k is not None:
+        result = result.model_copy(update={"evidence": result.evidence[:top_k]})
+    atomic_write.write_text(run_dir / "result.json", json.dumps(for_disk(result), indent=2))
+    if _as_json(container):
+        print(result.model_dump_json(indent=2))  # the caller may see its own query
+    else:
+        locate = _locator(router, result.scope)
+        print(render_result(result, container["scope"], max_evidence=top_k or 10, locate=locate))
+    return 0
+
+
+MAX_TOP_K = 1000
+
+
+def _locator(router: Any, scope: Any) -> Any:
+    """Paths a terminal opens, from the scope's roots (None: the evidence's own labels)."""
+    from arr.cli.render import file_locator
+
+    workspace = next(
+        (t.workspace for t in router.tools.values() if getattr(t, "workspace", None)), None
+    )
+    spec = workspace.spec_for(scope) if workspace is not None else None
+    if spec is None or not spec.roots:
+        return None
+    try:
+        return file_locator(workspace.root_paths(spec))
+    except ArrError:
+        return None
+
+
+def run_demo(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    code = run_index(container, texts, action, run_dir)
+    router = build_router(container)
+    router.warm_up()
+    results = []
+    for item in container.get("queries") or []:
+        result = _search_one(router, item["query"], item["scope"])
+        results.append(for_disk(result))
+        print("\n" + "=" * 100)
+        print(render_result(result, item["scope"], max_evidence=5))
+    atomic_write.write_text(run_dir / "results.json", json.dumps(results, indent=2))
+    print(f"\nrun folder: {run_dir}")
+    return code
+
+
+def parse_tags(text: str) -> tuple[str, ...]:
+    """``a,b``, ``[a,b]`` and ``[a, 'b']`` all mean the two tags a and b."""
+    inner = text.strip()
+    if inner.startswith("[") and inner.endswith("]"):
+        inner = inner[1:-1]
+    return tuple(t.strip().strip("'\"").strip() for t in inner.split(",") if t.strip(" '\""))
+
+
+def _existing_store(workspace: Any) -> ResearchMemoryStore:
+    if not workspace.memory_db.is_file():
+        raise MemoryStoreError(
+            f"memory database {str(workspace.memory_db)!r} does not exist;"
+            " run arr index or arr memory add first"
+        )
+    return ResearchMemoryStore(workspace.memory_db)
+
+
+def run_memory(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    workspace = build_workspace(container)
+    store = ResearchMemoryStore(workspace.memory_db)
+    named = workspace.named_scopes()
+    actor = str(container.get("actor") or "cli")
+    as_json = _as_json(container)
+    if action == "list":
+        scope = container.get("scope")
+        _existing_store(workspace)
+        status = container.get("status")
+        if status not in (None, "draft", "published", "retracted"):
+            raise ConfigError(f"status must be draft, published or retracted, got {status!r}")
+        memories = store.list(resolve_scope(scope, named) if scope else None, status)
+        if as_json:
+            _emit({"memories": [m.model_dump(mode="json") for m in memories]})
+            return 0
+        for memory in memories:
+            print(
+                f"{memory.id:<20} {memory.status:<10} v{memory.version}  "
+                f"{memory.scope.label():<60} {memory.title}"
+            )
+        print(f"{len(memories)} memories")
+        return 0
+    if action in ("export", "import"):
+        if not texts.get("file"):
+            raise ConfigError(f"memory {action} needs file=<path.jsonl>")
+        from arr.memory.transfer import export_memories, import_memories
+
+        target = Path(texts["file"]).expanduser()
+        if action == "export":
+            count = export_memories(_existing_store(workspace), target)
+            if as_json:
+                _emit({"exported": count, "file": str(target)})
+            else:
+                print(f"exported {count} memories to {target}")
+        else:
+            added, kept = import_memories(store, target, actor=actor)
+            if as_json:
+                _emit({"imported": added, "kept": kept, "memory_db": str(workspace.memory_db)})
+            else:
+                print(
+                    f"imported {added} memories into {workspace.memory_db} ({kept} already present)"
+                )
+        return 0
+    if "id" not in texts:
+        raise ConfigError(f"memory {action} needs id=<memory id>")
+    if action == "show":
+        found = _existing_store(workspace).get(texts["id"])
+        if found is None:
+            raise MemoryStoreError(f"no memory with id {texts['id'][:200]!r}")
+        from arr.cli.terminal import json_for_terminal
+
+        shown = json.dumps(found.model_dump(mode="json"), indent=2, ensure_ascii=False)
+        print(json_for_terminal(shown))  # parseable JSON that a terminal shows inertly
+        return 0
+    if action == "add":
+        missing = [k for k in ("title", "body") if not texts.get(k)]
+        if missing or not container.get("scope"):
+            raise ConfigError(
+                "memory add needs id=, scope=, title= and body= "
+                f"(missing: {', '.join(missing + ([] if container.get('scope') else ['scope']))})"
+            )
+        if container.get("status") is not None:
+            raise ConfigError(
+                "memory add takes no status= (a memory starts as a draft; "
+                "then arr memory publish id=...)"
+            )
+        tags = parse_tags(texts.get("tags", ""))
+        try:
+            memory = store.add_draft(
+                texts["id"],
+                resolve_scope(container["scope"], named),
+                texts["title"],
+                texts["body"],
+                tags,
+                "cli",
+                actor=actor,
+            )
+        except ValidationError as exc:  # pydantic validation of id/title/body: name the field
+            first = exc.errors()[0]
+            field = ".".join(str(p) for p in first["loc"]) or "memory"
+            raise MemoryStoreError(f"invalid memory field {field!r}: {first['msg']}") from None
+        except ValueError as exc:
+            raise MemoryStoreError(f"invalid memory: {str(exc).splitlines()[0]}") from None
+    else:
+        memory = store.transition(texts["id"], str(action), actor=actor)
+    assert memory is not None
+    if as_json:
+        _emit(memory.model_dump(mode="json"))
+    else:
+        print(f"{memory.id}: {memory.status} (version {memory.version})")
+    return 0
+
+
+def run_eval(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    from hydra.core.hydra_config import HydraConfig
+
+    from arr.eval.runner import run_eval as evaluate
+
+    overrides = list(HydraConfig.get().overrides.task)
+    as_json = _as_json(container)
+    report = evaluate(container, run_dir, overrides)
+    if report["status"] != "ok":
+        message = f"eval failed: {report.get('error')} (report: {run_dir / 'report.json'})"
+        if as_json:
+            _emit({"error": {"code": "eval_failed", "message": message}})
+        else:
+            print(f"arr: {message}")
+        return 1
+    agg = report["aggregate"]
+    if as_json:
+        _emit(
+            {
+                "eval": report["eval"].get("name"),
+                "cases": report["cases"],
+                "failed": report.get("failed", {}),
+                "aggregate": agg,
+                "latency_ms": report["latency_ms"],
+                "report": str(run_dir / "report.json"),
+            }
+        )
+        return 0
+    shown = ", ".join(
+        f"{k} {agg[k]:.4f}"
+        for k in ("ndcg@10", "recall@10", "mrr@10", "map", "recall@100")
+        if k in agg
+    )
+    from arr.eval.report import failed_text
+
+    print(
+        f"{report['eval'].get('name')}: {report['cases']} queries ({failed_text(report)}), "
+        f"{shown}, scope leaks "
+        f"{agg['scope_leak_count']}, p50 {report['latency_ms']['search']['p50']:.1f} ms"
+    )
+    print(f"report: {run_dir / 'report.md'}")
+    return 0

@@ -1,0 +1,135 @@
+"""``arr index``: seed the memory store and (re)build every indexed channel, scope by scope.
+
+A tool takes part when it has a ``build(scope)`` method. Lexical first: every scope's memory,
+grep and bm25 partitions are built before any semantic one (a tool with ``semantic = True``:
+vector), and ``on_lexical_ready`` is told when they are, so a new user can search in seconds
+while the embedding runs (a search meanwhile answers from the ready channels, with the build's
+progress as its degradation). ``lexical_only`` skips the semantic channels. Progress goes to
+stderr through tqdm. A failure in one partition is reported and the others still build; the
+previous index of the failed partition stays in place (builds swap in atomically, see
+arr.tools.partition).
+"""
+
+from __future__ import annotations
+
+import sys
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+
+from arr import codes
+from arr.errors import ArrError, is_disk_full
+from arr.memory.seed import seed_memories
+from arr.memory.store import ResearchMemoryStore
+from arr.models import ScopeKey
+from arr.workspace.workspace import Workspace
+
+
+@dataclass(frozen=True)
+class BuildReport:
+    tool: str
+    scope: str
+    documents: int
+    elapsed_ms: float
+    error: str = ""
+    skipped: dict[str, int] = field(default_factory=dict)
+    code: str = ""  # a failure's fixed cause: "disk_full" (else "")
+    # each skipped file: [path, reason, detail] (what the counts in ``skipped`` are made of)
+    skipped_files: list[list[str]] = field(default_factory=list)
+    reader_files: int | None = None  # grep: files searched in their extracted text
+
+
+def index_workspace(
+    workspace: Workspace,
+    tools: Mapping[str, object],
+    scopes: Mapping[str, ScopeKey],
+    progress: bool = True,
+    rebuild: bool = False,
+    lexical_only: bool = False,
+    on_lexical_ready: Callable[[float, list[str]], None] | None = None,
+) -> tuple[tuple[int, int], list[BuildReport]]:
+    """Seed the memory store, then build every (tool, scope) partition. Nothing here raises
+    for one bad partition or a bad store: each failure is a report line with its cause."""
+    from tqdm import tqdm
+
+    reports = []
+    seeded = (0, 0)
+    started = time.perf_counter()
+    try:
+        store = ResearchMemoryStore(workspace.memory_db)
+        store.initialise()
+        if workspace.memory_seed is not None:
+            seeded = seed_memories(store, workspace.memory_seed, workspace.named_scopes())
+    except (ArrError, OSError) as exc:
+        full = codes.DISK_FULL if is_disk_full(exc) else ""
+        reports.append(BuildReport("memory", "*", 0, _ms(started), f"{exc}"[:500], {}, full))
+    builders = sorted(
+        (getattr(tool, "semantic", False), name, tool)
+        for name, tool in tools.items()
+        if hasattr(tool, "build") and not (lexical_only and getattr(tool, "semantic", False))
+    )
+    jobs = [
+        (semantic, tool_name, tool, scope_name, key)
+        for semantic, tool_name, tool in builders
+        for scope_name, key in sorted(scopes.items())
+    ]
+    lexical = sorted({n for s, n, _ in builders if not s} | ({"memory"} & set(tools)))
+    began = started
+    bar = tqdm(
+        jobs, desc="indexing", unit="partition", file=sys.stderr, disable=not progress or not jobs
+    )
+    told = False
+    for semantic, tool_name, tool, scope_name, key in bar:
+        if semantic and not told and on_lexical_ready is not None:
+            told = True
+            on_lexical_ready(time.perf_counter() - began, lexical)
+        bar.set_postfix_str(f"{tool_name}:{scope_name}")
+        started = time.perf_counter()
+        skipped: dict[str, int] = {}
+        files: list[list[str]] = []
+        readers: int | None = None
+        try:
+            if rebuild and hasattr(tool, "rebuild"):
+                # built beside the live index and swapped when complete: a failed rebuild
+                # (full disk, a kill) never leaves the scope with less than it had
+                manifest = tool.rebuild(key)  # type: ignore[attr-defined]
+            else:
+                if rebuild and hasattr(tool, "reset"):
+                    tool.reset(key)  # type: ignore[attr-defined]
+                manifest = tool.build(key)  # type: ignore[attr-defined]
+            error, count, code = "", int(manifest.get("documents", 0)), ""
+            skipped = _skipped(manifest.get("skipped"))
+            files = [
+                [str(part) for part in record]
+                for record in manifest.get("skipped_files") or []
+                if isinstance(record, (list, tuple)) and len(record) == 3
+            ]
+            found = manifest.get("reader_files")
+            readers = int(found) if isinstance(found, int) else None
+        except Exception as exc:  # one failed partition never stops the others
+            detail = (
+                str(exc) if isinstance(exc, (ArrError, OSError)) else f"{type(exc).__name__}: {exc}"
+            )
+            error, count = detail[:500] or type(exc).__name__, 0
+            code = codes.DISK_FULL if is_disk_full(exc) else ""
+        reports.append(
+            BuildReport(
+                tool_name, scope_name, count, _ms(started), error, skipped, code, files, readers
+            )
+        )
+    return seeded, reports
+
+
+def _ms(started: float) -> float:
+    return round((time.perf_counter() - started) * 1000, 1)
+
+
+def _skipped(value: object) -> dict[str, int]:
+    if isinstance(value, str):  # stored as JSON where the store keeps only scalars (Chroma)
+        import json
+
+        try:
+            value = json.loads(value)
+        except ValueError:
+            return {}
+    return {str(k): int(v) for k, v in value.items()} if isinstance(value, dict) else {}

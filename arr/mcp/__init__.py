@@ -1,0 +1,1 @@
+"""``arr serve``: the MCP server agents use (``server``)."""

@@ -1,0 +1,400 @@
+"""What ARR never reads or returns: sensitive file names, credential-like content, unsafe roots.
+
+Used by the grep channel (before and after its engine runs) and by indexing (a file skipped here
+never reaches an index). Name rules are case-insensitive. Content rules look for private key
+blocks, cloud access keys, GitHub/Slack tokens, JWTs and ``api_key = "<high-entropy>"``-style
+assignments; a file that matches is skipped whole, so no byte of it can appear in a snippet.
+The regexes have no nested quantifiers, so they run in linear time on hostile content.
+"""
+
+from __future__ import annotations
+
+import functools
+import hashlib
+import math
+import os
+import re
+import threading
+from collections import Counter, OrderedDict
+from collections.abc import Iterator
+from pathlib import PurePosixPath
+
+from arr.safety.secret_rules import RULES, VALIDATORS
+
+# Sensitive names. Source: whispers 2.4.0's ``rules/files.yml`` ("known files with potentially
+# sensitive information"; BSD-3-Clause, arr/licenses/whispers-2.4.0-LICENSE; the list descends from
+# gitrob's signatures), taken entry by entry where the file is a credential store: keys and
+# keystores, password databases, credential and token files of named tools, shell histories.
+# Left out, on purpose: generic configuration and source names (cfg, conf, ini, config,
+# settings.py, config.php, *rc, profile), data and logs (log, sql, dump, pcap, sqlite, mdf,
+# backup), public certificates (crt, cer, p7b), and personal files that hold no credential
+# (journal.txt, Favorites.plist): withholding those would hide ordinary research material, and
+# a credential inside them is caught by the content rules instead. Its folder-qualified
+# entries live in hidden folders here (.irssi); the home folder cannot be a root.
+# Added beyond it: infrastructure-as-code state and variables, key-type families, .gnupg etc.
+SENSITIVE_DIRS = frozenset(
+    {
+        ".ssh",
+        ".aws",
+        ".gnupg",
+        ".docker",
+        ".kube",
+        ".azure",
+        ".gcloud",
+        ".git",
+        ".password-store",
+        ".irssi",
+        # ARR's own workspace folder: its indexes hold the text of every scope (a grep of
+        # one scope whose root holds it read another scope's chunks), its state the memory
+        # store and the approvals ledger. Never searched, whatever scope.
+        ".arr",
+    }
+)
+SENSITIVE_EXACT = frozenset(
+    {
+        ".netrc",
+        "_netrc",
+        ".pgpass",
+        "pgpass",
+        ".git-credentials",
+        ".npmrc",
+        ".pypirc",
+        "pip.conf",
+        ".s3cfg",
+        ".htpasswd",
+        "proftpdpasswd",
+        ".gitrobrc",
+        "credentials",
+        "credentials.json",
+        "credentials.csv",
+        "kubeconfig",
+        ".dockercfg",
+        "secrets.yaml",
+        "secrets.yml",
+        "secrets.json",
+        "secrets.toml",
+        "secrets.csv",
+        "secret.json",
+        "secret.yaml",
+        "secret.yml",
+        "login.json",
+        "logins.json",
+        "login.yaml",
+        "login.yml",
+        "password",
+        "passwords",
+        "password.txt",
+        "passwords.txt",
+        "service-account.json",
+        "sftp-config.json",
+        "sftp.json",
+        "webservers.xml",
+        "localsettings.php",
+        "config.inc.php",
+        "secret_token.rb",
+        "secret-token.rb",
+        "omniauth.rb",
+        "carrierwave.rb",
+        "knife.rb",
+        "accounts.xml",
+        "dbeaver-data-sources.xml",
+        "bapsshpublisherplugin.xml",
+        "filezilla.xml",
+        "recentservers.xml",
+        "servlist.conf",
+        "servlist_.conf",
+        "keys.db",
+        "robomongo.json",
+        "heroku.json",
+        "remote-sync.json",
+        "deployment-config.json",
+        "mongoid.yml",
+        "mongoid.yaml",
+        "salesforce.js",
+        "ventrilo_srv.ini",
+        "muttrc",
+        ".muttrc",
+        ".tugboat",
+        ".esmtprc",
+        ".ftpconfig",
+        "prod.secret.exs",
+    }
+)
+# SSH keys by family, not by single name: id_<type>[_sk], ssh_host_<type>_key, deploy keys.
+SENSITIVE_PREFIXES = (
+    ".env",
+    "id_rsa",
+    "id_dsa",
+    "id_ecdsa",
+    "id_ed25519",
+    "id_xmss",
+    "ssh_host_",
+    "credentials.",
+)
+SENSITIVE_SUFFIXES = (
+    ".pem",
+    ".key",
+    ".p12",
+    ".pfx",
+    ".pkcs12",
+    ".jks",
+    "keystore",  # .keystore, private-keystore
+    "keyring",
+    "keychain",
+    "keychain-db",
+    "keypair",
+    ".kdb",
+    ".kdbx",
+    ".psafe3",
+    ".kwallet",
+    ".asc",
+    ".gpg",
+    "_history",
+    ".history",
+    ".env",
+    ".ppk",
+    ".ovpn",
+    ".tblk",
+    ".rdp",
+    ".bek",  # BitLocker recovery and key protector files
+    ".tpm",
+    ".fve",
+    ".pubxml",
+    ".pubxml.user",
+    # Private keys named by type (backup_ed25519). Not _rsa/_dsa: folder names end so too
+    # (transformers' glm_moe_dsa), and a folder's name withholds all of it.
+    "_ecdsa",
+    "_ed25519",
+    ".tfstate",
+    ".tfstate.backup",
+    ".tfvars",  # infrastructure-as-code variable files hold provider secrets
+    ".tfvars.json",
+    ".auto.tfvars",
+    "_key",  # deploy_key, host_key, signing_key ...
+    "_key.pub",
+)
+
+# Globs handed to ripgrep so it never even opens these (case-insensitive with --iglob).
+ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
+    *(f"!{d}" for d in sorted(SENSITIVE_DIRS)),
+    *(f"!{name}" for name in sorted(SENSITIVE_EXACT)),
+    *(f"!{p}*" for p in SENSITIVE_PREFIXES),
+    *(f"!*{s}" for s in SENSITIVE_SUFFIXES),
+)
+# The same rules as one alternation glob: ripgrep tests each path against one pattern instead
+# of 55 (measured: the engine's overhead over a glob-free scan drops from ~15% to ~2%).
+assert not any(c in g for g in ENGINE_EXCLUDE_GLOBS for c in ",{}[]\\")
+ENGINE_EXCLUDE_GLOB = "!{" + ",".join(g.removeprefix("!") for g in ENGINE_EXCLUDE_GLOBS) + "}"
+
+# ``<...key|secret|token|password|passwd> = "<value>"``: keywords found in the lower-cased
+# content, then this tail is matched at the keyword's end in the original bytes.
+_ASSIGNMENT_KEYWORDS = (b"key", b"secret", b"token", b"password", b"passwd")
+_ASSIGNMENT_TAIL = re.compile(rb"[\"']?\s{0,5}[:=]\s{0,5}[\"']?([A-Za-z0-9/+_=\-.]{16,200})")
+_HAS_DIGIT = re.compile(rb"[0-9]")
+_HAS_LETTER = re.compile(rb"[A-Za-z]")
+MIN_SECRET_ENTROPY = 3.5  # bits per character; English words and placeholders stay below
+# hex digits alone (at most 4 bits/char; 1 random 64-digit value in 5,000 fell under 3.5):
+HEX_SECRET_ENTROPY = 3.0  # detect-secrets' HexHighEntropyString limit
+_HEX = re.compile(rb"[0-9a-fA-F]{16,}")
+
+
+def is_sensitive_name(relative_path: str) -> bool:
+    """True for a path any of whose parts is a secret-bearing name (case-insensitive)."""
+    parts = [p.lower() for p in PurePosixPath(relative_path).parts]
+    if not parts:
+        return False
+    if any(p in SENSITIVE_DIRS for p in parts[:-1]):
+        return True
+    return is_sensitive_filename(parts[-1])
+
+
+def is_sensitive_filename(name: str) -> bool:
+    """The file-name half of ``is_sensitive_name`` (for walks that never enter hidden folders,
+    where every sensitive folder name lives)."""
+    lowered = name.lower()
+    return (
+        lowered in SENSITIVE_EXACT
+        or lowered.startswith(SENSITIVE_PREFIXES)
+        or lowered.endswith(SENSITIVE_SUFFIXES)
+    )
+
+
+def shannon_entropy(value: bytes) -> float:
+    counts = Counter(value)
+    total = len(value)
+    return -sum(c / total * math.log2(c / total) for c in counts.values()) if total else 0.0
+
+
+_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+_DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
+
+
+def _is_code(content: bytes, match: re.Match[bytes]) -> bool:
+    """The value is code, not a secret: ``key = apply_rotary_pos_emb_2d(...)`` (a call, an
+    attribute, a lower-case identifier), ``min_key = self.order.__getitem__`` (an unquoted
+    attribute chain), ``key: PositionalIndexer2D,`` (a bare name inside a signature) or
+    ``auto *local_key = PYBIND11_MODULE_LOCAL_ID;`` (a bare name ending a statement)."""
+    value = match.group(1)
+    after = content[match.end(1) : match.end(1) + 1]
+    quoted = match.group(0)[-len(value) - 1 : -len(value)] in (b'"', b"'")
+    if _IDENTIFIER.fullmatch(value):
+        if after in (b"(", b".", b"["):
+            return True
+        # a lower-case name is code; a quoted run of letters and digits is a value ("9f2c...")
+        if value.islower() and not (quoted and b"_" not in value and _HAS_DIGIT.search(value)):
+            return True
+        if not quoted and after in (b",", b")", b"]", b"|", b";"):
+            return True
+    if not quoted and _DOTTED.fullmatch(value):
+        return True
+    return b"." in value and after == b"("
+
+
+def _assignment_matches(content: bytes) -> Iterator[re.Match[bytes]]:
+    lowered = content.lower()  # ASCII-only lowering keeps byte offsets
+    for keyword in _ASSIGNMENT_KEYWORDS:
+        start = lowered.find(keyword)
+        while start != -1:
+            match = _ASSIGNMENT_TAIL.match(content, start + len(keyword))
+            if match and not _is_code(content, match):
+                yield match
+            start = lowered.find(keyword, start + 1)
+
+
+def token_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
+    """(kind, start, end) of the known token formats (arr/safety/secret_rules.py): the anchor test
+    runs at C speed, so a regex only runs on the contents that could match."""
+    for kind, anchors, pattern in RULES:
+        if not anchors or any(anchor in content for anchor in anchors):
+            valid = VALIDATORS.get(kind)
+            for match in pattern.finditer(content):
+                if valid is None or valid(match):
+                    yield kind, match.start(), match.end()
+
+
+def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
+    """Every credential-like value, lazily: token formats, then ``key = "<high entropy>"``."""
+    yield from token_spans(content)
+    for match in _assignment_matches(content):
+        value = match.group(1)
+        # Secrets mix letters and digits; identifiers such as ``num_hidden_layers`` do not.
+        if (
+            _HAS_DIGIT.search(value)
+            and _HAS_LETTER.search(value)
+            and shannon_entropy(value)
+            >= (HEX_SECRET_ENTROPY if _HEX.fullmatch(value) else MIN_SECRET_ENTROPY)
+        ):
+            yield "secret_assignment", match.start(1), match.end(1)
+
+
+def credential_kind(content: bytes) -> str | None:
+    """The kind of credential the content seems to hold, or None.
+
+    Verdicts on larger contents are remembered by a digest of the bytes (same bytes, same
+    verdict; no file name or time involved, so no race): grep re-checks the same source files
+    on every search, and a 100 kB module full of ``key``/``token`` words costs ~5 ms to scan."""
+    content = visible_bytes(content)
+    if len(content) < _CACHE_FROM_BYTES:
+        return next((kind for kind, _, _ in _credential_spans(content)), None)
+    key = hashlib.blake2b(content, digest_size=16).digest()
+    with _VERDICTS_LOCK:
+        if key in _VERDICTS:
+            _VERDICTS.move_to_end(key)
+            return _VERDICTS[key]
+    kind = next((kind for kind, _, _ in _credential_spans(content)), None)
+    with _VERDICTS_LOCK:
+        _VERDICTS[key] = kind
+        while len(_VERDICTS) > _MAX_VERDICTS:
+            _VERDICTS.popitem(last=False)
+    return kind
+
+
+_CACHE_FROM_BYTES = 4096
+_MAX_VERDICTS = 8192
+_VERDICTS: OrderedDict[bytes, str | None] = OrderedDict()
+_VERDICTS_LOCK = threading.Lock()
+
+
+# Characters that render as nothing: a secret split by one of them must still be caught.
+INVISIBLE = dict.fromkeys(
+    map(ord, "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff")
+)
+REDACTED = "[REDACTED]"
+_INVISIBLE_BYTES = tuple(chr(c).encode() for c in INVISIBLE)
+_INVISIBLE_LEADS = tuple(sorted({b[:2] for b in _INVISIBLE_BYTES}))  # first two UTF-8 bytes
+
+
+def visible_bytes(content: bytes) -> bytes:
+    """UTF-8 content without the characters that render as nothing (a token split by a zero
+    width space is still the token); unchanged, at the cost of a few scans, when it has none."""
+    if not any(lead in content for lead in _INVISIBLE_LEADS):
+        return content
+    for invisible in _INVISIBLE_BYTES:
+        content = content.replace(invisible, b"")
+    return content
+
+
+@functools.lru_cache(maxsize=8192)  # indexed snippets recur across searches: check each once
+def redact_credentials(text: str) -> tuple[str, int]:
+    """``text`` with invisible characters removed and every credential-like value replaced by
+    ``[REDACTED]``; returns (text, number of redactions). The one filter every channel's
+    evidence passes before it leaves the Router (memory snippets included)."""
+    visible = text.translate(INVISIBLE)
+    raw = visible.encode("utf-8", "surrogatepass")
+    spans = sorted({(start, end) for _, start, end in _credential_spans(raw)})
+    if not spans:
+        return visible, 0
+    merged: list[list[int]] = []
+    for start, end in spans:
+        if merged and start <= merged[-1][1]:
+            merged[-1][1] = max(merged[-1][1], end)
+        else:
+            merged.append([start, end])
+    out, cursor = bytearray(), 0
+    for start, end in merged:
+        out += raw[cursor:start] + REDACTED.encode()
+        cursor = end
+    out += raw[cursor:]
+    return out.decode("utf-8", "replace"), len(merged)
+
+
+FORBIDDEN_ROOTS = ("/proc", "/dev", "/sys", "/run", "/var/run", "/boot", "/etc")
+
+
+def holds_arr_data(root: str, own: str) -> bool:
+    """True when ``own`` (an index or state folder of ARR, resolved) lies inside ``root``
+    (resolved) other than below a folder every channel withholds by name (``.arr``, ...):
+    a channel reading the root would read ARR's derived text of every scope."""
+    inside = PurePosixPath(own).parts
+    parts = PurePosixPath(root).parts
+    if inside[: len(parts)] != parts:
+        return False
+    return not any(part.lower() in SENSITIVE_DIRS for part in inside[len(parts) :])
+
+
+def unsafe_root_reason(path: str) -> str | None:
+    """Why an absolute, resolved root directory may not be trusted, or None when it may."""
+    if not path or not path.startswith("/"):
+        return "root must be an absolute path"
+    parts = PurePosixPath(path).parts
+    if len(parts) <= 1:
+        return "the filesystem root '/' cannot be a trusted root"
+    hidden = next((p for p in parts if p.lower() in SENSITIVE_DIRS), None)
+    if hidden is not None:  # every file below would be withheld by name; .arr holds every scope
+        return (
+            f"it is inside the folder {hidden!r}, which every channel withholds by name "
+            "(credentials, ARR's own indexes, run folders and state)"
+        )
+    for forbidden in FORBIDDEN_ROOTS:
+        if parts[: len(PurePosixPath(forbidden).parts)] == PurePosixPath(forbidden).parts:
+            return f"system directory {forbidden} cannot be a trusted root"
+    # Decision: the home folder (or a folder holding it, such as /home) is refused. It holds
+    # every dotfile with credentials and every other project; the sensitive-name rules are a
+    # second line, not a licence to index all of it. A project folder below home is fine.
+    home = PurePosixPath(os.path.realpath(os.path.expanduser("~"))).parts
+    if len(home) > 1 and home[: len(parts)] == parts:
+        return (
+            "the home folder, or a folder that holds it, cannot be a trusted root "
+            "(point the scope at a project folder instead)"
+        )
+    return None

@@ -1,0 +1,174 @@
+"""A real folder of papers nobody here made, asked the way a researcher asks: ARR beside the
+simplest script a researcher could write (bm25s over ``pdftotext`` pages), in the same run.
+
+The folder: every PDF under ``ARR_BENCH_REAL_FOLDER`` (default ``/usr/share/doc``, where
+Debian's ``*-doc`` packages put their manuals: TeX Live's package documentation, library
+references; ``apt-get install texlive-latex-base-doc`` ships ~300). Questions are made from
+``pdftotext``'s text (not ARR's extraction, so ARR is not graded on its own reading), for a
+deterministic sample of the PDFs with 4+ pages:
+
+- ``title``: the first line of page 1, as a researcher types a paper's title;
+- ``phrase``: 8-12 consecutive words of a sentence on page 3 or later, copied verbatim (the
+  right PDF, and the right page);
+
+Scored as R@1 and R@10 of the right PDF (and page, for phrases), ARR's default pipeline and
+its bm25 alone beside ``bm25s`` (PyStemmer English, English stop words) over the pages.
+"""
+
+from __future__ import annotations
+
+import os
+import random
+import re
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+SAMPLE = 40  # PDFs that questions are asked about
+
+
+def _pages(path: Path) -> list[str]:
+    out = subprocess.run(
+        ["pdftotext", "-q", "-enc", "UTF-8", str(path), "-"], capture_output=True, timeout=120
+    ).stdout.decode("utf-8", "replace")
+    pages = out.split("\f")
+    return pages[:-1] if pages and not pages[-1].strip() else pages
+
+
+def _name(source: Path, base: Path) -> str:
+    return str(source.relative_to(base)).replace("/", "__")
+
+
+def build_folder(base: Path, tree: Path) -> dict[str, list[str]]:
+    """Copies of the PDFs under ``base`` in ``tree`` (flat names), and their pdftotext pages."""
+    tree.mkdir(parents=True, exist_ok=True)
+    texts: dict[str, list[str]] = {}
+    for source in sorted(base.rglob("*.pdf")):
+        if not source.is_file() or source.is_symlink():
+            continue
+        name = _name(source, base)
+        if not (tree / name).is_file():
+            shutil.copyfile(source, tree / name)
+        texts[name] = _pages(tree / name)
+    return texts
+
+
+_SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
+_WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
+
+
+def questions(texts: dict[str, list[str]], rng: random.Random) -> list[dict]:
+    eligible = sorted(n for n, pages in texts.items() if len(pages) >= 4 and pages[0].strip())
+    chosen = rng.sample(eligible, min(SAMPLE, len(eligible)))
+    out = []
+    for name in sorted(chosen):
+        pages = texts[name]
+        first = next((ln.strip() for ln in pages[0].splitlines() if len(ln.split()) >= 2), "")
+        if first:
+            out.append({"kind": "title", "query": first[:120], "pdf": name, "page": None})
+        for _ in range(6):  # a page of prose on page 3 or later
+            page = rng.randrange(3, len(pages) + 1)
+            sentences = [
+                s for s in _SENTENCE.split(" ".join(pages[page - 1].split()))
+                if 10 <= len(_WORDS.findall(s)) <= 40 and not re.search(r"[\\{}$%_^]", s)
+            ]  # fmt: skip
+            if sentences:
+                words = rng.choice(sentences).split()
+                start = rng.randrange(0, max(1, len(words) - 10))
+                phrase = " ".join(words[start : start + rng.randrange(8, 13)])
+                out.append({"kind": "phrase", "query": phrase, "pdf": name, "page": page})
+                break
+    return out
+
+
+def bm25s_pages(texts: dict[str, list[str]]):  # type: ignore[no-untyped-def]
+    import bm25s
+    import Stemmer
+
+    stemmer = Stemmer.Stemmer("english")
+    ids = [(name, n) for name, pages in texts.items() for n in range(1, len(pages) + 1)]
+    corpus = [texts[name][n - 1] for name, n in ids]
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(corpus, stopwords="en", stemmer=stemmer, show_progress=False),
+                    show_progress=False)  # fmt: skip
+
+    def search(query: str) -> list[tuple[str, int]]:
+        tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
+        results, scores = retriever.retrieve(tokens, k=10, show_progress=False)
+        return [ids[i] for i, s in zip(results[0], scores[0], strict=True) if s > 0]
+
+    return search
+
+
+def arr_search(folder: Path, overrides: list[str]):  # type: ignore[no-untyped-def]
+    import arr
+
+    router = arr.load_router(overrides=overrides, workspace=folder)
+
+    def search(query: str) -> list[tuple[str, int]]:
+        found = []
+        for item in router.search(query, "papers").evidence[:10]:
+            path = item.location.path.split("/", 1)[-1]
+            anchor = item.location.anchor or ""
+            found.append((path, int(anchor[5:]) if anchor.startswith("page=") else 0))
+        return found
+
+    return search
+
+
+def score(cases: list[dict], search) -> dict[str, tuple[float, ...]]:  # type: ignore[no-untyped-def]
+    rows: dict[str, list[tuple[int, int, int, int]]] = {}
+    for case in cases:
+        found = search(case["query"])
+        pdfs = [p for p, _ in found]
+        pages = [(p, n) for p, n in found]
+        right = (case["pdf"], case["page"])
+        rows.setdefault(case["kind"], []).append(
+            (
+                int(pdfs[:1] == [case["pdf"]]),
+                int(case["pdf"] in pdfs),
+                int(pages[:1] == [right]),
+                int(right in pages),
+            )
+        )
+    return {kind: tuple(sum(col) / len(got) for col in zip(*got, strict=True))
+            for kind, got in rows.items()}  # fmt: skip
+
+
+def bench_real_folder(out: Path) -> None:
+    base = Path(os.environ.get("ARR_BENCH_REAL_FOLDER", "/usr/share/doc"))
+    pdfs = sorted(base.rglob("*.pdf")) if base.is_dir() else []
+    if len(pdfs) < 20 or shutil.which("pdftotext") is None:
+        print(f"5. real folder: fewer than 20 PDFs under {base} or no pdftotext; not measured "
+              "(apt-get install poppler-utils texlive-latex-base-doc)")  # fmt: skip
+        return
+    from benchmarks.papers import _workspace, bench_index
+
+    folder = out / "real"
+    texts = build_folder(base, folder / "src")
+    _workspace(folder, folder / "src", "docs")
+    pages = sum(len(p) for p in texts.values())
+    print(f"5. a real folder: {len(texts)} PDFs ({pages} pages) from {base}")
+    bench_index(folder, fresh=False)
+    cases = questions(texts, random.Random(7))
+    kinds = sorted({c["kind"] for c in cases})
+    print(f"   {len(cases)} questions: " + ", ".join(
+        f"{k} {sum(c['kind'] == k for c in cases)}" for k in kinds))  # fmt: skip
+    print(
+        f"   {'system':<32} {'question':<8} {'PDF R@1':>8} {'R@10':>6} {'page R@1':>9} {'R@10':>6}"
+    )
+    for label, search in (
+        ("bm25s over pdftotext pages", bm25s_pages(texts)),
+        ("ARR default", arr_search(folder, [])),
+        ("ARR bm25", arr_search(folder, ["tools=[bm25]"])),
+    ):
+        for kind, (r1, r10, p1, p10) in sorted(score(cases, search).items()):
+            page = f"{p1:9.2f} {p10:6.2f}" if kind == "phrase" else f"{'':9} {'':6}"
+            print(f"   {label:<32} {kind:<8} {r1:8.2f} {r10:6.2f} {page}")
+
+
+if __name__ == "__main__":
+    from benchmarks.core import bench_out
+
+    sys.exit(bench_real_folder(bench_out() / "papers") or 0)
