@@ -22,6 +22,7 @@ from arr.errors import ArrError, is_disk_full
 from arr.memory.seed import seed_memories
 from arr.memory.store import ResearchMemoryStore
 from arr.models import ScopeKey
+from arr.tools.contract import Indexed, has
 from arr.workspace.workspace import Workspace
 
 
@@ -64,9 +65,9 @@ def index_workspace(
         full = codes.DISK_FULL if is_disk_full(exc) else ""
         reports.append(BuildReport("memory", "*", 0, _ms(started), f"{exc}"[:500], {}, full))
     builders = sorted(
-        (getattr(tool, "semantic", False), name, tool)
+        (tool.semantic, name, tool)
         for name, tool in tools.items()
-        if hasattr(tool, "build") and not (lexical_only and getattr(tool, "semantic", False))
+        if has(tool, Indexed) and not (lexical_only and tool.semantic)
     )
     jobs = [
         (semantic, tool_name, tool, scope_name, key)
@@ -89,14 +90,9 @@ def index_workspace(
         files: list[list[str]] = []
         readers: int | None = None
         try:
-            if rebuild and hasattr(tool, "rebuild"):
-                # built beside the live index and swapped when complete: a failed rebuild
-                # (full disk, a kill) never leaves the scope with less than it had
-                manifest = tool.rebuild(key)  # type: ignore[attr-defined]
-            else:
-                if rebuild and hasattr(tool, "reset"):
-                    tool.reset(key)  # type: ignore[attr-defined]
-                manifest = tool.build(key)  # type: ignore[attr-defined]
+            # a rebuild is built beside the live index and swapped when complete: a failed
+            # rebuild (full disk, a kill) never leaves the scope with less than it had
+            manifest = tool.rebuild(key) if rebuild else tool.build(key)
             error, count, code = "", int(manifest.get("documents", 0)), ""
             skipped = _skipped(manifest.get("skipped"))
             files = [

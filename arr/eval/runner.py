@@ -32,6 +32,7 @@ from arr.memory.seed import seed_memories
 from arr.memory.store import ResearchMemoryStore
 from arr.models import EvidenceChunk, resolve_scope
 from arr.router.router import RetrievalRouter
+from arr.tools.contract import Indexed, has
 from arr.version import __version__
 from arr.workspace.workspace import Workspace
 
@@ -123,7 +124,7 @@ def ensure_indexes(router: RetrievalRouter, workspace: Workspace, progress: bool
     ):
         built.append("memory:seed")
     for name, tool in sorted(router.tools.items()):
-        if not hasattr(tool, "build"):
+        if not has(tool, Indexed):
             continue
         for scope_name, scope in sorted(router.scopes.items()):
             if not tool.freshness(scope).fresh:

@@ -40,6 +40,7 @@ from arr.errors import (
 from arr.models import QueryPlan, ScopeKey, ToolCall, ToolRound
 from arr.router.admission import check_query
 from arr.router.router import RetrievalRouter
+from arr.tools.contract import HoldsMemory, has
 
 SCOPE_NOT_ALLOWED = "scope_not_allowed"
 SCOPE_INVALID = "scope_invalid"
@@ -203,7 +204,7 @@ class ArrService:
         key = self.scope_key(scope)
         if not isinstance(memory_id, str) or not memory_id or len(memory_id) > 200:
             raise ServiceError(BAD_REQUEST, "id must be a memory id of 1-200 characters")
-        memory_tool = next((t for t in self.router.tools.values() if hasattr(t, "db_path")), None)
+        memory_tool = next((t for t in self.router.tools.values() if has(t, HoldsMemory)), None)
         if memory_tool is None:
             raise ServiceError(BAD_REQUEST, "this server has no research-memory channel")
         from arr.memory.store import ResearchMemoryStore

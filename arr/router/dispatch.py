@@ -12,7 +12,8 @@ from dataclasses import dataclass
 from arr import codes
 from arr.errors import WorkspaceError, is_disk_full
 from arr.models import Degradation, ScopeKey, ToolCall
-from arr.tools.base import ChannelAnswer, ChannelError, Tool, within
+from arr.tools.base import ChannelAnswer, ChannelError, within
+from arr.tools.contract import Tool
 
 
 @dataclass(frozen=True)

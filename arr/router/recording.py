@@ -22,7 +22,8 @@ from arr.models import (
 )
 from arr.router.dispatch import Outcome
 from arr.safety.rules import redact_credentials
-from arr.tools.base import ChannelAnswer, Tool
+from arr.tools.base import ChannelAnswer
+from arr.tools.contract import CountsSkips, OnWorkspace, Tool, has
 
 
 @dataclass
@@ -81,12 +82,11 @@ def admitted_places(
     link, a hard link, a special file or gone is withheld, whatever the channel's index
     remembers (an index is a copy of the tree as it was). One lstat per place."""
     withheld: Counter[str] = Counter()
-    place_check = getattr(getattr(tool, "workspace", None), "place_check", None)
     paths = {c.location.path for c in found if c.location.path is not None}
-    if place_check is None or not paths:
+    if not paths or not has(tool, OnWorkspace):
         return found, withheld
     try:
-        check = place_check(scope)
+        check = tool.workspace.place_check(scope)
     except (WorkspaceError, OSError):  # a root refused now: nothing of it is shown
         withheld["unreadable"] = len(found)
         return [c for c in found if c.location.path is None], withheld
@@ -126,8 +126,8 @@ def record(
     counters = dict(answer.counters)
     for reason, count in withheld.items():
         counters[f"withheld_{reason}"] = count
-    skip_counters = getattr(tool, "skip_counters", None)
-    if skip_counters is not None:
+    if has(tool, CountsSkips):
+        skip_counters = tool.skip_counters
         # counters are informative; never fail a call over them
         with contextlib.suppress(Exception):
             for reason, count in skip_counters(scope).items():  # added: both count binary

@@ -11,7 +11,7 @@ from arr.deadline import READING_SHARE, REQUEST_DEADLINE, within
 from arr.errors import is_disk_full
 from arr.models import Freshness, ScopeKey
 from arr.readers import NotReady
-from arr.tools.base import Tool
+from arr.tools.contract import Refreshing, Tool, has
 from arr.tools.partition import IndexBusy, without_waiting
 
 
@@ -20,9 +20,9 @@ def refresh_before_call(
 ) -> Freshness | None:
     """The index's freshness after a refresh, or None when the tool cannot refresh (or
     refreshing is off); the time spent lands in ``timings[name]`` (ms)."""
-    refresh = getattr(tool, "refresh", None)
-    if refresh is None or max_files == 0:
+    if max_files == 0 or not has(tool, Refreshing):
         return None
+    refresh = tool.refresh
     started = time.perf_counter()
     deadline = REQUEST_DEADLINE.get()
     # reading changed files may take a share of the time left; the calls need the rest

@@ -45,7 +45,8 @@ from arr.router.admission import (
 from arr.router.dispatch import CallPool
 from arr.router.recording import Run, record
 from arr.router.refresh import refresh_before_call
-from arr.tools.base import ChannelError, Tool, within
+from arr.tools.base import ChannelError, within
+from arr.tools.contract import Closable, OnWorkspace, Tool, has
 
 MAX_ROUNDS = 6
 MAX_CALLS = 12
@@ -54,7 +55,7 @@ MAX_CALLS = 12
 def _chunk_grid(tools: Iterable[object]) -> int | None:
     """The line grid of the indexed chunks (a channel workspace's ``chunk_lines``), or None."""
     for tool in tools:
-        lines = getattr(getattr(tool, "workspace", None), "chunk_lines", None)
+        lines = tool.workspace.chunk_lines if has(tool, OnWorkspace) else None
         if isinstance(lines, int) and lines > 0:
             return lines
     return None
@@ -115,9 +116,8 @@ class RetrievalRouter:
         walking them before every search
         (:meth:`arr.workspace.workspace.Workspace.watch_changes`)."""
         for tool in self.tools.values():
-            workspace = getattr(tool, "workspace", None)
-            if workspace is not None and hasattr(workspace, "watch_changes"):
-                workspace.watch_changes()
+            if has(tool, OnWorkspace):
+                tool.workspace.watch_changes()
 
     def new_run(self) -> None:
         """A new run for the LLM stages' call budget (``llm.max_calls``): each request of a
@@ -321,13 +321,11 @@ class RetrievalRouter:
         workspaces walk their trees from then on."""
         self._calls.close()
         for tool in self.tools.values():
-            close_watches = getattr(getattr(tool, "workspace", None), "close_watches", None)
-            if close_watches is not None:
-                close_watches()
-            close = getattr(tool, "close", None)
-            if close is not None:
+            if has(tool, OnWorkspace):
+                tool.workspace.close_watches()
+            if has(tool, Closable):
                 with contextlib.suppress(Exception):  # closing must never fail the caller
-                    close()
+                    tool.close()
 
     def _admission(self, call: ToolCall, scope: ScopeKey, run: Run) -> tuple[str, str] | None:
         """The rules of :mod:`arr.router.admission`, in order; the refresh of a stale index

@@ -1,4 +1,6 @@
-"""The Tool contract every channel implements (STYLE "Stage contract").
+"""What channels share: their answer with counters, their error, the freshness of a source.
+
+The contract itself (``Tool`` and its capabilities) is written in :mod:`arr.tools.contract`.
 
 A tool is cheap to build (``__init__`` stores plain values), explicit to warm (``warm_up``
 loads indexes lazily and idempotently), reports index freshness per scope, and returns evidence
@@ -8,26 +10,11 @@ already filtered to the request scope. The Router is the only caller of ``retrie
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Protocol, runtime_checkable
 
 from arr.codes import INDEX_STALE
 from arr.deadline import REQUEST_DEADLINE, seconds_left, within  # noqa: F401 (re-exported)
 from arr.errors import ArrError
-from arr.models import FRESH, EvidenceChunk, Freshness, ScopeKey, ToolCall
-
-
-@runtime_checkable
-class Tool(Protocol):
-    name: str
-    read_only: bool
-    provider: str
-    summary: str
-
-    def warm_up(self) -> None: ...
-
-    def freshness(self, scope: ScopeKey) -> Freshness: ...
-
-    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk] | ChannelAnswer: ...
+from arr.models import FRESH, EvidenceChunk, Freshness
 
 
 # The request deadline (time.perf_counter() seconds) of the call running in this thread, or

@@ -40,6 +40,7 @@ from arr.workspace.workspace import Workspace
 class BM25Tool:
     read_only = True
     provider = "local"
+    semantic = False  # a lexical index: built first, and by arr index --lexical
     summary = (
         "bm25: lexical ranking over the project's notes, code, configs and logs; good for "
         "exact terms, symbols, config keys and error messages"

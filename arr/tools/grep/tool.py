@@ -42,6 +42,7 @@ def line_id(path: str, line: int) -> str:
 class GrepTool:
     read_only = True
     provider = "local"
+    semantic = False  # a lexical index: built first, and by arr index --lexical
     summary = (
         "grep: exact line search in the project's trusted directories (code, notes, "
         "configs, logs); best for error messages, symbols, config keys and metric names"

@@ -1,0 +1,102 @@
+"""The tool contract, written down: what every channel is, and what some channels also do.
+
+Every channel is a :class:`Tool`. The other Protocols are capabilities the Router, ``arr index``
+and ``arr serve`` use when a channel has them (a channel has one by having its members; no
+registration). They are checked with :func:`has`, which remembers a method-only capability per
+class, so the Router's checks on every call cost a dictionary look-up.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+
+if TYPE_CHECKING:
+    from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall
+    from arr.tools.base import ChannelAnswer
+    from arr.workspace.workspace import Workspace
+
+
+@runtime_checkable
+class Tool(Protocol):
+    """A channel: cheap to build, explicit to warm, fresh or stale per scope, and answering only
+    within the request's scope. The Router is the only caller of ``retrieve``."""
+
+    name: str
+    read_only: bool
+    provider: str
+    summary: str
+
+    def warm_up(self) -> None: ...
+
+    def freshness(self, scope: ScopeKey) -> Freshness: ...
+
+    def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk] | ChannelAnswer: ...
+
+
+@runtime_checkable
+class Indexed(Protocol):
+    """A channel with an index ``arr index`` builds; ``semantic`` ones (embeddings) are built
+    after the lexical ones and skipped by ``arr index --lexical``."""
+
+    semantic: bool
+
+    def build(self, scope: ScopeKey) -> dict[str, Any]: ...
+
+    def rebuild(self, scope: ScopeKey) -> dict[str, Any]:
+        """Built beside the live index and swapped in when complete."""
+        ...
+
+    def reset(self, scope: ScopeKey) -> None: ...
+
+
+@runtime_checkable
+class Refreshing(Protocol):
+    """A channel that brings its index up to date before a call (at most ``max_changed_files``
+    changed files; False when there were more)."""
+
+    def refresh(self, scope: ScopeKey, max_changed_files: int) -> bool: ...
+
+
+@runtime_checkable
+class CountsSkips(Protocol):
+    """A channel that says how many files of a scope it left out, and why (for the trace)."""
+
+    def skip_counters(self, scope: ScopeKey) -> dict[str, int]: ...
+
+
+@runtime_checkable
+class Closable(Protocol):
+    """A channel that holds something open (a store's client) until ``close``."""
+
+    def close(self) -> None: ...
+
+
+@runtime_checkable
+class OnWorkspace(Protocol):
+    """A channel that reads a workspace (its chunk grid, its watches, its place check)."""
+
+    workspace: Workspace
+
+
+@runtime_checkable
+class HoldsMemory(Protocol):
+    """The research-memory channel: the database ``arr serve`` reports on."""
+
+    db_path: Path
+
+
+_KNOWN: dict[tuple[type, type], bool] = {}
+
+
+def has(tool: object, capability: type) -> bool:
+    """``isinstance(tool, capability)``, remembered per class for method-only capabilities
+    (a class's methods do not change; data members such as ``workspace`` are checked each
+    time)."""
+    if capability in (OnWorkspace, HoldsMemory, Indexed):
+        return isinstance(tool, capability)
+    key = (type(tool), capability)
+    found = _KNOWN.get(key)
+    if found is None:
+        found = _KNOWN[key] = isinstance(tool, capability)
+    return found
