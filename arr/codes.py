@@ -60,3 +60,88 @@ ADMISSION_CODES: tuple[str, ...] = (
     BUDGET_ROUNDS,
     BUDGET_CALLS,
 )
+
+# Trace notes on a call that ran: why a channel's scan stopped early (``cut_<why>``), and how an
+# index answered fresh.
+CUT_DEADLINE = "cut_deadline"
+CUT_CAP = "cut_cap"
+REFRESHED = "refreshed"
+FRESH_WITHIN_TOLERANCE = "fresh_within_tolerance"
+FRESH_WITH_OVERLAY = "fresh_with_overlay"
+RERANKER_ERROR = "reranker_error"
+
+# A channel's own errors (channel_error's detail names them).
+INVALID_PATTERN = "invalid_pattern"
+PATTERN_TOO_LONG = "pattern_too_long"
+PATH_SENSITIVE = "path_sensitive"
+PATH_SYMLINK = "path_symlink"
+PATH_NOT_REGULAR = "path_not_regular"
+PATH_HARDLINK = "path_hardlink"
+VECTOR_STORE_UNAVAILABLE = "vector_store_unavailable"
+
+# Why a file was left out (``skipped_<reason>`` in traces, manifests and ``arr skipped``): the
+# one file rule's reasons, in the order the rule asks, then the readers'.
+PATH_ESCAPE = "path_escape"
+SENSITIVE_NAME = "sensitive_name"
+BINARY = "binary"
+LINK = "link"
+SPECIAL_FILE = "special_file"
+HARDLINK = "hardlink"
+OVERSIZE = "oversize"
+CREDENTIAL = "credential"
+UNREADABLE = "unreadable"
+VANISHED = "vanished"
+FILE_RULE_REASONS: tuple[str, ...] = (
+    PATH_ESCAPE,
+    SENSITIVE_NAME,
+    BINARY,
+    LINK,
+    SPECIAL_FILE,
+    HARDLINK,
+    OVERSIZE,
+    CREDENTIAL,
+    UNREADABLE,
+    VANISHED,
+)
+PDF_ENCRYPTED = "pdf_encrypted"
+NO_TEXT = "no_text"
+TOO_MANY_PAGES = "pdf_too_many_pages"
+EXTRACT_TIMEOUT = "extract_timeout"
+EXTRACT_MEMORY = "extract_memory"
+READER_REASONS: tuple[str, ...] = (
+    PDF_ENCRYPTED,
+    NO_TEXT,
+    UNREADABLE,
+    TOO_MANY_PAGES,
+    EXTRACT_TIMEOUT,
+    EXTRACT_MEMORY,
+)
+# a reader file still being read at the deadline (not the file's fault; never remembered)
+NOT_READY = "not_ready"
+
+# The LLM client's failures (a planner or reranker falls back and names one).
+LLM_BUDGET_EXHAUSTED = "llm_budget_exhausted"
+LLM_DEADLINE = "llm_deadline"
+LLM_TIMEOUT = "llm_timeout"
+LLM_TRANSPORT = "llm_transport"
+LLM_REDIRECT = "llm_redirect"
+LLM_HTTP_ERROR = "llm_http_error"
+LLM_BAD_CONTENT_TYPE = "llm_bad_content_type"
+LLM_OVERSIZE = "llm_oversize"
+LLM_BAD_RESPONSE = "llm_bad_response"
+LLM_STRUCTURED_OUTPUT_UNSUPPORTED = "llm_structured_output_unsupported"
+LLM_REPLY_OVERSIZE = "llm_reply_oversize"
+LLM_REPLY_NOT_JSON = "llm_reply_not_json"
+LLM_PLAN_INVALID = "llm_plan_invalid"
+LLM_PLAN_WRONG_VERSION = "llm_plan_wrong_version"
+LLM_RANKING_INVALID = "llm_ranking_invalid"
+LLM_RANKING_IDS = "llm_ranking_ids"
+
+# ``arr serve``'s answers to a request it cannot run.
+SCOPE_NOT_ALLOWED = "scope_not_allowed"
+SCOPE_INVALID = "scope_invalid"
+QUERY_INVALID = "query_invalid"
+BAD_REQUEST = "bad_request"
+NOT_FOUND = "not_found"
+UNKNOWN_TOOL = "unknown_tool"
+INTERNAL_ERROR = "internal_error"

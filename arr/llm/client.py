@@ -29,6 +29,7 @@ import threading
 import time
 from typing import Any
 
+from arr import codes
 from arr.errors import ConfigError
 from arr.llm.endpoint import check_allowed_host, check_endpoint, is_loopback
 from arr.tools.base import seconds_left
@@ -62,7 +63,7 @@ def strict_loads(text: str) -> Any:
 
 
 STRUCTURED_OUTPUT = ("none", "json_schema", "json_object")
-STRUCTURED_REFUSED = "llm_structured_output_unsupported"
+STRUCTURED_REFUSED = codes.LLM_STRUCTURED_OUTPUT_UNSUPPORTED
 # A 4xx body naming one of these refused the response_format, not the request.
 _REFUSAL_WORDS = ("response_format", "json_schema", "schema", "grammar", "json_object")
 ERROR_BODY_BYTES = 4096
@@ -160,7 +161,7 @@ class LLMClient:
         with self._lock:
             if self.calls_made >= self.max_calls:
                 raise LLMError(
-                    "llm_budget_exhausted",
+                    codes.LLM_BUDGET_EXHAUSTED,
                     f"the run's budget of {self.max_calls} LLM calls is spent",
                 )
             self.calls_made += 1
@@ -208,7 +209,7 @@ class LLMClient:
         timeout = seconds_left(self.timeout_s)
         cut_by_request = timeout < self.timeout_s
         if timeout < MIN_EXCHANGE_S:
-            raise LLMError("llm_deadline", "no time left before the search's deadline")
+            raise LLMError(codes.LLM_DEADLINE, "no time left before the search's deadline")
         self._take_budget()
         deadline = time.monotonic() + timeout
         body: dict[str, Any] = {
@@ -242,19 +243,21 @@ class LLMClient:
                 raw = self._read(response, deadline, timeout, response_format is not None)
         except Exception as exc:  # ours, httpx and ssl errors, or the watchdog's close
             timed_out = (
-                exc.code == "llm_timeout"
+                exc.code == codes.LLM_TIMEOUT
                 if isinstance(exc, LLMError)
                 else time.monotonic() >= deadline or isinstance(exc, httpx.TimeoutException)
             )
             if timed_out and cut_by_request:
                 raise LLMError(
-                    "llm_deadline", f"cut at the search's deadline ({timeout:.1f} s)"
+                    codes.LLM_DEADLINE, f"cut at the search's deadline ({timeout:.1f} s)"
                 ) from None
             if timed_out:
-                raise LLMError("llm_timeout", f"no complete answer within {timeout} s") from None
+                raise LLMError(
+                    codes.LLM_TIMEOUT, f"no complete answer within {timeout} s"
+                ) from None
             if isinstance(exc, LLMError):
                 raise
-            raise LLMError("llm_transport", transport_detail(exc)) from None
+            raise LLMError(codes.LLM_TRANSPORT, transport_detail(exc)) from None
         finally:
             watchdog.cancel()
             client.close()
@@ -262,7 +265,7 @@ class LLMClient:
 
     def _read(self, response: Any, deadline: float, timeout: float, structured: bool) -> bytes:
         if response.is_redirect:
-            raise LLMError("llm_redirect", f"HTTP {response.status_code} redirect not followed")
+            raise LLMError(codes.LLM_REDIRECT, f"HTTP {response.status_code} redirect not followed")
         if response.status_code != 200:
             raw = b""
             for chunk in response.iter_raw():
@@ -278,20 +281,20 @@ class LLMClient:
                 and any(w in message.lower() for w in _REFUSAL_WORDS)
             ):
                 raise LLMError(STRUCTURED_REFUSED, detail)
-            raise LLMError("llm_http_error", detail)
+            raise LLMError(codes.LLM_HTTP_ERROR, detail)
         content_type = response.headers.get("content-type", "").split(";")[0].strip().lower()
         if content_type != "application/json":
-            raise LLMError("llm_bad_content_type", f"content type {content_type!r}")
+            raise LLMError(codes.LLM_BAD_CONTENT_TYPE, f"content type {content_type!r}")
         chunks, size = [], 0
         for chunk in response.iter_raw():
             size += len(chunk)
             if size > self.max_response_bytes:
-                raise LLMError("llm_oversize", f"body over {self.max_response_bytes} bytes")
+                raise LLMError(codes.LLM_OVERSIZE, f"body over {self.max_response_bytes} bytes")
             if time.monotonic() > deadline:
-                raise LLMError("llm_timeout", f"no complete answer within {timeout:.1f} s")
+                raise LLMError(codes.LLM_TIMEOUT, f"no complete answer within {timeout:.1f} s")
             chunks.append(chunk)
         if time.monotonic() > deadline:
-            raise LLMError("llm_timeout", f"no complete answer within {timeout:.1f} s")
+            raise LLMError(codes.LLM_TIMEOUT, f"no complete answer within {timeout:.1f} s")
         return b"".join(chunks)
 
     def _content(self, raw: bytes) -> str:
@@ -299,9 +302,11 @@ class LLMClient:
             data = strict_loads(raw.decode("utf-8"))
             content = data["choices"][0]["message"]["content"]
         except (ValueError, KeyError, IndexError, TypeError, UnicodeDecodeError) as exc:
-            raise LLMError("llm_bad_response", f"not a chat completion: {str(exc)[:120]}") from None
+            raise LLMError(
+                codes.LLM_BAD_RESPONSE, f"not a chat completion: {str(exc)[:120]}"
+            ) from None
         if not isinstance(content, str):
-            raise LLMError("llm_bad_response", "message content is not text")
+            raise LLMError(codes.LLM_BAD_RESPONSE, "message content is not text")
         model, usage = data.get("model"), data.get("usage")
         self.last_model = model[:200] if isinstance(model, str) else None
         self.last_usage = usage if isinstance(usage, dict) else None

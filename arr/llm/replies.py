@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from arr import codes
 from arr.llm.client import LLMError, strict_loads
 
 _FENCE = re.compile(r"^\s*```(?:json)?[ \t]*\n(.*?)\n?```\s*$", re.S)
@@ -18,15 +19,15 @@ _FENCE = re.compile(r"^\s*```(?:json)?[ \t]*\n(.*?)\n?```\s*$", re.S)
 
 def parse_object(text: str, max_chars: int) -> dict[str, Any]:
     if len(text) > max_chars:
-        raise LLMError("llm_reply_oversize", f"reply is {len(text)} chars; limit {max_chars}")
+        raise LLMError(codes.LLM_REPLY_OVERSIZE, f"reply is {len(text)} chars; limit {max_chars}")
     fenced = _FENCE.match(text)
     body = fenced.group(1) if fenced else text
     try:
         value = strict_loads(body.strip())
     except ValueError as exc:
         raise LLMError(
-            "llm_reply_not_json", f"not exactly one JSON object: {str(exc)[:120]}"
+            codes.LLM_REPLY_NOT_JSON, f"not exactly one JSON object: {str(exc)[:120]}"
         ) from None
     if not isinstance(value, dict):
-        raise LLMError("llm_reply_not_json", "the reply is JSON but not an object")
+        raise LLMError(codes.LLM_REPLY_NOT_JSON, "the reply is JSON but not an object")
     return value

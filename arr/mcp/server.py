@@ -29,6 +29,15 @@ from typing import Any
 from pydantic import ValidationError
 
 from arr import codes
+from arr.codes import (  # noqa: E402 (the service's codes, by the names its callers use)
+    BAD_REQUEST,
+    INTERNAL_ERROR,
+    NOT_FOUND,
+    QUERY_INVALID,
+    SCOPE_INVALID,
+    SCOPE_NOT_ALLOWED,
+    UNKNOWN_TOOL,
+)
 from arr.errors import (
     ArrError,
     ConfigError,
@@ -42,12 +51,6 @@ from arr.router.admission import check_query
 from arr.router.router import RetrievalRouter
 from arr.tools.contract import HoldsMemory, has
 
-SCOPE_NOT_ALLOWED = "scope_not_allowed"
-SCOPE_INVALID = "scope_invalid"
-QUERY_INVALID = "query_invalid"
-BAD_REQUEST = "bad_request"
-NOT_FOUND = "not_found"
-UNKNOWN_TOOL = "unknown_tool"
 MAX_ECHO = 200
 DEFAULT_TOP_K = 10
 MAX_TOP_K = 100
@@ -276,7 +279,7 @@ def build_server(service: ArrService) -> Any:
                     raise ToolError(str(cause)) from None
                 if isinstance(cause, ValidationError):
                     raise ToolError(_type_error(name, fields, cause).payload()) from None
-                error = ServiceError("internal_error", f"{name} failed; see the server's log")
+                error = ServiceError(INTERNAL_ERROR, f"{name} failed; see the server's log")
                 raise ToolError(error.payload()) from exc
 
     server = ArrMCPServer(
@@ -297,7 +300,7 @@ def build_server(service: ArrService) -> Any:
         except ServiceError as exc:
             raise ToolError(exc.payload()) from None
         except Exception as exc:  # a bug must never take the server down
-            error = ServiceError("internal_error", f"{type(exc).__name__}: {str(exc)[:300]}")
+            error = ServiceError(INTERNAL_ERROR, f"{type(exc).__name__}: {str(exc)[:300]}")
             raise ToolError(error.payload()) from None
 
     @server.tool(annotations=read_only)

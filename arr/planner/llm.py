@@ -136,10 +136,10 @@ class LLMQueryPlanner:
         except ValidationError as exc:
             first = exc.errors()[0]
             where = ".".join(str(p) for p in first["loc"])
-            raise LLMError("llm_plan_invalid", f"{where}: {first['msg']}") from None
+            raise LLMError(codes.LLM_PLAN_INVALID, f"{where}: {first['msg']}") from None
         if plan.version != self.version:
             raise LLMError(
-                "llm_plan_wrong_version", f"version {plan.version!r}, expected {self.version!r}"
+                codes.LLM_PLAN_WRONG_VERSION, f"version {plan.version!r}, expected {self.version!r}"
             )
         return plan
 
@@ -158,7 +158,7 @@ class LLMQueryPlanner:
         try:
             proposed = self._ask(user, tools, notes, query)
             if not proposed.tool_rounds:
-                raise LLMError("llm_plan_invalid", "the plan has no rounds")
+                raise LLMError(codes.LLM_PLAN_INVALID, "the plan has no rounds")
             plan = QueryPlan.model_validate(
                 {"version": self.version, "tool_rounds": self._to_rounds(proposed)}
             )
@@ -222,6 +222,6 @@ def llm_degradations(
     failure that made it fall back, if any."""
     found = list(notes)
     if failure is not None:
-        code = DEADLINE_CODES[stage] if failure.code == "llm_deadline" else failure.code
+        code = DEADLINE_CODES[stage] if failure.code == codes.LLM_DEADLINE else failure.code
         found.append((code, failure.detail))
     return tuple(Degradation(stage=stage, code=c, detail=d[:300]) for c, d in found)

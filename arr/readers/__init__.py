@@ -31,6 +31,7 @@ from concurrent.futures import TimeoutError as FutureTimeout
 from pathlib import Path
 from typing import Protocol
 
+from arr import codes
 from arr.readers.view import NO_TEXT, Unreadable, View
 
 
@@ -61,10 +62,7 @@ class NotReady(Unreadable):
     the next call finds its view."""
 
     def __init__(self, detail: str = "") -> None:
-        super().__init__(NOT_READY, detail)
-
-
-NOT_READY = "not_ready"
+        super().__init__(codes.NOT_READY, detail)
 
 
 class Readers:

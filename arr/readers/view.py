@@ -16,14 +16,17 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass, field
 
-# Reasons a reader refuses a file (``skipped_<reason>`` in traces and index manifests).
-PDF_ENCRYPTED = "pdf_encrypted"
-NO_TEXT = "no_text"
-UNREADABLE = "unreadable"
-TOO_MANY_PAGES = "pdf_too_many_pages"
-EXTRACT_TIMEOUT = "extract_timeout"
-EXTRACT_MEMORY = "extract_memory"
-REASONS = (PDF_ENCRYPTED, NO_TEXT, UNREADABLE, TOO_MANY_PAGES, EXTRACT_TIMEOUT, EXTRACT_MEMORY)
+# Reasons a reader refuses a file (``skipped_<reason>`` in traces and index manifests), named
+# here for the readers: the strings are arr.codes'.
+from arr.codes import EXTRACT_MEMORY as EXTRACT_MEMORY
+from arr.codes import EXTRACT_TIMEOUT as EXTRACT_TIMEOUT
+from arr.codes import NO_TEXT as NO_TEXT
+from arr.codes import PDF_ENCRYPTED as PDF_ENCRYPTED
+from arr.codes import READER_REASONS
+from arr.codes import TOO_MANY_PAGES as TOO_MANY_PAGES
+from arr.codes import UNREADABLE as UNREADABLE
+
+REASONS = READER_REASONS
 
 
 class Unreadable(Exception):

@@ -15,6 +15,7 @@ from typing import Any
 
 from pydantic import BaseModel, ConfigDict, StrictStr, ValidationError
 
+from arr import codes
 from arr.llm.client import LLMError
 from arr.llm.replies import parse_object
 from arr.llm.schemas import ranking_schema
@@ -78,10 +79,10 @@ class LLMReranker:
             try:
                 order = _Ranking.model_validate(data).ranking
             except ValidationError as exc:
-                raise LLMError("llm_ranking_invalid", exc.errors()[0]["msg"]) from None
+                raise LLMError(codes.LLM_RANKING_INVALID, exc.errors()[0]["msg"]) from None
             if len(order) != len(set(order)) or sorted(order) != sorted(expected):
                 raise LLMError(
-                    "llm_ranking_ids", "the ranking must name every candidate id exactly once"
+                    codes.LLM_RANKING_IDS, "the ranking must name every candidate id exactly once"
                 )
         except LLMError as exc:  # the rule order stands
             return ruled, list(llm_degradations("reranker", notes, exc))

@@ -143,7 +143,10 @@ def record(
     if outcome.failure is not None:
         status, code = "error", outcome.failure.code
     elif answer.cut:
-        status, code = ("ok" if found else "empty"), f"cut_{answer.cut}"
+        status, code = (
+            ("ok" if found else "empty"),
+            codes.CUT_DEADLINE if answer.cut == "deadline" else codes.CUT_CAP,
+        )
     else:
         status, code = ("ok", codes.OK) if found else ("empty", codes.EMPTY)
     if status == "error" or answer.cut == "deadline":

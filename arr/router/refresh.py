@@ -63,4 +63,4 @@ def refresh_before_call(
         )
     # The tool brought the index to the sources it just walked: fresh (checking again would
     # walk the tree a third time in this search).
-    return Freshness(fresh=True, code="refreshed", detail="")
+    return Freshness(fresh=True, code=codes.REFRESHED, detail="")

@@ -44,11 +44,11 @@ def rerank(
             ranked, failures = reranker.rerank(query, fused), []  # type: ignore[attr-defined]
     except Exception as exc:  # a broken reranker must never break a search
         detail = f"{type(exc).__name__}: {exc}"[:300]
-        degradations.append(Degradation(stage="reranker", code="reranker_error", detail=detail))
+        degradations.append(Degradation(stage="reranker", code=codes.RERANKER_ERROR, detail=detail))
         return fused, "none"
     if any(c.__class__ is not EvidenceChunk for c in ranked):  # the result trusts these
         detail = "the reranker returned something other than evidence chunks"
-        degradations.append(Degradation(stage="reranker", code="reranker_error", detail=detail))
+        degradations.append(Degradation(stage="reranker", code=codes.RERANKER_ERROR, detail=detail))
         return fused, "none"
     degradations.extend(failures)
     # a refused response_format was asked again plainly: the LLM's order still stands

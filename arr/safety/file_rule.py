@@ -27,32 +27,23 @@ import os
 import stat
 from pathlib import PurePosixPath
 
-from arr.safety.rules import credential_kind, is_sensitive_filename, is_sensitive_name
-
-LINK = "link"
-HARDLINK = "hardlink"
-SPECIAL_FILE = "special_file"
-SENSITIVE_NAME = "sensitive_name"
-OVERSIZE = "oversize"
-BINARY = "binary"
-CREDENTIAL = "credential"
-UNREADABLE = "unreadable"
-VANISHED = "vanished"
-PATH_ESCAPE = "path_escape"
-
-# Every reason a file can be refused for, in the order the rule asks.
-REASONS = (
+# Every reason a file can be refused for (in the order the rule asks): the codes' own strings.
+from arr.codes import (
+    BINARY,
+    CREDENTIAL,
+    FILE_RULE_REASONS,
+    HARDLINK,
+    LINK,
+    OVERSIZE,
     PATH_ESCAPE,
     SENSITIVE_NAME,
-    BINARY,
-    LINK,
     SPECIAL_FILE,
-    HARDLINK,
-    OVERSIZE,
-    CREDENTIAL,
     UNREADABLE,
     VANISHED,
 )
+from arr.safety.rules import credential_kind, is_sensitive_filename, is_sensitive_name
+
+REASONS = FILE_RULE_REASONS
 
 # Formats that are binary by definition: refused by name, so a build does not read every
 # compiled module, image or array of a tree just to find its NUL byte. (PDFs are read by their

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from arr import codes
 from arr.codes import INDEX_STALE
 from arr.deadline import REQUEST_DEADLINE, seconds_left, within  # noqa: F401 (re-exported)
 from arr.errors import ArrError
@@ -50,7 +51,7 @@ def source_freshness(
         return FRESH
     lag_s = newest_ns / 1e9 - float(manifest.get("built_at", 0))  # type: ignore[arg-type]
     if tolerance_s and lag_s <= tolerance_s:
-        return Freshness(fresh=True, code="fresh_within_tolerance", detail=f"lag {lag_s:.1f}s")
+        return Freshness(fresh=True, code=codes.FRESH_WITHIN_TOLERANCE, detail=f"lag {lag_s:.1f}s")
     return Freshness(
         fresh=False, code=INDEX_STALE, detail=f"sources changed after the {channel} index was built"
     )

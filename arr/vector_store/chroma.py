@@ -19,6 +19,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
+from arr import codes
 from arr.codes import INDEX_BUILDING
 from arr.models import ScopeKey
 from arr.tools.base import ChannelError
@@ -348,7 +349,7 @@ class ChromaStore:
     ) -> list[tuple[str, float, str, dict[str, Any]]]:
         collection = self._collection(scope)
         if collection is None:
-            raise ChannelError("index_missing", f"no vector collection for {scope.label()}")
+            raise ChannelError(codes.INDEX_MISSING, f"no vector collection for {scope.label()}")
         try:
             exact = self._exact(scope, collection, version)
         except ChannelError as exc:

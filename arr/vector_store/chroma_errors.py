@@ -7,10 +7,11 @@ from __future__ import annotations
 from collections.abc import Iterator
 from contextlib import contextmanager
 
+from arr import codes
 from arr.tools.base import ChannelError
 from arr.tools.partition import IndexBusy
 
-UNAVAILABLE = "vector_store_unavailable"
+UNAVAILABLE = codes.VECTOR_STORE_UNAVAILABLE
 REPAIR = "arr index rebuild=true tools=[vector] (the store is derived: rebuilt from sources)"
 
 

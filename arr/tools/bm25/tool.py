@@ -242,7 +242,7 @@ class BM25Tool:
         if manifest.get("source_fingerprint") != fingerprint:
             layer = self._cache.overlay(scope, generation)
             if layer is not None and layer.source_fingerprint == fingerprint:
-                return Freshness(fresh=True, code="fresh_with_overlay", detail="")
+                return Freshness(fresh=True, code=codes.FRESH_WITH_OVERLAY, detail="")
         return source_freshness(
             manifest, fingerprint, newest_ns, self.freshness_tolerance_s, self.name
         )

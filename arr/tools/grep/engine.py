@@ -21,6 +21,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
+from arr import codes
 from arr.safety.rules import ENGINE_EXCLUDE_GLOB
 from arr.tools.base import ChannelError
 
@@ -283,7 +284,7 @@ class Engine:
         if not cut and returncode not in (0, 1) and (errors.other or not errors.file_errors):
             # Not (only) unreadable or vanished files: the pattern itself was refused.
             message = errors.other[-1] if errors.other else "rg failed"
-            raise ChannelError("invalid_pattern", message[:300])
+            raise ChannelError(codes.INVALID_PATTERN, message[:300])
         return hits, dict(counters), cut
 
     def run(

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
+from arr import codes
 from arr.errors import ConfigError
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
 from arr.query.named_paths import named_paths
@@ -123,7 +124,7 @@ class GrepTool:
         self.warm_up()
         if len(call.query) > self.max_pattern_chars:
             raise ChannelError(
-                "pattern_too_long",
+                codes.PATTERN_TOO_LONG,
                 f"pattern is {len(call.query)} chars; limit {self.max_pattern_chars}",
             )
         reason = check_sub_path(call.path) if call.path is not None else None

@@ -17,6 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path, PurePosixPath
 
+from arr import codes
 from arr.readers import Readers, suffix_of
 from arr.readers.view import Unreadable, View
 from arr.safety import file_rule
@@ -147,7 +148,7 @@ def engine_target(root: Path, sub_path: str | None, counters: Counter[str]) -> s
         parts[-1].lower() in SENSITIVE_DIRS  # a withheld folder named as the target itself
     ):
         # Named explicitly, ripgrep would read it despite the exclusion globs.
-        raise ChannelError("path_sensitive", f"sub-path {sub_path!r} names a sensitive file")
+        raise ChannelError(codes.PATH_SENSITIVE, f"sub-path {sub_path!r} names a sensitive file")
     current = root
     info = root.lstat()
     for part in parts:
@@ -158,13 +159,13 @@ def engine_target(root: Path, sub_path: str | None, counters: Counter[str]) -> s
             counters["path_not_found"] += 1
             return None
         if stat.S_ISLNK(info.st_mode):
-            raise ChannelError("path_symlink", f"sub-path {sub_path!r} goes through a link")
+            raise ChannelError(codes.PATH_SYMLINK, f"sub-path {sub_path!r} goes through a link")
     if not (stat.S_ISDIR(info.st_mode) or stat.S_ISREG(info.st_mode)):
-        raise ChannelError("path_not_regular", f"sub-path {sub_path!r} is not a file or dir")
+        raise ChannelError(codes.PATH_NOT_REGULAR, f"sub-path {sub_path!r} is not a file or dir")
     if stat.S_ISREG(info.st_mode) and info.st_nlink != 1:
-        raise ChannelError("path_hardlink", f"sub-path {sub_path!r} has other hard links")
+        raise ChannelError(codes.PATH_HARDLINK, f"sub-path {sub_path!r} has other hard links")
     # Containment on components of the resolved path, never on a string prefix.
     resolved = Path(os.path.realpath(current)).parts
     if resolved[: len(root.parts)] != root.parts:
-        raise ChannelError("path_escape", f"sub-path {sub_path!r} leaves the root")
+        raise ChannelError(codes.PATH_ESCAPE, f"sub-path {sub_path!r} leaves the root")
     return "./" + PurePosixPath(*parts).as_posix()
