@@ -73,7 +73,7 @@ def build_tools(data: Path) -> dict[str, object]:
 def make_router(tools: dict[str, object], workers: int) -> RetrievalRouter:
     return RetrievalRouter(
         tools=tools,
-        planner=RuleQueryPlanner(),
+        planner=RuleQueryPlanner(top_k=None),
         fusion=RRFFusion(),
         reranker=RuleReranker(),
         workers=workers,

@@ -24,6 +24,7 @@ from pathlib import Path
 from typing import Any
 
 from arr.compose.library import PROJECT_ROOT
+from arr.eval.metrics import ndcg_at
 from arr.fusion.rrf import RRFFusion
 from arr.models import ScopeKey
 from arr.planner.rule import RuleQueryPlanner
@@ -98,11 +99,27 @@ def read_qrels(path: Path) -> dict[str, dict[str, int]]:
     return qrels
 
 
+# The plain weighted CombSUM (ranx's wsum): WSumFusion's tuned defaults (conf/fusion/wsum.yaml)
+# off, for the ablations that measure each of them from nothing.
+PLAIN_WSUM: dict[str, Any] = {
+    "norm": "min-max",
+    "weighting": "equal",
+    "fitted_on": None,
+    "code_gap_weight": None,
+    "file_support": 0.0,
+    "path_weight": 0.0,
+}
+
+
+def plain_wsum(**settings: Any) -> Any:
+    from arr.fusion.wsum import WSumFusion
+
+    return WSumFusion(**{**PLAIN_WSUM, **settings})
+
+
 def ndcg_at_10(ranked: list[str], relevant: dict[str, int]) -> float:
-    dcg = sum((2 ** relevant.get(d, 0) - 1) / math.log2(i + 2) for i, d in enumerate(ranked[:10]))
-    ideal = sorted(relevant.values(), reverse=True)[:10]
-    idcg = sum((2**g - 1) / math.log2(i + 2) for i, g in enumerate(ideal))
-    return dcg / idcg if idcg else 0.0
+    """The one nDCG (arr.eval.metrics, trec_eval's gain) at 10: what ``arr eval`` reports."""
+    return ndcg_at(ranked, relevant, 10)
 
 
 def percentile(values: list[float], q: float) -> float:

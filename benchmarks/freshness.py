@@ -92,7 +92,7 @@ def main() -> int:
     )
     router = RetrievalRouter(
         tools={"bm25": tool},
-        planner=RuleQueryPlanner(),
+        planner=RuleQueryPlanner(top_k=None),
         fusion=RRFFusion(),
         reranker=RuleReranker(),
         scopes={"tree": SCOPE},

@@ -36,6 +36,7 @@ from benchmarks.core import (
     BENCH_SCOPE,
     bench_out,
     percentile,
+    plain_wsum,
     read_qrels,
     read_queries,
     scifact_dir,
@@ -241,29 +242,28 @@ def methods(
 ) -> dict[str, Pipeline]:
     from arr.fusion.dbsf import DBSFFusion
     from arr.fusion.rrf import RRFFusion
-    from arr.fusion.wsum import WSumFusion
 
     out = {
         "bm25_only": channel("bm25"),
         "vector_only": channel("vector"),
         "rrf": fused_by(RRFFusion(top_k=100)),
         "rrf_agreement": fused_by(RRFFusion(top_k=100, weighting="agreement")),
-        "wsum_minmax": fused_by(WSumFusion(norm="min-max", top_k=100)),
-        "wsum_zmuv": fused_by(WSumFusion(norm="zmuv", top_k=100)),
-        "wsum_zmuv_standout": fused_by(WSumFusion(norm="zmuv", weighting="standout", top_k=100)),
+        "wsum_minmax": fused_by(plain_wsum(norm="min-max", top_k=100)),
+        "wsum_zmuv": fused_by(plain_wsum(norm="zmuv", top_k=100)),
+        "wsum_zmuv_standout": fused_by(plain_wsum(norm="zmuv", weighting="standout", top_k=100)),
         "dbsf": fused_by(DBSFFusion(top_k=100)),
     }
     out["wsum_minmax_standout"] = fused_by(
-        WSumFusion(norm="min-max", weighting="standout", top_k=100)
+        plain_wsum(norm="min-max", weighting="standout", top_k=100)
     )
     if fitted:
-        out["wsum_minmax_fitted"] = fused_by(WSumFusion(norm="min-max", weights=fitted, top_k=100))
+        out["wsum_minmax_fitted"] = fused_by(plain_wsum(norm="min-max", weights=fitted, top_k=100))
     if code_gap_weight is not None:
         out["wsum_minmax_code_gap"] = fused_by(
-            WSumFusion(code_gap_weight=code_gap_weight, top_k=100)
+            plain_wsum(code_gap_weight=code_gap_weight, top_k=100)
         )
         out[PREVIOUS] = fused_by(
-            WSumFusion(weighting="standout", code_gap_weight=code_gap_weight, top_k=100)
+            plain_wsum(weighting="standout", code_gap_weight=code_gap_weight, top_k=100)
         )
         out[FITTED_HERE] = fused_by(default_fusion(code_gap_weight))
         shipped = code_gap_weight if shipped_code_gap is None else shipped_code_gap
@@ -304,19 +304,17 @@ def best_on_grid(
 
 def fit_bm25_weight(recorded: Sequence[Recorded]) -> float:
     """The bm25 weight (vector 1.0) of min-max wsum that maximises mean nDCG@10."""
-    from arr.fusion.wsum import WSumFusion
 
     return best_on_grid(
-        recorded, lambda w: WSumFusion(norm="min-max", weights={"bm25": w}, top_k=100), FIT_GRID
+        recorded, lambda w: plain_wsum(norm="min-max", weights={"bm25": w}, top_k=100), FIT_GRID
     )
 
 
 def default_fusion(code_gap_weight: float) -> object:
     """The shipped default (floored min-max wsum, standout weights) with a given code-gap
     weight."""
-    from arr.fusion.wsum import WSumFusion
 
-    return WSumFusion(
+    return plain_wsum(
         norm="min-max-floor", weighting="standout", code_gap_weight=code_gap_weight, top_k=100
     )
 

@@ -17,6 +17,7 @@ from benchmarks.core import (
     bench_out,
     ndcg_at_10,
     percentile,
+    plain_wsum,
     read_qrels,
     read_queries,
     scifact_dir,
@@ -26,7 +27,6 @@ from benchmarks.table import record, render
 
 def main() -> None:
     from arr.embedder.onnx import OnnxEmbedder
-    from arr.fusion.wsum import WSumFusion
     from arr.planner.rule import RuleQueryPlanner
     from arr.reranker.rule import RuleReranker
     from arr.router.router import RetrievalRouter
@@ -67,7 +67,7 @@ def main() -> None:
         router = RetrievalRouter(
             tools=tools,
             planner=RuleQueryPlanner(semantic_tools=("vector", "bm25")),
-            fusion=WSumFusion(),
+            fusion=plain_wsum(),
             reranker=RuleReranker(),
         )
         router.warm_up()

@@ -37,12 +37,12 @@ def main() -> None:
     ids = sorted(judged) + others[: max(0, size - len(judged))]
     texts = [corpus[i] for i in ids]
     cache = bench_out() / "onnx"
-    onnx = OnnxEmbedder(cache_dir=cache)
+    onnx = OnnxEmbedder(cache_dir=cache, quantize=False)
     if not onnx.model_file().is_file():
         started = time.perf_counter()
         onnx.warm_up()
         print(f"one-off ONNX export: {time.perf_counter() - started:.1f} s")
-        onnx = OnnxEmbedder(cache_dir=cache)
+        onnx = OnnxEmbedder(cache_dir=cache, quantize=False)
     rows = []
     vectors = {}
     for name, model in (("torch", SentenceTransformerEmbedder()), ("onnx", onnx)):

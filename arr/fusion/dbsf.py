@@ -18,4 +18,14 @@ class DBSFFusion(WSumFusion):
     name = "dbsf"
 
     def __init__(self, weights: Mapping[str, float] | None = None, top_k: int = 50) -> None:
-        super().__init__(norm="dbsf", weights=weights, top_k=top_k)
+        # plain DBSF: equal weights, no fitted lifts (the wsum defaults are the tuned default's)
+        super().__init__(
+            norm="dbsf",
+            weights=weights,
+            top_k=top_k,
+            weighting="equal",
+            fitted_on=None,
+            code_gap_weight=None,
+            file_support=0.0,
+            path_weight=0.0,
+        )

@@ -154,19 +154,27 @@ def file_supported(
 WEIGHTINGS = ("equal", "standout")
 
 
+# The defaults are conf/fusion/wsum.yaml's (a test pins them equal); where fitted ones came from:
+FITTED_ON = (
+    "code_gap_weight 0.2: CoSQA dev, grid 0.0-1.0 (benchmarks.fusion); file_support 0.5: wsgold "
+    "Sphinx and Werkzeug, grid 0.0-0.5 (benchmarks.wsgold); path_weight 0.6: wsgold Sphinx, grid "
+    "0.0-1.0, checked on Werkzeug (benchmarks.wsgold)"
+)
+
+
 class WSumFusion:
     name = "wsum"
 
     def __init__(
         self,
-        norm: str = "min-max",
+        norm: str = "min-max-floor",
         weights: Mapping[str, float] | None = None,
         top_k: int = 50,
-        weighting: str = "equal",
-        fitted_on: str | None = None,
-        code_gap_weight: float | None = None,
-        file_support: float = 0.0,
-        path_weight: float = 0.0,
+        weighting: str = "standout",
+        fitted_on: str | None = FITTED_ON,
+        code_gap_weight: float | None = 0.2,
+        file_support: float = 0.5,
+        path_weight: float = 0.6,
     ) -> None:
         if weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be one of {list(WEIGHTINGS)}, got {weighting!r}")

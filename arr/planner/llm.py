@@ -86,7 +86,7 @@ class LLMQueryPlanner:
         max_reply_chars: int = 20_000,
         adaptive: bool = False,
         fallback_top_k: int | None = None,
-        top_k: int | None = None,
+        top_k: int | None = 50,
         user_query: bool = False,
     ) -> None:
         for key in ("version", "system", "user"):

