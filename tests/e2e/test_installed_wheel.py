@@ -14,6 +14,7 @@ import shutil
 import subprocess
 import sys
 import sysconfig
+import zipfile
 from pathlib import Path
 
 import pytest
@@ -59,6 +60,11 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     )
     # The distribution's own name: "arr" on the public index is another project.
     wheel = next((base / "dist").glob("agentic_research_retrieval-*.whl"))
+    # The wheel is the package: no benchmark, no LLM fake endpoint, no test helper rides along.
+    with zipfile.ZipFile(wheel) as built:
+        names = built.namelist()
+    assert [n for n in names if not n.startswith(("arr/", "agentic_research_retrieval-"))] == []
+    assert [n for n in names if "bench" in n or "fake" in n or "/tests/" in n] == []
     venv = base / "venv"
     run([sys.executable, "-m", "venv", "--without-pip", str(venv)], base, env)
     site = Path(
@@ -107,6 +113,11 @@ def test_wheel_runs_anywhere_and_writes_only_into_the_workspace(
     assert (package / "conf" / "search.yaml").is_file()
     assert (package / "pipelines" / "pipeline" / "bm25_only.yaml").is_file()
     job = run([str(venv / "bin" / "arr"), "search", "--cfg", "job"], tmp_path, env).stdout
+    replay = subprocess.run(  # a checkout's tool: the wheel says so instead of a traceback
+        [arr, "replay"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
+    )
+    assert replay.returncode == 2 and "arr replay runs from a source checkout" in replay.stderr
+    assert "Traceback" not in replay.stderr
     assert "task_name: search" in job and "\ntools:" in job and "vector:" in job
     recipe = run(  # a recipe from pipelines/ composes from the wheel too
         [str(venv / "bin" / "arr"), "search", "pipeline=bm25_only", "--cfg", "job"], tmp_path, env

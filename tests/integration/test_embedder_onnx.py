@@ -163,7 +163,8 @@ def test_query_path_imports_no_torch_and_no_network(onnx: OnnxEmbedder, cache: P
         "def refuse(*a, **k):\n    raise AssertionError('network')\n"
         "socket.socket.connect = refuse\n"
         "from arr.embedder.onnx import OnnxEmbedder\n"
-        f"vector = OnnxEmbedder(cache_dir={str(cache)!r}, quantize=False).embed_query('warmup schedule')\n"
+        f"model = OnnxEmbedder(cache_dir={str(cache)!r}, quantize=False)\n"
+        "vector = model.embed_query('warmup schedule')\n"
         "print(len(vector), 'torch' in sys.modules, 'sentence_transformers' in sys.modules)\n"
     )
     done = subprocess.run(
