@@ -358,7 +358,7 @@ class VectorTool:
         )
 
     def retrieve(self, call: ToolCall, scope: ScopeKey) -> list[EvidenceChunk]:
-        self._load()
+        self.embedder.warm_up()  # the store opens only if the scope has no read snapshot
         embedding = self.embedder.embed_query(call.query)
         manifest = self._manifest(scope) or {}
         version = manifest.get("build_token") or manifest.get("built_at")

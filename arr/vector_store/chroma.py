@@ -7,7 +7,8 @@ stay in scope; every item still carries its five scope fields as metadata. ARR c
 embedding itself: collections are created with ``embedding_function=None`` (Chroma's default
 function would download a model) and telemetry is off. The index manifest lives in the
 collection's metadata, so it travels with the data to a server. Any Chroma failure is a
-ChannelError with code ``vector_store_unavailable``.
+ChannelError ``vector_store_unavailable``. Exactly searched collections are read from their
+snapshot (arr.vector_store.snapshot, under ``<path>/read/``): a search starts no Chroma.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ from arr.vector_store.chroma_client import forget_systems, open_client
 from arr.vector_store.chroma_errors import Replaced, chroma_errors, not_found
 from arr.vector_store.exact import nearest, unit_vectors
 from arr.vector_store.segments import prune_segments
+from arr.vector_store.snapshot import Snapshot, SnapshotReads, read_manifest
 
 MANIFEST_PREFIX = "arr_"
 WRITE_BATCH = 1000
@@ -44,11 +46,12 @@ def _to_manifest(metadata: dict[str, Any] | None) -> dict[str, Any]:
     return {k[prefix:]: v for k, v in (metadata or {}).items() if k.startswith(MANIFEST_PREFIX)}
 
 
-class ChromaStore:
+class ChromaStore(SnapshotReads):
     def __init__(self, path: str | Path, exact_max_items: int = 20_000) -> None:
         self.path = Path(path)
         self.exact_max_items = exact_max_items
         self._exact_cache: dict[str, tuple[str, Any]] = {}
+        self._snapshots: dict[str, Snapshot] = {}
         self._client: Any = None
         self._collections: dict[str, Any] = {}
         self._staging: dict[str, str] = {}  # live collection name -> the one a rebuild fills
@@ -66,12 +69,11 @@ class ChromaStore:
             return open_client(self.path)
 
     def close(self) -> None:
-        """Release the client: Chroma keeps one system per store path for the life of the
-        process (SQLite files, index segments, its runtime's sockets and event loops, ~20
-        descriptors) until the last client of that path closes. A closed store reopens on use."""
+        """Release the client: Chroma keeps one system per store path (SQLite files, segments,
+        sockets, ~20 descriptors) until its last client closes. A closed store reopens on use."""
         with self._lock:
             client, self._client = self._client, None
-            self._collections, self._exact_cache = {}, {}
+            self._collections, self._exact_cache, self._snapshots = {}, {}, {}
         close = getattr(client, "close", None)
         if close is not None:
             with contextlib.suppress(Exception):  # a store that never opened has nothing held
@@ -82,7 +84,7 @@ class ChromaStore:
         import shutil
 
         with self._lock:
-            self._client, self._collections, self._exact_cache = None, {}, {}
+            self._client, self._collections, self._exact_cache, self._snapshots = None, {}, {}, {}
         forget_systems()  # chromadb caches one system per path, a broken one too
         if self.path.exists():
             shutil.rmtree(self.path)
@@ -90,9 +92,8 @@ class ChromaStore:
     # ---- rebuilds beside the live collection ------------------------------------------------
     def begin_staging(self, scope: ScopeKey) -> None:
         """From now on this store builds the scope into a collection beside the live one
-        (``arr-<fingerprint>-next``); readers in other processes keep the live one until
-        ``commit_staging`` swaps. A staging collection left by a killed rebuild is resumed
-        (its items carry their content hashes, so nothing is embedded twice)."""
+        (``arr-<fingerprint>-next``), which readers keep until ``commit_staging`` swaps. One
+        left by a killed rebuild is resumed (content hashes: nothing is embedded twice)."""
         name = collection_name(scope)
         with self._lock:
             self._staging[name] = f"{name}-next"
@@ -105,6 +106,7 @@ class ChromaStore:
         staged = self._staging.get(live)
         if staged is None:
             return
+        self._forget_snapshot(live)
         with chroma_errors("swap the rebuilt collection"), self._between_processes():
             # two renames (the live name is absent for milliseconds, and readers wait for it,
             # see _names_after_swap), then the old collection is deleted
@@ -123,10 +125,13 @@ class ChromaStore:
                 self._collections.pop(key, None)
                 self._exact_cache.pop(key, None)
         self.prune_segments()
+        swapped = self._collection(scope)
+        if swapped is not None:
+            self._save_snapshot(live, swapped, _to_manifest(swapped.metadata))
 
     def abort_staging(self, scope: ScopeKey, remove: bool = True) -> None:
-        """Give the rebuild up: the live collection stays as it was; the staging one is
-        removed (``remove``: frees the disk a failed build filled) or kept to be resumed."""
+        """Give the rebuild up: the live collection stays; the staging one is removed (frees the
+        disk a failed build filled) or, ``remove=False``, kept to be resumed."""
         live = collection_name(scope)
         staged = self._staging.get(live)
         if staged is None:
@@ -181,12 +186,14 @@ class ChromaStore:
             self._collections[name] = found
         return found
 
-    def collection(self, scope: ScopeKey) -> Any | None:
-        """The scope's Chroma collection, or None (benchmarks query it directly)."""
+    def collection(self, scope: ScopeKey) -> Any | None:  # benchmarks query it directly
         return self._collection(scope)
 
     def manifest(self, scope: ScopeKey) -> dict[str, Any] | None:
-        """The manifest of the scope's collection, or None when there is no collection."""
+        """The scope's collection's manifest, or None without one (its snapshot's if any)."""
+        found = read_manifest(self._snapshot_folder(self._name(scope))) if self.snapshots else None
+        if found is not None:
+            return found[0]
         collection = self._collection(scope)
         if collection is None:
             return None
@@ -269,6 +276,8 @@ class ChromaStore:
         value = unit_vectors(got)
         with self._lock:
             self._exact_cache[key] = (version, value)
+        if key == collection_name(scope):  # an index built before snapshots: one from now on
+            self._keep_snapshot(key, _to_manifest(collection.metadata), version, value)
         return value
 
     def hashes(self, scope: ScopeKey, ids: Sequence[str]) -> dict[str, str]:
@@ -289,6 +298,7 @@ class ChromaStore:
 
     def drop(self, scope: ScopeKey) -> None:
         name = self._name(scope)
+        self._forget_snapshot(name)
         self.warm_up()
         with self._lock:
             self._collections.pop(name, None)
@@ -311,6 +321,7 @@ class ChromaStore:
         """Upsert new/changed items, delete vanished ones, then record the manifest (last, so a
         crash mid-write leaves a manifest that no longer matches and the index reads stale).
         ``manifest=None``: a batch of a build in progress (durable, not yet the index)."""
+        self._forget_snapshot(self._name(scope))  # its readers go to Chroma until the commit
         collection = self._collection(scope, create=True)
         with chroma_errors("write"):
             for start in range(0, len(ids), WRITE_BATCH):
@@ -325,6 +336,8 @@ class ChromaStore:
                 collection.delete(ids=list(delete_ids[start : start + WRITE_BATCH]))
             if manifest is not None:
                 collection.modify(metadata={MANIFEST_PREFIX + k: v for k, v in manifest.items()})
+        if manifest is not None and self._name(scope) == collection_name(scope):
+            self._save_snapshot(self._name(scope), collection, manifest)
 
     def query(
         self, scope: ScopeKey, embedding: Any, top_k: int, version: str | None = None
@@ -347,6 +360,9 @@ class ChromaStore:
     def _query(
         self, scope: ScopeKey, embedding: Any, top_k: int, version: str | None
     ) -> list[tuple[str, float, str, dict[str, Any]]]:
+        snapshot = self._snapshot(self._name(scope), version)
+        if snapshot is not None:
+            return snapshot.nearest(embedding, top_k)
         collection = self._collection(scope)
         if collection is None:
             raise ChannelError(codes.INDEX_MISSING, f"no vector collection for {scope.label()}")

@@ -21,6 +21,7 @@ class ChromaHttpStore(ChromaStore):
         if not 0 < port < 65536:
             raise ValueError(f"port must be in 1..65535, got {port}")
         super().__init__(path=".")
+        self.snapshots = False  # the server holds the data, not this disk
         self.host, self.port, self.ssl = host, port, ssl
 
     def describe(self) -> str:

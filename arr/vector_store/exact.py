@@ -31,6 +31,8 @@ def single_threaded_blas() -> Any:
 
 def unit_vectors(got: dict[str, Any]) -> Exact:
     """(ids, unit vectors, documents, metadatas) of a collection's ``get`` answer."""
+    if not got["ids"]:  # an empty collection (every file of the scope withheld)
+        return [], np.zeros((0, 0), dtype=np.float32), [], []
     matrix = np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1)
     norms = np.linalg.norm(matrix, axis=1, keepdims=True)
     matrix = matrix / np.clip(norms, 1e-12, None)

@@ -117,7 +117,10 @@ def test_chunk_overlap_keeps_locations(tmp_path: Path) -> None:
     assert changed.freshness(SCOPE_A).code == EMBEDDER_MISMATCH  # chunking changed
 
 
-def test_item_with_foreign_scope_metadata_is_dropped_by_the_router(tmp_path: Path) -> None:
+@pytest.mark.parametrize("read_from", ["snapshot", "chroma"])
+def test_item_with_foreign_scope_metadata_is_dropped_by_the_router(
+    tmp_path: Path, read_from: str
+) -> None:
     ws = workspace(tmp_path, {"a": SCOPE_A})
     tool = make_tool(ws)
     tool.build(SCOPE_A)
@@ -126,6 +129,11 @@ def test_item_with_foreign_scope_metadata_is_dropped_by_the_router(tmp_path: Pat
     collection.update(
         ids=["doc:notes/warmup.md#L1"], metadatas=[{**got["metadatas"][0], "branch": "intruder"}]
     )
+    # what the store holds, read either way: its snapshot made again, or Chroma itself
+    name = collection_name(SCOPE_A)
+    tool.store._forget_snapshot(name)
+    if read_from == "snapshot":
+        tool.store._save_snapshot(name, collection, tool.store.manifest(SCOPE_A) or {})
     plan = QueryPlan.model_validate(
         {"tool_rounds": [{"calls": [{"tool": "vector", "query": "warmup loss spikes"}]}]}
     )
@@ -146,6 +154,7 @@ def test_broken_store_is_a_degradation_while_others_answer(tmp_path: Path) -> No
             raise ConnectionError("server went away")
 
     tool.store._collections = {collection_name(SCOPE_A): Down()}
+    tool.store.snapshots = False  # Chroma itself is read (a snapshot would answer without it)
     plan = QueryPlan.model_validate(
         {
             "tool_rounds": [

@@ -1,0 +1,131 @@
+"""The vector channel's read snapshot: a search of an exactly searched collection reads plain
+files beside the Chroma store and starts no Chroma client, with the answers Chroma gives."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+from arr.models import ToolCall
+from arr.tools.vector import VectorTool
+from arr.vector_store.chroma import ChromaStore, collection_name
+from tests.conftest import SCOPE_A
+from tests.integration.test_vector_tool import make_tool, touch_later, workspace
+
+QUERIES = ("warmup loss spikes", "augmentation accuracy", "cosine schedule train", "nothing alike")
+
+
+def answers(tool: VectorTool) -> list[list[tuple[str, float, str]]]:
+    return [
+        [
+            (e.id, e.score, e.snippet)
+            for e in tool.retrieve(ToolCall(tool="vector", query=q), SCOPE_A)
+        ]
+        for q in QUERIES
+    ]
+
+
+def from_chroma(tool: VectorTool) -> VectorTool:
+    """The same index read the way it was before snapshots: through Chroma only."""
+    store = ChromaStore(tool.store.path)
+    store.snapshots = False
+    return VectorTool("vector", tool.workspace, tool.embedder, store, manifest_ttl_s=0.0)
+
+
+def folder(tool: VectorTool) -> Path:
+    return tool.store.path / "read" / collection_name(SCOPE_A)
+
+
+def test_a_search_reads_the_snapshot_without_a_client_and_answers_as_chroma(
+    tmp_path: Path,
+) -> None:
+    tool = make_tool(workspace(tmp_path, {"a": SCOPE_A}))
+    tool.build(SCOPE_A)
+    assert (folder(tool) / "vectors.npy").is_file()
+    reader = make_tool(tool.workspace)  # another process: nothing open yet
+    assert reader.freshness(SCOPE_A).fresh
+    got = answers(reader)
+    assert reader.store._client is None  # neither the freshness check nor the search opened it
+    assert got == answers(from_chroma(tool)) and got[0][0][0] == "doc:notes/warmup.md#L1"
+
+
+def test_a_search_imports_no_chromadb(tmp_path: Path) -> None:
+    tool = make_tool(workspace(tmp_path, {"a": SCOPE_A}))
+    tool.build(SCOPE_A)
+    script = (
+        "import sys\n"
+        "from tests.integration.test_vector_tool import make_tool\n"
+        "from tests.integration.test_vector_snapshot import answers\n"
+        "from arr.workspace.workspace import Workspace\n"
+        f"ws = Workspace.model_validate_json({tool.workspace.model_dump_json()!r})\n"
+        "print(answers(make_tool(ws))[0][0][0], 'chromadb' in sys.modules)\n"
+    )
+    done = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=120,
+        cwd=Path(__file__).resolve().parents[2],
+    )
+    assert done.stdout.split() == ["doc:notes/warmup.md#L1", "False"], done.stderr
+
+
+def test_a_changed_tree_rewrites_the_snapshot_and_answers_follow(tmp_path: Path) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = make_tool(ws)
+    tool.build(SCOPE_A)
+    before = (folder(tool) / "manifest.json").read_text()
+    touch_later(ws.root / "a" / "notes" / "augment.md", "Warmup loss spikes, again.\n")
+    reader = make_tool(ws)
+    assert not reader.freshness(SCOPE_A).fresh
+    tool.build(SCOPE_A)
+    assert (folder(tool) / "manifest.json").read_text() != before
+    assert reader.freshness(SCOPE_A).fresh
+    assert answers(reader) == answers(from_chroma(tool))
+    assert "Warmup loss spikes, again." in [s for _, _, s in answers(reader)[0]]
+
+
+def test_a_build_in_progress_leaves_no_old_snapshot_for_readers(tmp_path: Path) -> None:
+    tool = make_tool(workspace(tmp_path, {"a": SCOPE_A}))
+    tool.build(SCOPE_A)
+    store = tool.store
+    store.write(SCOPE_A, [], [], [], [], ["doc:src/train.py#L1"], None)  # a batch, no commit
+    assert not folder(tool).exists()
+    assert [
+        e.id
+        for e in make_tool(tool.workspace).retrieve(
+            ToolCall(tool="vector", query="cosine schedule train"), SCOPE_A
+        )
+    ][:1] != ["doc:src/train.py#L1"]  # read from Chroma: the deleted item is gone
+
+
+def test_a_damaged_snapshot_is_read_around(tmp_path: Path) -> None:
+    tool = make_tool(workspace(tmp_path, {"a": SCOPE_A}))
+    tool.build(SCOPE_A)
+    expected = answers(from_chroma(tool))
+    (folder(tool) / "ids.json").write_text("[")
+    assert answers(make_tool(tool.workspace)) == expected
+    (folder(tool) / "manifest.json").write_text("not json")
+    assert answers(make_tool(tool.workspace)) == expected
+
+
+def test_an_index_built_before_snapshots_gets_one_on_its_first_search(tmp_path: Path) -> None:
+    tool = make_tool(workspace(tmp_path, {"a": SCOPE_A}))
+    tool.build(SCOPE_A)
+    expected = answers(tool)
+    import shutil
+
+    shutil.rmtree(folder(tool))
+    assert answers(make_tool(tool.workspace)) == expected
+    assert (folder(tool) / "vectors.npy").is_file()
+    assert answers(make_tool(tool.workspace)) == expected
+
+
+def test_a_rebuild_swaps_the_snapshot_with_the_collection(tmp_path: Path) -> None:
+    tool = make_tool(workspace(tmp_path, {"a": SCOPE_A}))
+    tool.build(SCOPE_A)
+    before = (folder(tool) / "manifest.json").read_text()
+    tool.rebuild(SCOPE_A)
+    assert (folder(tool) / "manifest.json").read_text() != before
+    assert answers(make_tool(tool.workspace)) == answers(from_chroma(tool))
