@@ -27,7 +27,7 @@ from arr.tools.base import ChannelError
 from arr.tools.partition import exclusive_lock
 from arr.vector_store.chroma_client import forget_systems, open_client
 from arr.vector_store.chroma_errors import Replaced, chroma_errors, not_found
-from arr.vector_store.exact import nearest, unit_vectors
+from arr.vector_store.exact import nearest, read_all, unit_vectors
 from arr.vector_store.segments import prune_segments
 from arr.vector_store.snapshot import Snapshot, SnapshotReads, read_manifest
 
@@ -47,7 +47,7 @@ def _to_manifest(metadata: dict[str, Any] | None) -> dict[str, Any]:
 
 
 class ChromaStore(SnapshotReads):
-    def __init__(self, path: str | Path, exact_max_items: int = 20_000) -> None:
+    def __init__(self, path: str | Path, exact_max_items: int = 100_000) -> None:
         self.path = Path(path)
         self.exact_max_items = exact_max_items
         self._exact_cache: dict[str, tuple[str, Any]] = {}
@@ -272,7 +272,7 @@ class ChromaStore(SnapshotReads):
         with chroma_errors("read vectors"):
             if collection.count() > self.exact_max_items:
                 return None
-            got = collection.get(include=["embeddings", "documents", "metadatas"])
+            got = read_all(collection)
         value = unit_vectors(got)
         with self._lock:
             self._exact_cache[key] = (version, value)

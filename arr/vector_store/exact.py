@@ -29,6 +29,25 @@ def single_threaded_blas() -> Any:
     return _BLAS.limit(limits=1, user_api="blas")
 
 
+READ_PAGE = 5000  # items per read: Chroma refuses a whole large collection in one get()
+
+
+def read_all(collection: Any) -> dict[str, Any]:
+    """Every item of a collection (ids, embeddings, documents, metadatas), read page by page:
+    one ``get`` of ~39,000 items fails in Chroma with "too many SQL variables"."""
+    got: dict[str, list[Any]] = {"ids": [], "embeddings": [], "documents": [], "metadatas": []}
+    while True:
+        page = collection.get(
+            include=["embeddings", "documents", "metadatas"],
+            limit=READ_PAGE,
+            offset=len(got["ids"]),
+        )
+        for key in got:
+            got[key].extend(page[key] if page[key] is not None else [])
+        if len(page["ids"]) < READ_PAGE:
+            return got
+
+
 def unit_vectors(got: dict[str, Any]) -> Exact:
     """(ids, unit vectors, documents, metadatas) of a collection's ``get`` answer."""
     if not got["ids"]:  # an empty collection (every file of the scope withheld)

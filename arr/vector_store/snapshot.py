@@ -31,7 +31,7 @@ from typing import Any, BinaryIO
 import numpy as np
 
 from arr.vector_store.chroma_errors import chroma_errors
-from arr.vector_store.exact import Exact, single_threaded_blas, unit_vectors
+from arr.vector_store.exact import Exact, read_all, single_threaded_blas, unit_vectors
 
 FORMAT = "arr-read-snapshot-1"
 
@@ -186,7 +186,7 @@ class SnapshotReads:
         with chroma_errors("read vectors"):
             if collection.count() > self.exact_max_items:
                 return
-            got = collection.get(include=["embeddings", "documents", "metadatas"])
+            got = read_all(collection)
         self._keep_snapshot(name, manifest, str(version), unit_vectors(got))
 
     def _keep_snapshot(

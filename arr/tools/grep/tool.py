@@ -379,9 +379,16 @@ class GrepTool:
         look-up scans the files that can match instead of the whole tree."""
         spec = self.workspace.spec_for(scope)
         roots = self.workspace.root_paths(spec) if spec is not None else []
-        return self._word_indexes.build(
+        built = self._word_indexes.build(
             scope, roots, self.max_file_bytes, self.workspace.readers.cap
         )
+        # the views of papers and notebooks, found now: a first search reads none of them
+        if self._view_files is None:
+            self._view_files = ViewFiles(self.workspace.readers)
+        found = self._tree(scope).readers if roots else ()
+        no_deadline = time.monotonic() + 86_400.0  # a build reads every file it must
+        self._view_files.for_roots(roots, found, self.max_file_bytes, no_deadline, Counter())
+        return built
 
     def rebuild(self, scope: ScopeKey) -> dict[str, Any]:
         """A build reads every file anyway; the new index is swapped in only when complete."""
