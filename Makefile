@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-index bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout clean
+.PHONY: help setup demo test test-fast lint bench bench-index bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout bench-cold clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -64,6 +64,9 @@ bench-concurrency: setup ## benchmark: parallel vs sequential rounds, shared-rou
 
 bench-scale: setup ## benchmark: index and warm search on trees of 600 to 33,000 files (many minutes)
 	$(BIN)/python -m benchmarks.scale
+
+bench-cold: setup ## benchmark: a cold arr search on the real folder of bench-papers (snapshot vs Chroma), library first/warm, the vector read path at 1x/2x/4x
+	$(BIN)/python -m benchmarks.cold
 
 bench-scaleout: setup ## benchmark: vector indexing into one Chroma server, one vs two processes
 	$(BIN)/python -m benchmarks.scaleout

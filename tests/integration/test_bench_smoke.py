@@ -31,6 +31,8 @@ SMOKE = {
     "bench-scaleout": ("benchmarks.scaleout", "speed-up with two indexing processes"),
     "bench-secrets": ("benchmarks.secrets", "withheld per 10,000 text files"),
     "bench-freshness": ("benchmarks.freshness", "edit-to-answer best"),
+    # without an indexed real folder it says so (test_cold_bench_runs_on_a_tiny_folder runs it)
+    "bench-cold": ("benchmarks.cold", "no indexed real folder"),
 }
 
 
@@ -263,3 +265,26 @@ def test_llm_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
     for line in ("| arr-router-v2 | 1 |", "demo gold (2 questions)", "werkzeug (2 questions)"):
         assert line in out, out[-2000:]
     assert "x the deadline" in out and (tmp_path / "out" / "llm" / "figures.json").is_file()
+
+
+def test_cold_bench_runs_on_a_tiny_folder(tmp_path: Path) -> None:
+    from benchmarks.papers import _workspace
+    from tests.readers_fixtures import pdf_bytes
+
+    source = tmp_path / "src"
+    source.mkdir()
+    for n in range(4):
+        page = [f"paper {n} sets the page margins with fancyhead and pdfpageheight"]
+        (source / f"p{n}.pdf").write_bytes(pdf_bytes([page, page]))
+    folder = tmp_path / "real"
+    _workspace(folder, source, "docs")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env.pop("ARR_WORKSPACE", None)
+    cli = [sys.executable, "-m", "arr.cli"]
+    subprocess.run([*cli, "index"], cwd=folder, env=env, check=True, capture_output=True)
+    env |= {"ARR_BENCH_OUT": str(tmp_path / "out"), "ARR_BENCH_COLD_FOLDER": str(folder)}
+    (tmp_path / "out").mkdir()
+    done = run_bench(["benchmarks.cold"], env)
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    for line in ("1. cold `arr search`", "prose", "2. library mode", "4x"):
+        assert line in done.stdout, done.stdout

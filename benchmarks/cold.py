@@ -1,0 +1,148 @@
+"""bench-cold: one search on a real folder, as a new user's terminal and an agent pay for it.
+
+On the real folder ``make bench-papers`` assembles (Debian's PDFs, ``outputs/bench/papers/real``:
+about 9,000 pages, 39,000 vector passages), each figure beside its baseline, measured in the
+same run on the same machine:
+
+1. a cold ``arr search`` (a new process, as a terminal runs it) of identifiers (grep + bm25) and
+   of prose questions (hybrid): median wall time and peak RSS; baseline: the same index read
+   through Chroma (``vector_store.exact_max_items=0``: a client start and its HNSW index, the
+   read path before the snapshot);
+2. library mode: a fresh router's first search, then warm searches (p50 / p95);
+3. the vector read path at 1x, 2x and 4x the folder's passages (the snapshot tiled: the cost of
+   reading and scanning more vectors, not a re-index).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import statistics
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+import numpy as np
+
+from benchmarks.core import bench_out, percentile
+
+IDENTIFIERS = ("fancyhead", "pdfpageheight", "marginparwidth")
+PROSE = (
+    "how do I change the page margins of a document",
+    "put a running header with the chapter title on each page",
+    "which package draws hyperlinks in the PDF",
+)
+RUNS = 3
+
+
+def _run(command: list[str], cwd: Path) -> tuple[float, float]:
+    """(wall seconds, peak RSS MB) of one child process."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    started = time.perf_counter()
+    child = subprocess.Popen(command, cwd=cwd, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(child.pid, 0)
+    wall = time.perf_counter() - started
+    if status != 0:
+        raise RuntimeError(f"{command} failed ({status})")
+    return wall, usage.ru_maxrss / 1024
+
+
+def _cold(folder: Path, queries: tuple[str, ...], extra: list[str]) -> tuple[float, float]:
+    arr = str(Path(sys.executable).parent / "arr")
+    runs = [_run([arr, "search", q, "scope=papers", *extra], folder) for q in queries * RUNS]
+    return statistics.median(w for w, _ in runs), max(r for _, r in runs)
+
+
+LIBRARY = """
+import json, sys, time
+started = time.perf_counter()
+import arr
+router = arr.load_router(workspace=".")
+scope = router.scopes["papers"]
+router.search(sys.argv[1], scope)
+first = time.perf_counter() - started
+warm = []
+for query in json.loads(sys.argv[2]) * 4:
+    t = time.perf_counter()
+    router.search(query, scope)
+    warm.append(time.perf_counter() - t)
+print(json.dumps({"first": first, "warm": warm}))
+"""
+
+SCAN = """
+import sys, time
+started = time.perf_counter()
+import numpy as np
+from arr.vector_store.snapshot import open_snapshot, read_manifest
+folder = sys.argv[1]
+from pathlib import Path
+manifest, version = read_manifest(Path(folder))
+snapshot = open_snapshot(Path(folder), version)
+query = np.asarray(snapshot.matrix[7], dtype=np.float32)
+snapshot.nearest(query, 30)
+print(time.perf_counter() - started)
+"""
+
+
+def _tiled(source: Path, times: int, into: Path) -> Path:
+    """A copy of the snapshot in ``source`` with its items ``times`` over (new ids)."""
+    from arr.vector_store.snapshot import open_snapshot, read_manifest, write_snapshot
+
+    manifest, version = read_manifest(source) or ({}, "")
+    snapshot = open_snapshot(source, version)
+    assert snapshot is not None
+    n = len(snapshot.ids)
+    ids = [f"{i}~{k}" for k in range(times) for i in snapshot.ids]
+    documents = [snapshot._record(snapshot.documents, i % n).decode() for i in range(n * times)]
+    metadatas = [json.loads(snapshot._record(snapshot.metadatas, i % n)) for i in range(n * times)]
+    matrix = np.tile(np.asarray(snapshot.matrix), (times, 1))
+    folder = into / f"x{times}"
+    write_snapshot(folder, manifest, version, (ids, matrix, documents, metadatas))
+    return folder
+
+
+def bench_cold(folder: Path) -> None:
+    read = folder / ".arr" / "index" / "chroma" / "read"
+    snapshots = sorted(read.iterdir()) if read.is_dir() else []
+    if not snapshots:
+        print(f"no indexed real folder with a read snapshot at {folder}: run `make bench-papers` "
+              "(section 5 builds it), then one search there")  # fmt: skip
+        return
+    passages = json.loads((snapshots[0] / "manifest.json").read_text())["count"]
+    print(f"bench-cold: {folder} ({passages} vector passages), {os.cpu_count()} cores")
+    print(f"1. cold `arr search` (new process; median of {RUNS} x {len(PROSE)} queries)")
+    print(f"   {'':<12} {'snapshot':>18} {'Chroma (before)':>18} {'ratio':>7}")
+    for label, queries in (("identifier", IDENTIFIERS), ("prose", PROSE)):
+        now = _cold(folder, queries, [])
+        before = _cold(folder, queries, ["vector_store.exact_max_items=0"])
+        print(f"   {label:<12} {now[0]:7.2f} s {now[1]:5.0f} MB {before[0]:7.2f} s "
+              f"{before[1]:5.0f} MB {before[0] / now[0]:6.1f}x")  # fmt: skip
+    out = subprocess.run(
+        [sys.executable, "-c", LIBRARY, PROSE[0], json.dumps([*PROSE, *IDENTIFIERS])],
+        cwd=folder, capture_output=True, text=True, check=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )  # fmt: skip
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    warm = [w * 1000 for w in found["warm"]]
+    print(f"2. library mode: a fresh router's first search {found['first']:.2f} s; warm "
+          f"p50 {percentile(warm, 0.5):.0f} ms, p95 {percentile(warm, 0.95):.0f} ms "
+          f"({len(warm)} searches)")  # fmt: skip
+    print("3. the vector read path (a new process: open the snapshot, scan, read 30 hits)")
+    bench_out().mkdir(parents=True, exist_ok=True)
+    with tempfile.TemporaryDirectory(dir=bench_out()) as tmp:
+        for times in (1, 2, 4):
+            tiled = snapshots[0] if times == 1 else _tiled(snapshots[0], times, Path(tmp))
+            env_runs = [_run([sys.executable, "-c", SCAN, str(tiled)], folder) for _ in range(RUNS)]
+            wall = statistics.median(w for w, _ in env_runs)
+            rss = max(r for _, r in env_runs)
+            print(f"   {times}x {passages * times:>7} passages  {wall * 1000:6.0f} ms  "
+                  f"{rss:5.0f} MB")  # fmt: skip
+            if times > 1:
+                shutil.rmtree(tiled, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    bench_cold(Path(os.environ.get("ARR_BENCH_COLD_FOLDER", bench_out() / "papers" / "real")))
