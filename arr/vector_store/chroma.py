@@ -29,7 +29,7 @@ from arr.vector_store.chroma_client import forget_systems, open_client
 from arr.vector_store.chroma_errors import Replaced, chroma_errors, not_found
 from arr.vector_store.exact import nearest, read_all, unit_vectors
 from arr.vector_store.segments import prune_segments
-from arr.vector_store.snapshot import Snapshot, SnapshotReads, read_manifest
+from arr.vector_store.snapshot import Snapshot, SnapshotReads
 
 MANIFEST_PREFIX = "arr_"
 WRITE_BATCH = 1000
@@ -191,7 +191,7 @@ class ChromaStore(SnapshotReads):
 
     def manifest(self, scope: ScopeKey) -> dict[str, Any] | None:
         """The scope's collection's manifest, or None without one (its snapshot's if any)."""
-        found = read_manifest(self._snapshot_folder(self._name(scope))) if self.snapshots else None
+        found = self._snapshot_manifest(self._name(scope))
         if found is not None:
             return found[0]
         collection = self._collection(scope)

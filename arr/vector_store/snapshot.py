@@ -198,15 +198,21 @@ class SnapshotReads:
         with contextlib.suppress(OSError):
             write_snapshot(self._snapshot_folder(name), manifest, version, exact)
 
+    def _snapshot_manifest(self, name: str) -> tuple[dict[str, Any], str] | None:
+        if not self.snapshots or self.exact_max_items <= 0:
+            return None
+        return read_manifest(self._snapshot_folder(name))
+
     def _snapshot(self, name: str, version: str | None) -> Snapshot | None:
-        if not self.snapshots or version is None:
+        if not self.snapshots or version is None or self.exact_max_items <= 0:
             return None
         with self._lock:
             cached = self._snapshots.get(name)
         if cached is not None and cached.version == version:
             return cached
         found = open_snapshot(self._snapshot_folder(name), version)
-        if found is not None:
-            with self._lock:
-                self._snapshots[name] = found
+        if found is None or len(found.ids) > self.exact_max_items:
+            return None  # a limit lowered since: Chroma's approximate index answers
+        with self._lock:
+            self._snapshots[name] = found
         return found

@@ -129,3 +129,12 @@ def test_a_rebuild_swaps_the_snapshot_with_the_collection(tmp_path: Path) -> Non
     tool.rebuild(SCOPE_A)
     assert (folder(tool) / "manifest.json").read_text() != before
     assert answers(make_tool(tool.workspace)) == answers(from_chroma(tool))
+
+
+def test_a_limit_of_zero_reads_chroma_s_own_index(tmp_path: Path) -> None:
+    tool = make_tool(workspace(tmp_path, {"a": SCOPE_A}))
+    tool.build(SCOPE_A)
+    reader = make_tool(tool.workspace)
+    reader.store.exact_max_items = 0  # vector_store.exact_max_items=0: always HNSW
+    hits = reader.retrieve(ToolCall(tool="vector", query="warmup loss spikes"), SCOPE_A)
+    assert hits[0].id == "doc:notes/warmup.md#L1" and reader.store._client is not None
