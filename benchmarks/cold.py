@@ -45,7 +45,9 @@ GNU_TIME = "/usr/bin/time" if Path("/usr/bin/time").is_file() else None
 
 def _run(command: list[str], cwd: Path) -> tuple[float, float]:
     """(wall seconds, peak RSS MB) of one child process."""
-    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    # with compiled bytecode, as a user's interpreter has it (see benchmarks.agents.ENV)
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    env |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:
         timed = [GNU_TIME, "-f", "%M", "-o", rss.name, *command] if GNU_TIME else command
         started = time.perf_counter()
