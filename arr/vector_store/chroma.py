@@ -215,8 +215,8 @@ class ChromaStore(SnapshotReads):
                     self._exact_cache.pop(name, None)
             return _to_manifest(fresh.metadata)
 
-    def _collection_names(self) -> set[str]:
-        return {c.name if hasattr(c, "name") else c for c in self._client.list_collections()}
+    def _collection_names(self) -> set[str]:  # names (Chroma >= 0.6) or collections
+        return {getattr(c, "name", c) for c in self._client.list_collections()}
 
     def _names_after_swap(self, name: str, wait_s: float = SWAP_WAIT_S) -> set[str]:
         """The store's collection names; while another process swaps a rebuilt collection in
@@ -318,10 +318,12 @@ class ChromaStore(SnapshotReads):
         delete_ids: Sequence[str],
         manifest: dict[str, Any] | None,
     ) -> None:
-        """Upsert new/changed items, delete vanished ones, then record the manifest (last, so a
-        crash mid-write leaves a manifest that no longer matches and the index reads stale).
-        ``manifest=None``: a batch of a build in progress (durable, not yet the index)."""
-        self._forget_snapshot(self._name(scope))  # its readers go to Chroma until the commit
+        """Upsert new/changed items, delete vanished ones, then record the manifest (last: a crash
+        mid-write leaves a manifest that no longer matches). ``manifest=None``: a batch of a
+        build in progress (durable, not yet the index)."""
+        renew = manifest is not None and not ids and not delete_ids  # no item changes
+        if not renew:  # readers read Chroma until the commit
+            self._forget_snapshot(self._name(scope))
         collection = self._collection(scope, create=True)
         with chroma_errors("write"):
             for start in range(0, len(ids), WRITE_BATCH):
@@ -337,17 +339,15 @@ class ChromaStore(SnapshotReads):
             if manifest is not None:
                 collection.modify(metadata={MANIFEST_PREFIX + k: v for k, v in manifest.items()})
         if manifest is not None and self._name(scope) == collection_name(scope):
-            self._save_snapshot(self._name(scope), collection, manifest)
+            self._commit_snapshot(self._name(scope), collection, manifest, renew)
 
     def query(
         self, scope: ScopeKey, embedding: Any, top_k: int, version: str | None = None
     ) -> list[tuple[str, float, str, dict[str, Any]]]:
-        """(id, cosine distance, document, metadata), nearest first.
-
-        Collections of at most ``exact_max_items`` items are searched exactly (all vectors,
-        read once per build ``version`` and kept): HNSW graphs that Chroma rebuilds from its
-        write log at load differ between processes, and an exact answer is the same in every
-        process. Ties break by id. Larger collections use Chroma's approximate index."""
+        """(id, cosine distance, document, metadata), nearest first. Collections of at most
+        ``exact_max_items`` items are searched exactly (all vectors, read once per build
+        ``version``; from the snapshot when there is one): HNSW graphs rebuilt from Chroma's
+        write log differ between processes, an exact answer does not. Ties break by id."""
         for _ in range(QUERY_ATTEMPTS):
             try:
                 return self._query(scope, embedding, top_k, version)

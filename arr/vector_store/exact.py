@@ -42,10 +42,13 @@ def read_all(collection: Any) -> dict[str, Any]:
             limit=READ_PAGE,
             offset=len(got["ids"]),
         )
-        for key in got:
+        for key in ("ids", "documents", "metadatas"):
             got[key].extend(page[key] if page[key] is not None else [])
+        if len(page["ids"]):  # each page as one float32 array, not lists of Python floats
+            got["embeddings"].append(np.asarray(page["embeddings"], dtype=np.float32))
         if len(page["ids"]) < READ_PAGE:
-            return got
+            vectors = got.pop("embeddings")
+            return {**got, "embeddings": np.concatenate(vectors) if vectors else []}
 
 
 def unit_vectors(got: dict[str, Any]) -> Exact:

@@ -30,6 +30,7 @@ from typing import Any, BinaryIO
 
 import numpy as np
 
+from arr import atomic_write
 from arr.vector_store.chroma_errors import chroma_errors
 from arr.vector_store.exact import Exact, read_all, single_threaded_blas, unit_vectors
 
@@ -176,6 +177,21 @@ class SnapshotReads:
             self._snapshots.pop(name, None)
         if self.snapshots:
             remove_snapshot(self._snapshot_folder(name))
+
+    def _commit_snapshot(
+        self, name: str, collection: Any, manifest: dict[str, Any], renew: bool
+    ) -> None:
+        """After a commit: a build that changed no item gives the snapshot its new manifest
+        (the same vectors; reading 39,000 items back took 6 s and 800 MB); others write it."""
+        version = manifest.get("build_token") or manifest.get("built_at")
+        folder = self._snapshot_folder(name)
+        if renew and version is not None and self.snapshots and read_manifest(folder):
+            record = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+            record |= {"version": str(version), "manifest": manifest}
+            with contextlib.suppress(OSError):
+                atomic_write.write_text(folder / "manifest.json", json.dumps(record))
+                return
+        self._save_snapshot(name, collection, manifest)
 
     def _save_snapshot(self, name: str, collection: Any, manifest: dict[str, Any]) -> None:
         """After a commit, the snapshot of a collection that is searched exactly. Derived data:

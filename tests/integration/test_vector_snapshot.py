@@ -11,8 +11,9 @@ from arr.models import ToolCall
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma import ChromaStore, collection_name
 from tests.conftest import SCOPE_A
-from tests.integration.test_vector_tool import make_tool, touch_later, workspace
+from tests.integration.test_vector_tool import FILES, make_tool, touch_later, workspace
 
+FILES_WARMUP = FILES["notes/warmup.md"]
 QUERIES = ("warmup loss spikes", "augmentation accuracy", "cosine schedule train", "nothing alike")
 
 
@@ -138,3 +139,19 @@ def test_a_limit_of_zero_reads_chroma_s_own_index(tmp_path: Path) -> None:
     reader.store.exact_max_items = 0  # vector_store.exact_max_items=0: always HNSW
     hits = reader.retrieve(ToolCall(tool="vector", query="warmup loss spikes"), SCOPE_A)
     assert hits[0].id == "doc:notes/warmup.md#L1" and reader.store._client is not None
+
+
+def test_a_build_that_changes_no_item_keeps_the_vectors_and_renews_the_manifest(
+    tmp_path: Path,
+) -> None:
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = make_tool(ws)
+    tool.build(SCOPE_A)
+    vectors = (folder(tool) / "vectors.npy").stat().st_ino
+    touch_later(ws.root / "a" / "notes" / "warmup.md", FILES_WARMUP)  # same text, newer time
+    reader = make_tool(ws)
+    assert not reader.freshness(SCOPE_A).fresh
+    assert tool.build(SCOPE_A)["embedded"] == 0
+    assert (folder(tool) / "vectors.npy").stat().st_ino == vectors  # not read back and rewritten
+    assert reader.freshness(SCOPE_A).fresh
+    assert answers(reader) == answers(from_chroma(tool))
