@@ -8,22 +8,26 @@ bottom, so readers and the workspace can honour it without importing the channel
 
 from __future__ import annotations
 
-import contextlib
 import time
-from collections.abc import Iterator
 from contextvars import ContextVar
 
 REQUEST_DEADLINE: ContextVar[float | None] = ContextVar("arr_request_deadline", default=None)
 
 
-@contextlib.contextmanager
-def within(deadline: float | None) -> Iterator[None]:
-    """Run the block under ``deadline`` (a ``time.perf_counter()`` value, or None)."""
-    token = REQUEST_DEADLINE.set(deadline)
-    try:
-        yield
-    finally:
-        REQUEST_DEADLINE.reset(token)
+class within:  # noqa: N801 (used as a function: ``with within(deadline):``)
+    """Run the block under ``deadline`` (a ``time.perf_counter()`` value, or None). A class,
+    not a generator context: the Router enters it four times per search (a third the cost)."""
+
+    __slots__ = ("_deadline", "_token")
+
+    def __init__(self, deadline: float | None) -> None:
+        self._deadline = deadline
+
+    def __enter__(self) -> None:
+        self._token = REQUEST_DEADLINE.set(self._deadline)
+
+    def __exit__(self, *exc: object) -> None:
+        REQUEST_DEADLINE.reset(self._token)
 
 
 def seconds_left(default: float) -> float:

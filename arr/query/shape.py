@@ -8,6 +8,7 @@ only one of them.
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Sequence
 
@@ -110,6 +111,7 @@ def quoted(query: str) -> str | None:
     return match[1] if match else None
 
 
+@functools.lru_cache(maxsize=4096)  # pure; the planner, fusion and reranker each ask it
 def query_shape(query: str) -> str:
     """'lexical' for error text, symbols, paths and config keys; 'mixed' for prose that names
     an identifier, and for a quoted phrase; 'semantic' otherwise.

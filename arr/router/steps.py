@@ -120,14 +120,16 @@ def few_pages_per_pdf(ranked: list[EvidenceChunk]) -> list[EvidenceChunk]:
     head: list[EvidenceChunk] = []
     later: list[EvidenceChunk] = []
     seen: dict[str, int] = {}
-    for item in ranked:
+    for position, item in enumerate(ranked):
+        if len(head) == HEAD:  # the head is full: the rest keeps its order
+            return head + later + ranked[position:]
         path = item.location.path
-        if len(head) < HEAD and (item.location.anchor or "").startswith("page=") and path:
+        if (item.location.anchor or "").startswith("page=") and path:
             seen[path] = seen.get(path, 0) + 1
             if seen[path] > PAGES_PER_PDF:
                 later.append(item)
                 continue
-        (head if len(head) < HEAD else later).append(item)
+        head.append(item)
     return head + later
 
 

@@ -20,7 +20,8 @@ class ChromaHttpStore(ChromaStore):
             raise ValueError(f"host must be a host name or address, got {host!r}")
         if not 0 < port < 65536:
             raise ValueError(f"port must be in 1..65535, got {port}")
-        super().__init__(path=".")
+        # exact search reads every vector over HTTP once per build: the former bound kept
+        super().__init__(path=".", exact_max_items=20_000)
         self.snapshots = False  # the server holds the data, not this disk
         self.host, self.port, self.ssl = host, port, ssl
 
