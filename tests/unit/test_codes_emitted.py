@@ -29,10 +29,10 @@ def _literal(node: ast.AST | None) -> str | None:
     return None
 
 
-def codes_spelled_outside() -> list[str]:
+def codes_spelled_outside(sources: list[tuple[Path, ast.AST]] | None = None) -> list[str]:
     found = []
-    for path, tree in _sources():
-        where = path.relative_to(PACKAGE.parent)
+    for path, tree in sources if sources is not None else _sources():
+        where = path.name if sources is not None else path.relative_to(PACKAGE.parent)
         for node in ast.walk(tree):
             if isinstance(node, ast.Call) and CODE_TAKERS.search(ast.unparse(node.func)):
                 first = _literal(node.args[0]) if node.args else None
@@ -95,10 +95,15 @@ def test_every_code_in_codes_is_emitted_somewhere() -> None:
     assert unused == set()
 
 
-def test_the_finder_finds_a_spelled_code(tmp_path: Path) -> None:
-    tree = ast.parse(
-        'raise LLMError("llm_timeout", "x")\nX = "index_stale"\nif f.code == "a_b": pass'
+def test_the_finder_finds_a_spelled_code() -> None:
+    source = (
+        'raise LLMError("llm_timeout", "x")\n'
+        'X = "index_stale"\n'
+        'if failure.code == "llm_deadline":\n    pass\n'
+        'Degradation(stage="s", code="planner_fallback", detail="")\n'
+        'raise LLMError(codes.LLM_TIMEOUT, "named: fine")\n'
     )
-    calls = [n for n in ast.walk(tree) if isinstance(n, ast.Call)]
-    assert _literal(calls[0].args[0]) == "llm_timeout"
-    assert "index_stale" in _all_codes()
+    found = codes_spelled_outside([(Path("m.py"), ast.parse(source))])
+    assert sorted(f.split(" ", 1)[1] for f in found) == sorted(
+        ["llm_timeout", "X = 'index_stale'", "code == 'llm_deadline'", "planner_fallback"]
+    )
