@@ -5,6 +5,7 @@ from its write log differ between processes). Ties break by id."""
 from __future__ import annotations
 
 import contextlib
+from collections.abc import Iterator
 from typing import Any
 
 import numpy as np
@@ -29,26 +30,35 @@ def single_threaded_blas() -> Any:
     return _BLAS.limit(limits=1, user_api="blas")
 
 
-READ_PAGE = 5000  # items per read: Chroma refuses a whole large collection in one get()
+READ_PAGE = 2000  # items per read: Chroma refuses a whole large collection in one get()
+
+
+def pages(collection: Any) -> Iterator[tuple[list[str], Any, list[str], list[dict[str, Any]]]]:
+    """Every item of a collection, page by page (ids, embeddings, documents, metadatas): one
+    ``get`` of ~39,000 items fails in Chroma with "too many SQL variables"."""
+    offset = 0
+    while True:
+        page = collection.get(
+            include=["embeddings", "documents", "metadatas"], limit=READ_PAGE, offset=offset
+        )
+        ids = list(page["ids"])
+        if ids:
+            yield ids, page["embeddings"], list(page["documents"]), list(page["metadatas"])
+        offset += len(ids)
+        if len(ids) < READ_PAGE:
+            return
 
 
 def read_all(collection: Any) -> dict[str, Any]:
-    """Every item of a collection (ids, embeddings, documents, metadatas), read page by page:
-    one ``get`` of ~39,000 items fails in Chroma with "too many SQL variables"."""
+    """Every item of a collection at once (the exact search's in-memory copy)."""
     got: dict[str, list[Any]] = {"ids": [], "embeddings": [], "documents": [], "metadatas": []}
-    while True:
-        page = collection.get(
-            include=["embeddings", "documents", "metadatas"],
-            limit=READ_PAGE,
-            offset=len(got["ids"]),
-        )
-        for key in ("ids", "documents", "metadatas"):
-            got[key].extend(page[key] if page[key] is not None else [])
-        if len(page["ids"]):  # each page as one float32 array, not lists of Python floats
-            got["embeddings"].append(np.asarray(page["embeddings"], dtype=np.float32))
-        if len(page["ids"]) < READ_PAGE:
-            vectors = got.pop("embeddings")
-            return {**got, "embeddings": np.concatenate(vectors) if vectors else []}
+    for ids, embeddings, documents, metadatas in pages(collection):
+        got["ids"] += ids
+        got["embeddings"].append(np.asarray(embeddings, dtype=np.float32))  # not Python floats
+        got["documents"] += documents
+        got["metadatas"] += metadatas
+    vectors = got.pop("embeddings")
+    return {**got, "embeddings": np.concatenate(vectors) if vectors else []}
 
 
 def unit_vectors(got: dict[str, Any]) -> Exact:

@@ -3,6 +3,7 @@ files beside the Chroma store and starts no Chroma client, with the answers Chro
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 from pathlib import Path
@@ -155,3 +156,27 @@ def test_a_build_that_changes_no_item_keeps_the_vectors_and_renews_the_manifest(
     assert (folder(tool) / "vectors.npy").stat().st_ino == vectors  # not read back and rewritten
     assert reader.freshness(SCOPE_A).fresh
     assert answers(reader) == answers(from_chroma(tool))
+
+
+def test_a_collection_read_in_many_pages_gives_the_same_snapshot(
+    tmp_path: Path, monkeypatch
+) -> None:
+    from arr.vector_store import exact
+
+    monkeypatch.setattr(exact, "READ_PAGE", 2)  # three items: two pages, the last one short
+    tool = make_tool(workspace(tmp_path, {"a": SCOPE_A}))
+    tool.build(SCOPE_A)
+    assert len(json.loads((folder(tool) / "ids.json").read_text())) == 3
+    assert answers(make_tool(tool.workspace)) == answers(from_chroma(tool))
+
+
+def test_pages_that_do_not_add_up_write_no_snapshot(tmp_path: Path) -> None:
+    import numpy as np
+
+    from arr.vector_store.snapshot import write_pages
+
+    page = (["a", "b"], np.eye(2, dtype=np.float32), ["x", "y"], [{}, {}])
+    write_pages(tmp_path / "s", {"built_at": 1}, "1", 3, [page])  # the collection grew
+    assert not (tmp_path / "s").exists() and list(tmp_path.iterdir()) == []
+    write_pages(tmp_path / "s", {"built_at": 1}, "1", 2, [page])
+    assert json.loads((tmp_path / "s" / "ids.json").read_text()) == ["a", "b"]
