@@ -111,7 +111,7 @@ PLAIN_WSUM: dict[str, Any] = {
 }
 
 
-def plain_wsum(**settings: Any) -> Any:
+def plain_wsum(**settings: Any) -> Any:  # WSumFusion (imported when asked)
     from arr.fusion.wsum import WSumFusion
 
     return WSumFusion(**{**PLAIN_WSUM, **settings})

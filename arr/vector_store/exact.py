@@ -76,6 +76,15 @@ def nearest(
 ) -> list[tuple[str, float, str, dict[str, Any]]]:
     """(id, cosine distance, document, metadata) of the ``top_k`` nearest, nearest first."""
     ids, matrix, documents, metadatas = exact
+    found = nearest_rows(ids, matrix, embedding, top_k)
+    return [(ids[i], distance, documents[i], metadatas[i]) for i, distance in found]
+
+
+def nearest_rows(
+    ids: list[str], matrix: Any, embedding: Any, top_k: int
+) -> list[tuple[int, float]]:
+    """(row, cosine distance) of the ``top_k`` nearest unit vectors of ``matrix``, nearest
+    first, ties broken by id: the order of every exact search (in memory or a snapshot)."""
     if not ids:
         return []
     with single_threaded_blas():
@@ -87,4 +96,4 @@ def nearest(
     else:
         candidates = list(range(len(ids)))
     order = sorted(candidates, key=lambda i: (-float(similarity[i]), ids[i]))
-    return [(ids[i], 1.0 - float(similarity[i]), documents[i], metadatas[i]) for i in order[:top_k]]
+    return [(i, 1.0 - float(similarity[i])) for i in order[:top_k]]

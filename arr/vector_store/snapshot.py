@@ -33,7 +33,7 @@ import numpy as np
 
 from arr import atomic_write
 from arr.vector_store.chroma_errors import chroma_errors
-from arr.vector_store.exact import Exact, pages, single_threaded_blas
+from arr.vector_store.exact import Exact, nearest_rows, pages
 
 FORMAT = "arr-read-snapshot-1"
 
@@ -128,18 +128,23 @@ def remove_snapshot(folder: Path) -> None:
     shutil.rmtree(aside, ignore_errors=True)
 
 
-def read_manifest(folder: Path) -> tuple[dict[str, Any], str] | None:
-    """(manifest, version) of the snapshot in ``folder``, or None when there is none usable."""
+def read_record(folder: Path) -> dict[str, Any] | None:
+    """The snapshot's record (format, version, count, manifest), or None when unusable."""
     try:
         record = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
     except (OSError, ValueError):
         return None
     if not isinstance(record, dict) or record.get("format") != FORMAT:
         return None
-    manifest, version = record.get("manifest"), record.get("version")
-    if not isinstance(manifest, dict) or not isinstance(version, str):
+    if not isinstance(record.get("manifest"), dict) or not isinstance(record.get("version"), str):
         return None
-    return manifest, version
+    return record
+
+
+def read_manifest(folder: Path) -> tuple[dict[str, Any], str] | None:
+    """(manifest, version) of the snapshot in ``folder``, or None when there is none usable."""
+    record = read_record(folder)
+    return None if record is None else (record["manifest"], record["version"])
 
 
 @dataclass
@@ -162,25 +167,14 @@ class Snapshot:
     def nearest(self, embedding: Any, top_k: int) -> list[tuple[str, float, str, dict[str, Any]]]:
         """(id, cosine distance, document, metadata) of the ``top_k`` nearest, nearest first;
         ties break by id (exact.nearest's order)."""
-        if not self.ids:
-            return []
-        with single_threaded_blas():
-            similarity = self.matrix @ np.asarray(embedding, dtype=np.float32)
-        n = len(self.ids)
-        if top_k < n:
-            kth = float(np.partition(similarity, n - top_k)[n - top_k])
-            candidates = np.flatnonzero(similarity >= kth).tolist()
-        else:
-            candidates = list(range(n))
-        order = sorted(candidates, key=lambda i: (-float(similarity[i]), self.ids[i]))[:top_k]
         return [
             (
                 self.ids[i],
-                1.0 - float(similarity[i]),
+                distance,
                 self._record(self.documents, i).decode("utf-8"),
                 json.loads(self._record(self.metadatas, i)),
             )
-            for i in order
+            for i, distance in nearest_rows(self.ids, self.matrix, embedding, top_k)
         ]
 
 
@@ -233,8 +227,8 @@ class SnapshotReads:
         (the same vectors; reading 39,000 items back took 6 s and 800 MB); others write it."""
         version = manifest.get("build_token") or manifest.get("built_at")
         folder = self._snapshot_folder(name)
-        if renew and version is not None and self.snapshots and read_manifest(folder):
-            record = json.loads((folder / "manifest.json").read_text(encoding="utf-8"))
+        record = read_record(folder) if renew and self.snapshots else None
+        if record is not None and version is not None:
             record |= {"version": str(version), "manifest": manifest}
             with contextlib.suppress(OSError):
                 atomic_write.write_text(folder / "manifest.json", json.dumps(record))

@@ -3,33 +3,18 @@ fusion weights (arr.fusion.places, arr.query.snippets, the Router)."""
 
 from __future__ import annotations
 
-from typing import Any
-
 from arr.cli.render import render_result
 from arr.fusion.places import chunk_id, lone_hits_forward, merge_overlapping, place_rankings
-from arr.fusion.wsum import WSumFusion
 from arr.models import EvidenceChunk, Location, ScopeKey, ToolCall, replaced
 from arr.planner.rule import RuleQueryPlanner
 from arr.query.snippets import centred, highlights
 from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
-from benchmarks.core import shipped_stage
+from benchmarks.core import (
+    plain_wsum,  # the class's tuned defaults off
+    shipped_stage,
+)
 from tests.conftest import SCOPE_A
-
-# The plain weighted CombSUM (ranx's wsum): the class's tuned defaults off, so each test turns
-# on only what it measures.
-PLAIN_WSUM = {
-    "norm": "min-max",
-    "weighting": "equal",
-    "fitted_on": None,
-    "code_gap_weight": None,
-    "file_support": 0.0,
-    "path_weight": 0.0,
-}
-
-
-def plain_wsum(**settings: Any) -> WSumFusion:
-    return WSumFusion(**{**PLAIN_WSUM, **settings})
 
 
 def item(

@@ -4,29 +4,13 @@ from __future__ import annotations
 
 import math
 import random
-from typing import Any
 
 import pytest
 
 from arr.fusion.dbsf import DBSFFusion
 from arr.fusion.norms import dbsf, min_max, min_max_floor, zmuv
-from arr.fusion.wsum import WSumFusion
+from benchmarks.core import plain_wsum  # the class's tuned defaults off
 from tests.conftest import chunk
-
-# The plain weighted CombSUM (ranx's wsum): the class's tuned defaults off, so each test turns
-# on only what it measures.
-PLAIN_WSUM = {
-    "norm": "min-max",
-    "weighting": "equal",
-    "fitted_on": None,
-    "code_gap_weight": None,
-    "file_support": 0.0,
-    "path_weight": 0.0,
-}
-
-
-def plain_wsum(**settings: Any) -> WSumFusion:
-    return WSumFusion(**{**PLAIN_WSUM, **settings})
 
 
 def ranking(channel: str, scored: list[tuple[str, float]]) -> list:

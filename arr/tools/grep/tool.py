@@ -140,10 +140,8 @@ class GrepTool:
         deadline = time.monotonic() + seconds_left(self.deadline_ms / 1000)
         counters: Counter[str] = Counter()
         readers = self.workspace.readers
-        if self._view_files is None:
-            self._view_files = ViewFiles(readers)
         found = self._tree(scope).readers if roots else ()
-        views = self._view_files.for_roots(roots, found, self.max_file_bytes, deadline, counters)
+        views = self._views().for_roots(roots, found, self.max_file_bytes, deadline, counters)
         return LineSearch(
             self._engine,
             roots,
@@ -374,6 +372,11 @@ class GrepTool:
         index = self._word_indexes.load(scope)
         return None if index is None else (index, self._tree(scope))
 
+    def _views(self) -> ViewFiles:
+        if self._view_files is None:
+            self._view_files = ViewFiles(self.workspace.readers)
+        return self._view_files
+
     def build(self, scope: ScopeKey) -> dict[str, Any]:
         """The scope's word index: which words each file ripgrep would read holds, so a
         look-up scans the files that can match instead of the whole tree."""
@@ -383,11 +386,9 @@ class GrepTool:
             scope, roots, self.max_file_bytes, self.workspace.readers.cap
         )
         # the views of papers and notebooks, found now: a first search reads none of them
-        if self._view_files is None:
-            self._view_files = ViewFiles(self.workspace.readers)
         found = self._tree(scope).readers if roots else ()
         no_deadline = time.monotonic() + 86_400.0  # a build reads every file it must
-        self._view_files.for_roots(roots, found, self.max_file_bytes, no_deadline, Counter())
+        self._views().for_roots(roots, found, self.max_file_bytes, no_deadline, Counter())
         return built
 
     def rebuild(self, scope: ScopeKey) -> dict[str, Any]:
