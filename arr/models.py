@@ -162,6 +162,8 @@ class Location(Frozen):
     # count), "cell=3" (a notebook's cell index, from 0), a BibTeX entry's key
     anchor: str | None = None
     title: str | None = None  # the unit's heading, or the paper's title
+    # the place as a researcher cites it: "Ongaro & Ousterhout 2014, p. 3" (arr.readers.citation)
+    citation: str | None = None
 
     def render(self) -> str:
         """``a.py:10-20``, ``papers/x.pdf p. 7``, ``nb.ipynb cell 3``, ``refs.bib#goyal2017``."""

@@ -93,6 +93,8 @@ def render_result(
         lines.append(f"  {rank:>2}. [{chunk.channel}] {where}  score {chunk.score:.4f}  ({ranks})")
         if chunk.location.title:  # the paper's title, the cell's or section's heading
             lines.append(f"      § {_one_line(chunk.location.title, width)}")
+        if chunk.location.citation:  # as a researcher pastes it: "Lamport 1994, p. 3"
+            lines.append(f"      cite: {_one_line(chunk.location.citation, width)}")
         lines.append(f"      {_snippet_line(chunk, width)}")
     if len(result.evidence) > max_evidence:
         lines.append(f"  +{len(result.evidence) - max_evidence} more (--json shows all)")

@@ -70,6 +70,18 @@ def citation_label(entry: str, title: str | None) -> str | None:
     return f"[{label}] {title or ''}".strip()
 
 
+def entry_citation(entry: str) -> str | None:
+    """``Goyal et al. 2017``: the entry as a researcher cites it (``Last, First`` or ``First
+    Last`` names; ``others`` counts as more authors)."""
+    from arr.readers.citation import cite_surnames
+
+    authors = _title(entry, _AUTHOR)
+    year = _YEAR.search(entry)
+    names = [n.strip() for n in re.split(r"\s+and\s+", authors or "") if n.strip()]
+    surnames = [n.split(",")[0].strip() if "," in n else n.split()[-1] for n in names]
+    return cite_surnames(surnames, year[1] if year else None)
+
+
 class BibtexReader:
     suffixes = (".bib",)
 
@@ -77,6 +89,7 @@ class BibtexReader:
         text = raw.decode("utf-8", "replace")
         lines = text.split("\n")
         blocks: list[tuple[str | None, str | None, list[str]]] = []
+        cited: list[str | None] = []  # each block's citation
         line_of = [0]  # offset of each line's start
         for line in lines:
             line_of.append(line_of[-1] + len(line) + 1)
@@ -94,18 +107,20 @@ class BibtexReader:
                 continue
             if first > done:
                 blocks.append((None, None, [""] * (first - done)))  # text outside entries
+                cited.append(None)
             entry = text[match.start() : end]
             title = _title(entry)
             label = citation_label(entry, title)
             if label:
                 notes[first + 1] = label
             blocks.append((match[3], title, lines[first : last + 1]))
+            cited.append(entry_citation(entry))
             done = last + 1
         if done < len(lines):
             blocks.append((None, None, [""] * (len(lines) - done)))
         shown = [line for _, _, block in blocks for line in block]
         # text outside entries is blanked in the view: it is no unit and never an answer
-        return in_place_view(blocks, shown, notes=notes)
+        return in_place_view(blocks, shown, notes=notes, citations=cited)
 
 
 def _line(line_of: list[int], offset: int) -> int:

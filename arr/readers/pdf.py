@@ -33,10 +33,43 @@ class PdfReader:
 
         if not raw.lstrip()[:5].startswith(b"%PDF-") and b"%PDF-" not in raw[:1024]:
             raise Unreadable(UNREADABLE, "not a PDF (no %PDF- header)")
-        title, pages, headings = extract(raw, self.max_pages, self.budget_s)
+        title, pages, headings, info = extract(raw, self.max_pages, self.budget_s)
         blocks = []
         shown = title  # a page's title: the heading that opens it, else the last one before
         for number, (lines, opening) in enumerate(zip(pages, headings, strict=True), 1):
             shown = opening or shown
             blocks.append((f"page={number}", shown, lines))
-        return build_view(blocks, file_lines=False, title=title)
+        works = paper_citations(pages, headings, info)
+        cited = [f"{work}, p. {n}" if work else None for n, work in enumerate(works, 1)]
+        return build_view(blocks, file_lines=False, title=title, citations=cited)
+
+
+def paper_citations(
+    pages: list[list[str]], headings: list[str | None], info: dict[str, str]
+) -> list[str | None]:
+    """Each page's work as cited (``Ongaro & Ousterhout 2014``): page 1's from the metadata
+    (when it names people or a body) or the lines under its heading; a later page that opens
+    with a heading and names authors under it starts another paper (a volume's, a collection's);
+    one that names none stays in the paper before it (a book's chapter)."""
+    from arr.readers.citation import (
+        authors_under,
+        cite,
+        heading_lines,
+        metadata_authors,
+        metadata_year,
+        year_under,
+    )
+
+    made = metadata_year(info.get("CreationDate"))
+    out: list[str | None] = []
+    current: str | None = None
+    for number, (lines, opening) in enumerate(zip(pages, headings, strict=True)):
+        if number == 0 or opening:
+            skip = heading_lines(lines, opening) if opening else 1
+            people = authors_under(lines, skip) or authors_under(lines[:skip], 1)
+            if number == 0:
+                people = metadata_authors(info.get("Author")) or people
+            if people:
+                current = cite(people, year_under(lines, 1) or made)
+        out.append(current)
+    return out

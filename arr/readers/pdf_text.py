@@ -34,6 +34,7 @@ import re
 import time
 import unicodedata
 from collections import Counter
+from typing import NamedTuple
 
 from arr.readers.view import (
     EXTRACT_TIMEOUT,
@@ -211,12 +212,16 @@ def heading(textpage: object) -> str | None:
     return " ".join(lines).replace(BREAK, "")[:300] or None
 
 
-def _metadata_title(document: object) -> str | None:
+def _metadata(document: object) -> dict[str, str]:
     try:
-        title = (document.get_metadata_dict().get("Title") or "").strip()  # type: ignore[attr-defined]
-    except Exception:  # a broken info dictionary: the first heading instead
-        return None
-    title = " ".join(unicodedata.normalize("NFKC", title).split())
+        found = document.get_metadata_dict()  # type: ignore[attr-defined]
+    except Exception:  # a broken info dictionary: the first page's words instead
+        return {}
+    return {k: str(v)[:1000] for k, v in found.items() if isinstance(v, str)}
+
+
+def _metadata_title(info: dict[str, str]) -> str | None:
+    title = " ".join(unicodedata.normalize("NFKC", info.get("Title", "")).split())
     return title[:300] if plausible_title(title) else None
 
 
@@ -272,11 +277,15 @@ def plausible_title(title: str) -> bool:
     return letters >= 4 and letters >= len(title) / 2
 
 
-def extract(
-    raw: bytes, max_pages: int, budget_s: float
-) -> tuple[str | None, list[list[str]], list[str | None]]:
-    """(title, lines of each page, the heading that opens each page or None) of a PDF given
-    as bytes; raises Unreadable."""
+class Extracted(NamedTuple):
+    title: str | None
+    pages: list[list[str]]  # the lines of each page
+    headings: list[str | None]  # the heading that opens each page, or None
+    info: dict[str, str]  # the metadata (``Author``, ``CreationDate``, ...), as read
+
+
+def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
+    """A PDF given as bytes, read; raises Unreadable."""
     import pypdfium2 as pdfium
 
     started = time.monotonic()
@@ -310,7 +319,8 @@ def extract(
             finally:
                 page.close()
         opening = headings[0] if headings else None
-        title = _metadata_title(document) or (opening if plausible_heading(opening) else None)
+        info = _metadata(document)
+        title = _metadata_title(info) or (opening if plausible_heading(opening) else None)
     finally:
         document.close()
     if sum(len("".join(line.split())) for page in pages for line in page) < MIN_TEXT_CHARS:
@@ -319,4 +329,4 @@ def extract(
     if title is None:
         first = next((line for page in pages for line in page if line.strip()), "")
         title = first[:300] or None
-    return title, pages, headings
+    return Extracted(title, pages, headings, info)

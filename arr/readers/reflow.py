@@ -41,4 +41,5 @@ def reflowed(view: View) -> View:
     if view.file_lines:
         return view
     blocks = [(u.anchor, u.title, sentences(view.lines[u.start - 1 : u.end])) for u in view.units]
-    return build_view(blocks, file_lines=False, title=view.title, counters=view.counters)
+    cited = [u.citation for u in view.units]
+    return build_view(blocks, False, view.title, view.counters, citations=cited)

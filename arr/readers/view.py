@@ -41,13 +41,15 @@ class Unreadable(Exception):
 @dataclass(frozen=True, slots=True)
 class Unit:
     """One part of a file: view lines ``start``..``end`` (1-based, inclusive), the anchor that
-    names it in a location (``page=7``, ``cell=3``, a BibTeX key; None: lines name it) and the
-    heading shown with it."""
+    names it in a location (``page=7``, ``cell=3``, a BibTeX key; None: lines name it), the
+    heading shown with it and the citation a researcher pastes for it (``Ongaro & Ousterhout
+    2014, p. 3``; :mod:`arr.readers.citation`)."""
 
     start: int
     end: int
     anchor: str | None = None
     title: str | None = None
+    citation: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -82,7 +84,7 @@ class View:
         return json.dumps(
             {
                 "lines": self.lines,
-                "units": [[u.start, u.end, u.anchor, u.title] for u in self.units],
+                "units": [[u.start, u.end, u.anchor, u.title, u.citation] for u in self.units],
                 "file_lines": self.file_lines,
                 "title": self.title,
                 "counters": self.counters,
@@ -109,16 +111,19 @@ def build_view(
     file_lines: bool,
     title: str | None = None,
     counters: dict[str, int] | None = None,
+    citations: list[str | None] | None = None,
 ) -> View:
-    """A view from its units in order: (anchor, title, lines) each; empty units are dropped."""
+    """A view from its units in order: (anchor, title, lines) each, and each one's citation
+    (``citations``, in the same order); empty units are dropped."""
     lines: list[str] = []
     units: list[Unit] = []
-    for anchor, heading, block in blocks:
+    for number, (anchor, heading, block) in enumerate(blocks):
         if not any(line.strip() for line in block):
             continue
         start = len(lines) + 1
         lines += block
-        units.append(Unit(start, len(lines), anchor, heading))
+        cited = citations[number] if citations else None
+        units.append(Unit(start, len(lines), anchor, heading, cited))
     return View(tuple(lines), tuple(units), file_lines, title, dict(counters or {}))
 
 
@@ -127,13 +132,16 @@ def in_place_view(
     lines: list[str],
     title: str | None = None,
     notes: dict[int, str] | None = None,
+    citations: list[str | None] | None = None,
 ) -> View:
     """A view whose line numbers are the file's: every line kept, the blocks (which together
-    are ``lines``, in order) as units over their ranges; blank blocks name no unit."""
+    are ``lines``, in order) as units over their ranges, each with its citation (``citations``,
+    in the same order); blank blocks name no unit."""
     units, number = [], 1
-    for anchor, heading, block in blocks:
+    for at, (anchor, heading, block) in enumerate(blocks):
         filled = [i for i, line in enumerate(block) if line.strip()]
         if filled:  # a unit ends at its last line with text (not the blank lines after it)
-            units.append(Unit(number, number + filled[-1], anchor, heading))
+            cited = citations[at] if citations else None
+            units.append(Unit(number, number + filled[-1], anchor, heading, cited))
         number += len(block)
     return View(tuple(lines), tuple(units), True, title, notes=dict(notes or {}))

@@ -76,7 +76,9 @@ def _text(value: str | None) -> str | None:
 def without_payloads(view: View) -> View:
     """The view with every payload replaced (lines, titles, notes); line numbers unchanged."""
     lines, changed = strip_payloads(view.lines)
-    units = tuple(Unit(u.start, u.end, u.anchor, _text(u.title)) for u in view.units)
+    units = tuple(
+        Unit(u.start, u.end, u.anchor, _text(u.title), _text(u.citation)) for u in view.units
+    )
     notes = {n: strip_line(text)[0] for n, text in view.notes.items()}
     counters = dict(view.counters)
     if changed:
@@ -110,6 +112,7 @@ def credential_in(view: View) -> str | None:
     from arr.safety.rules import credential_kind
 
     parts = [*view.lines, view.title or "", *(u.title or "" for u in view.units)]
+    parts += [u.citation for u in view.units if u.citation]
     parts += list(view.notes.values())
     text = "\n".join(parts)
     # two joins: the whole text (a token wrapped over several lines), and each line with the

@@ -8,6 +8,9 @@ hyphens aside), move to the front in their order. It applies to a query of ``MIN
 or more, or to a quoted one (``"..."``) of 3 or more; a shorter query is a look-up, where
 holding every word in a row says little. An author-year citation (``Gruntz 1996``, ``Goyal et
 al. 2017``) puts the BibTeX entries whose label it is first (before the passages citing it).
+A query that is a place's title (a paper's, a section's or a cell's heading: ``The amsmath
+package``, ``SAT Solving``) puts the places so titled first, before those holding it as a run:
+the paper named by its title, not the manual that mentions it on every page.
 """
 
 from __future__ import annotations
@@ -81,16 +84,52 @@ def citation_label(query: str) -> str | None:
     return f"[{match[1].lower()} {match[2]}]" if match else None
 
 
+TITLE_MIN_WORDS = 2  # one word names a topic more often than a title
+TITLE_PREFIX_MIN_WORDS = 3  # a title's opening words, when the heading ran on into authors
+
+
+def is_titled(query_words: tuple[str, ...], title: str | None) -> bool:
+    """Whether ``title`` (a place's heading; a LaTeX section's path ``A › B``) is the query: the
+    same words (case and punctuation aside), or its last part's, or its opening run of 3+ words
+    (a first page's heading in large type often runs on into the authors' names)."""
+    if not title or len(query_words) < TITLE_MIN_WORDS:
+        return False
+    lowered = title.lower()
+    if query_words[0] not in lowered:  # most titles, at the cost of one substring scan
+        return False
+    whole = tuple(_WORD.findall(lowered))
+    if whole == query_words:
+        return True
+    if "\u203a" in lowered and tuple(_WORD.findall(lowered.rsplit("\u203a", 1)[1])) == query_words:
+        return True
+    return len(query_words) >= TITLE_PREFIX_MIN_WORDS and whole[: len(query_words)] == query_words
+
+
+def _inside_a_pdf(item: EvidenceChunk) -> bool:
+    """A PDF's page after its first: titled by a heading inside a collection or a book, so it
+    follows a PDF whose first page (where a paper's title is typeset) bears the title."""
+    anchor = item.location.anchor or ""
+    return anchor.startswith("page=") and anchor != "page=1"
+
+
 def exact_positions(query: str, ranked: Sequence[EvidenceChunk]) -> list[int]:
-    """Positions of the items that hold the query's words as a run (or, for an author-year
-    citation, the bibliography entries it names), in ranked order."""
+    """Positions of the items titled by the query, then of those that hold the query's words as
+    a run (or, for an author-year citation, the bibliography entries it names), each in ranked
+    order."""
     label = citation_label(query)
     if label is not None:
         return [i for i, c in enumerate(ranked[:LOOKED_AT]) if label in c.full_text().lower()]
+    inside = quoted(query)
+    asked = tuple(_WORD.findall((inside if inside is not None else query).lower()))
+    titled = [i for i, c in enumerate(ranked[:LOOKED_AT]) if is_titled(asked, c.location.title)]
+    titled.sort(key=lambda i: _inside_a_pdf(ranked[i]))
     words = phrase_words(query)
     if words is None:
-        return []
+        return titled
     rarest = max(words, key=len)
-    return [
-        i for i, item in enumerate(ranked[:LOOKED_AT]) if holds(item.full_text(), words, rarest)
+    first = set(titled)
+    return titled + [
+        i
+        for i, item in enumerate(ranked[:LOOKED_AT])
+        if i not in first and holds(item.full_text(), words, rarest)
     ]

@@ -100,7 +100,7 @@ def exact_first(
     if not chosen or chosen == list(range(len(chosen))):
         return ranked
     found_by = {channel for i in chosen for channel in ranked[i].ranks}
-    note = f"{len(chosen)} item(s) hold the query word for word: put first"
+    note = f"{len(chosen)} item(s) titled by or holding the query word for word: put first"
     for number, trace in enumerate(traces):
         if trace.tool in found_by and trace.status != "rejected":
             joined = f"{trace.note}; {note}" if trace.note else note

@@ -94,6 +94,7 @@ def split_unit(doc: Document, count: Counter, budget: int, overlap: int = 0) -> 
                 document_id=doc.document_id,
                 anchor=doc.anchor,
                 title=doc.title,
+                citation=doc.citation,
             )
         )
 

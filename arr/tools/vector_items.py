@@ -33,7 +33,7 @@ def content_hash(embedder_id: str, text: str) -> str:
 def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]:
     meta: dict[str, Any] = {f: getattr(scope, f) for f in SCOPE_META}
     meta["content_hash"] = digest
-    for key in ("path", "start_line", "end_line", "document_id", "anchor", "title"):
+    for key in ("path", "start_line", "end_line", "document_id", "anchor", "title", "citation"):
         value = getattr(doc, key)
         if value is not None:  # Chroma metadata cannot hold None
             meta[key] = value
@@ -52,6 +52,7 @@ def location_of(meta: dict[str, Any]) -> Location:
         document_id=meta.get("document_id"),
         anchor=meta.get("anchor"),
         title=meta.get("title"),
+        citation=meta.get("citation"),
     )
 
 

@@ -41,6 +41,7 @@ def unit_documents(label: str, view: View, chunk_lines: int, overlap: int = 0) -
                     path=label,
                     anchor=unit.anchor,
                     title=unit.title,
+                    citation=unit.citation,
                 )
             )
             continue
@@ -60,6 +61,7 @@ def unit_documents(label: str, view: View, chunk_lines: int, overlap: int = 0) -
                     end_line=end,
                     anchor=unit.anchor,
                     title=unit.title,
+                    citation=unit.citation,
                 )
             )
     return docs

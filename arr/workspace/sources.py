@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from arr.errors import WorkspaceError
 from arr.safety import file_rule
 
-READERS_VERSION = "readers-3"  # bump when any reader's output changes
+READERS_VERSION = "readers-4"  # bump when any reader's output changes
 
 # Text by convention: the grep channel's withheld-files walk does not open these to look for a
 # NUL byte (indexing decides text by content, see walk_files).
@@ -54,6 +54,7 @@ class Document(BaseModel):
     # the unit of a reader's file (arr.readers): ``page=7``, ``cell=3``, a BibTeX key
     anchor: str | None = None
     title: str | None = None  # the unit's heading or the file's title
+    citation: str | None = None  # as a researcher pastes it: "Ongaro & Ousterhout 2014, p. 3"
 
 
 class SourceFile(NamedTuple):

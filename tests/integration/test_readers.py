@@ -209,6 +209,7 @@ def test_latex_sections_and_bibtex_entries(tmp_path: Path) -> None:
     assert "paper/refs.bib#goyal2017" in places and any("main.tex" in p for p in places)
     bib = next(e for e in entry if e.location.anchor == "goyal2017")
     assert bib.location.title == "Accurate, Large Minibatch SGD" and bib.location.start_line == 2
+    assert bib.location.citation == "Goyal & Dollar 2017"  # as a researcher pastes it
     # comments are never indexed nor shown (bm25 or grep)
     assert not any("reviewer" in e.full_text() for e in bm25(ws, "reviewer weak section"))
     assert not any("reviewer" in e.snippet for e in grep(ws, "reviewer whole weak").evidence)

@@ -82,3 +82,43 @@ def test_a_long_pdf_does_not_fill_the_first_ten() -> None:
     # with nothing else to show, the manual's pages stay (nothing is dropped)
     assert [c.id for c in few_pages_per_pdf(book)] == [c.id for c in book]
     assert few_pages_per_pdf(code) == code  # a file's chunks are left as they are
+
+
+def titled(cid: str, title: str | None, text: str = "text") -> EvidenceChunk:
+    found = item(cid, text)
+    return found.model_copy(update={"location": found.location.model_copy(update={"title": title})})
+
+
+def test_a_title_asked_puts_the_places_so_titled_first() -> None:
+    ranked = [
+        titled("amsldoc.pdf#page=5", "User's Guide for the amsmath Package", "the amsmath package"),
+        titled("source2e.pdf#page=9", "3 Class and Package interface", "amsmath package"),
+        titled("amsmath.pdf#page=1", "The amsmath package\u2217"),
+        titled("main.tex#L40", "Method \u203a SAT Solving"),
+        titled("ltshipout-doc.pdf#page=1", "The ltshipout package\u2217 Frank Mittelbach"),
+    ]
+    assert exact_positions("The amsmath package", ranked) == [2]
+    # case and quotes aside; quoted, the page holding it as a run follows the titled one
+    assert exact_positions('"the AMSMATH package"', ranked) == [2, 0]
+    assert exact_positions("SAT solving", ranked) == [3]  # a section's own heading
+    assert exact_positions("The ltshipout package", ranked) == [4]  # a heading run on
+    assert exact_positions("amsmath", ranked) == []  # one word names a topic
+    assert exact_positions("amsmath package", ranked) == []  # not the title's opening run
+    assert exact_positions("Frank Mittelbach", ranked) == []  # words inside, not the title
+    # a collection's page titled by the query follows the PDF that opens with that title
+    inside = [titled("oberdiek.pdf#page=9", "The classlist package"), *ranked]
+    inside.append(titled("classlist.pdf#page=1", "The classlist package Heiko Oberdiek"))
+    assert exact_positions("The classlist package", inside) == [6, 0]
+    order = [c.id for c in exact_first("The amsmath package", ranked, [])]
+    assert order[:2] == ["amsmath.pdf#page=1", "amsldoc.pdf#page=5"]
+
+
+def test_titled_places_lead_those_holding_the_words() -> None:
+    query = "a new implementation of the verbatim environments"
+    ranked = [
+        titled(
+            "a.pdf#page=3", "Other", "we describe a new implementation of the verbatim environments"
+        ),
+        titled("verbatim.pdf#page=1", "A New Implementation of the verbatim Environments"),
+    ]
+    assert exact_positions(query, ranked) == [1, 0]

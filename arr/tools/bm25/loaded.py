@@ -78,6 +78,7 @@ class LoadedPartition:
                 document_id=doc.document_id,
                 anchor=doc.anchor,
                 title=doc.title,
+                citation=doc.citation,
             )
             self._locations[row] = found
         return found

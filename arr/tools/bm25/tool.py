@@ -363,6 +363,7 @@ class BM25Tool:
                         document_id=doc.document_id,
                         anchor=doc.anchor,
                         title=doc.title,
+                        citation=doc.citation,
                     ),
                     "snippet": centred(doc.text, call.query, self.snippet_chars),
                     "score": float(score),

@@ -21,9 +21,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arr.models import Location
 from arr.query.named_paths import NamedPath, names
 from arr.readers import Readers, suffix_of
-from arr.readers.view import Unreadable
+from arr.readers.view import Unit, Unreadable
 from arr.safety import file_rule
 from arr.tools.grep.verify import snippet
 from arr.workspace.documents import place_id
@@ -44,6 +45,19 @@ class PathHit:
     title: str | None = None
     file_lines: bool = True
     place: str | None = None
+    citation: str | None = None
+
+
+def unit_location(path: str, unit: Unit, line: int | None) -> Location:
+    """The place of a view's line in ``unit`` (``line`` None: the unit alone names it)."""
+    return Location(
+        path=path,
+        start_line=line,
+        end_line=line,
+        anchor=unit.anchor,
+        title=unit.title,
+        citation=unit.citation,
+    )
 
 
 def matches(relative: str, absolute: str, token: str) -> int:
@@ -157,4 +171,5 @@ def _view_hit(
         unit.title,
         view.file_lines,
         place_id(name, view, start, chunk_lines),
+        unit.citation,
     )

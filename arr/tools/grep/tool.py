@@ -25,7 +25,7 @@ from arr.tools.grep import word_index
 from arr.tools.grep.engine import HARD_LINKS, Engine, find_rg
 from arr.tools.grep.lines import LineSearch
 from arr.tools.grep.narrow import Narrowing, WordIndexes
-from arr.tools.grep.paths import path_hits
+from arr.tools.grep.paths import path_hits, unit_location
 from arr.tools.grep.query import Stage, check_sub_path, query_terms, stages
 from arr.tools.grep.verify import Candidate, root_label, verified
 from arr.tools.grep.views import ViewFiles
@@ -241,14 +241,7 @@ class GrepTool:
         if view is None or unit is None:
             location = Location(path=c.file, start_line=line, end_line=line)
         else:
-            number = line if view.file_lines else None
-            location = Location(
-                path=c.file,
-                start_line=number,
-                end_line=number,
-                anchor=unit.anchor,
-                title=unit.title,
-            )
+            location = unit_location(c.file, unit, line if view.file_lines else None)
         item = EvidenceChunk(
             id=line_id(c.file, line),
             scope=scope,
@@ -309,6 +302,7 @@ class GrepTool:
                     end_line=lines[1],
                     anchor=hit.anchor,
                     title=hit.title,
+                    citation=hit.citation,
                 ),
                 snippet=hit.snippet,
                 score=top,

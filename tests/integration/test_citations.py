@@ -1,0 +1,167 @@
+"""A paper's identity as a citation a researcher can paste ("Ongaro & Ousterhout 2014, p. 3"),
+read from the PDF (metadata when it names people, else the lines under the title), per paper
+in a volume, never a user name or a tool's; carried by every channel to CLI, JSON and MCP
+(issue 42: paper identity)."""
+
+from __future__ import annotations
+
+import io
+import json
+from pathlib import Path
+
+import pytest
+
+from arr.readers.citation import cite, metadata_authors, names_on, surname
+from arr.readers.pdf import PdfReader
+
+READER = PdfReader()
+
+
+@pytest.mark.parametrize(
+    ("line", "names"),
+    [
+        ("Diego Ongaro and John Ousterhout", ["Diego Ongaro", "John Ousterhout"]),
+        ("Heiko Oberdiek\u2217", ["Heiko Oberdiek"]),
+        (
+            "Frank Mittelbach, Ulrike Fischer & Mark A. Wicks",
+            ["Frank Mittelbach", "Ulrike Fischer", "Mark A. Wicks"],
+        ),
+        ("Guido van Rossum1,2", ["Guido van Rossum"]),
+        ("Stanford University", None),
+        ("American Mathematical Society", None),
+        ("In Search of an Understandable Consensus Algorithm", None),
+        ("updated by David M. Jones", None),
+        ("2020/01/04", None),
+        ("jdoe@example.org", None),
+        ("Abstract", None),
+    ],
+)
+def test_a_line_of_names_is_told_from_a_title_an_affiliation_or_a_date(
+    line: str, names: list[str] | None
+) -> None:
+    assert names_on(line) == names
+
+
+@pytest.mark.parametrize(
+    ("field", "names"),
+    [
+        ("Leslie Lamport", ["Leslie Lamport"]),
+        ("Frank Mittelbach, Email: see top of the source file", ["Frank Mittelbach"]),
+        ("The LaTeX Project", ["The LaTeX Project"]),
+        ("jdoe", []),
+        ("Microsoft Office User", []),
+        ("Administrator", []),
+        ("", []),
+        ("https://example.org/me", []),
+        ("Leslie\x07Lamport", []),  # control characters: not the paper's
+    ],
+)
+def test_a_metadata_author_is_used_only_when_it_names_people_or_a_body(
+    field: str, names: list[str]
+) -> None:
+    assert metadata_authors(field) == names
+
+
+def test_citations_read_as_researchers_write_them() -> None:
+    assert cite(["Diego Ongaro", "John Ousterhout"], 2014) == "Ongaro & Ousterhout 2014"
+    assert (
+        cite(["Michael Downes", "David M. Jones", "Barbara Beeton"], 2009) == "Downes et al. 2009"
+    )
+    assert cite(["Leslie Lamport"], None) == "Lamport"
+    assert cite([], 2014) is None  # a year names no one
+    assert surname("Guido van Rossum") == "van Rossum" and surname("Mark A. Wicks Jr.") == "Wicks"
+
+
+def volume(pages: list[tuple[str | None, list[str]]], author: str | None = None) -> bytes:
+    """A PDF whose pages open with a heading in large type (or none) over lines of body text."""
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out)
+    if author is not None:
+        pdf.setAuthor(author)
+    for heading, lines in pages:
+        y = 790
+        if heading:
+            pdf.setFont("Helvetica-Bold", 20)
+            pdf.drawString(72, y, heading)
+            y -= 30
+        pdf.setFont("Helvetica", 10)
+        for line in lines:
+            pdf.drawString(72, y, line)
+            y -= 13
+        pdf.showPage()
+    pdf.save()
+    return out.getvalue()
+
+
+BODY = [f"Body text line {n} of this page about replicated logs and leaders." for n in range(30)]
+VOLUME = [
+    ("In Search of an Understandable Consensus Algorithm",
+     ["Diego Ongaro and John Ousterhout", "Stanford University", "June 2014", *BODY]),
+    (None, BODY),
+    ("Paxos Made Simple", ["Leslie Lamport", "1 November 2001", *BODY]),
+    ("2 The Problem", BODY),  # a section opening a page: no names under it, the same paper
+]  # fmt: skip
+
+
+def test_each_paper_of_a_volume_is_cited_by_its_own_authors_and_year() -> None:
+    view = READER.read(volume(VOLUME, author="jdoe"))  # a user name in the metadata: ignored
+    assert [u.citation for u in view.units] == [
+        "Ongaro & Ousterhout 2014, p. 1",
+        "Ongaro & Ousterhout 2014, p. 2",
+        "Lamport 2001, p. 3",
+        "Lamport 2001, p. 4",
+    ]
+
+
+def test_metadata_authors_lead_and_nothing_readable_cites_no_one() -> None:
+    view = READER.read(volume([("A Note", ["Some text without names. Written 1994.", *BODY])]))
+    assert view.units[0].citation is None  # a wrong name is worse than none
+    view = READER.read(volume([("A Note", BODY)], author="Leslie Lamport"))
+    assert view.units[0].citation is not None and view.units[0].citation.startswith("Lamport")
+
+
+REAL = {
+    "latex/tools/hhline.pdf": "Carlisle 2020, p. 1",
+    "web2c/web2c.pdf": "Berry & Weber 2022, p. 1",
+    "texlive/tlbuild/tlbuild.pdf": "Breitenlohner & Berry 2022, p. 1",
+    "latex/oberdiek/iflang.pdf": "Oberdiek 2018, p. 1",
+    "latex/amscls/amsdtx.pdf": "Downes 2009, p. 1",
+}
+
+
+@pytest.mark.parametrize("name", sorted(REAL))
+def test_real_manuals_are_cited_as_their_title_pages_say(name: str) -> None:
+    path = Path("/usr/share/doc/texlive-doc") / name
+    if not path.is_file():
+        pytest.skip(f"{path} not installed (apt-get install texlive-latex-base-doc)")
+    assert READER.read(path.read_bytes()).units[0].citation == REAL[name]
+
+
+def test_the_citation_reaches_cli_json_and_every_channel(tmp_path: Path) -> None:
+    from arr.cli.render import render_result
+    from arr.tools.vector_items import item_metadata, location_of
+    from arr.workspace.documents import unit_documents
+    from tests.conftest import SCOPE_A, lexical_router
+    from tests.integration.test_readers import root, workspace
+    from tests.readers_fixtures import write
+
+    ws = workspace(tmp_path)
+    write(root(ws) / "papers" / "consensus.pdf", volume(VOLUME))
+    router = lexical_router(ws)
+    result = router.search("Paxos Made Simple", SCOPE_A)
+    first = result.evidence[0]
+    assert first.location.ref() == "papers/consensus.pdf#page=3"
+    assert first.location.citation == "Lamport 2001, p. 3"
+    as_json = json.loads(result.model_dump_json())  # what --json and MCP send
+    assert as_json["evidence"][0]["location"]["citation"] == "Lamport 2001, p. 3"
+    assert "cite: Lamport 2001, p. 3" in render_result(result)
+    lines = router.search('"about replicated logs and leaders"', SCOPE_A).evidence
+    assert {e.channel for e in lines} >= {"grep"} or {e.channel for e in lines} >= {"bm25"}
+    assert lines and all(e.location.citation for e in lines)
+    # the vector channel keeps it in each item's metadata
+    view = READER.read(volume(VOLUME))
+    doc = unit_documents("papers/consensus.pdf", view, 40)[0]
+    meta = item_metadata(doc, SCOPE_A, "digest")
+    assert location_of(meta).citation == "Ongaro & Ousterhout 2014, p. 1"
