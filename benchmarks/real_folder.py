@@ -136,6 +136,42 @@ def score(cases: list[dict], search) -> dict[str, tuple[float, ...]]:  # type: i
             for kind, got in rows.items()}  # fmt: skip
 
 
+_JUNK_TITLE = re.compile(r"(?i)\.(?:dvi|pdf|ps|doc|docx|tex)$|^untitled|^microsoft |[\x00-\x1f]")
+
+
+def _words(text: str) -> list[str]:
+    return re.findall(r"[^\W_]+", text.lower())
+
+
+def identities(folder: Path, texts: dict[str, list[str]]) -> str:
+    """How ARR names the PDFs: titles that agree with the title page's first lines (as
+    pdftotext reads them: the title's words open them, or open the title), junk-shaped titles,
+    and PDFs cited (authors read)."""
+    from arr.readers import Readers
+    from arr.readers.view import Unreadable
+
+    readers = Readers(folder / ".arr" / "index" / "text")
+    agree = junk = cited = read = 0
+    try:
+        for name, pages in sorted(texts.items()):
+            try:
+                view = readers.view(name, (folder / "src" / name).read_bytes())
+            except Unreadable:
+                continue
+            read += 1
+            title = _words(view.title or "")
+            head = _words(" ".join(pages[0].split("\n")[:4]) if pages else "")
+            agree += bool(title) and (head[: len(title)] == title or title[: len(head)] == head
+                                      or head[: 3] == title[:3])  # fmt: skip
+            junk += bool(_JUNK_TITLE.search(view.title or "x"))
+            cited += any(u.citation for u in view.units)
+    finally:
+        readers.close()
+    return (f"   identity of {read} PDFs read: titles agreeing with the title page {agree} "
+            f"({agree / max(read, 1):.0%}), junk-shaped titles {junk}, cited (authors read) "
+            f"{cited} ({cited / max(read, 1):.0%})")  # fmt: skip
+
+
 def bench_real_folder(out: Path) -> None:
     base = Path(os.environ.get("ARR_BENCH_REAL_FOLDER", "/usr/share/doc"))
     pdfs = sorted(base.rglob("*.pdf")) if base.is_dir() else []
@@ -151,6 +187,7 @@ def bench_real_folder(out: Path) -> None:
     pages = sum(len(p) for p in texts.values())
     print(f"5. a real folder: {len(texts)} PDFs ({pages} pages) from {base}")
     bench_index(folder, fresh=False)
+    print(identities(folder, texts))
     cases = questions(texts, random.Random(7))
     kinds = sorted({c["kind"] for c in cases})
     print(f"   {len(cases)} questions: " + ", ".join(

@@ -27,7 +27,7 @@ from arr.tools.base import ChannelError
 from arr.tools.partition import exclusive_lock
 from arr.vector_store.chroma_client import forget_systems, open_client
 from arr.vector_store.chroma_errors import Replaced, chroma_errors, not_found
-from arr.vector_store.exact import nearest, read_all, unit_vectors
+from arr.vector_store.exact import content_hashes, nearest, read_all, unit_vectors
 from arr.vector_store.segments import prune_segments
 from arr.vector_store.snapshot import Snapshot, SnapshotReads
 
@@ -253,12 +253,8 @@ class ChromaStore(SnapshotReads):
         collection = self._collection(scope)
         if collection is None:
             return {}
-        with chroma_errors("list items"):
-            got = collection.get(include=["metadatas"])
-        return {
-            i: str((m or {}).get("content_hash", ""))
-            for i, m in zip(got["ids"], got["metadatas"] or [{}] * len(got["ids"]), strict=True)
-        }
+        with chroma_errors("list items"):  # page by page: one get of 39,000 ids fails
+            return content_hashes(collection)
 
     def _exact(self, scope: ScopeKey, collection: Any, version: str | None) -> Any:
         """(ids, unit vectors, documents, metadatas) of a small collection, cached per build."""

@@ -49,6 +49,20 @@ def pages(collection: Any) -> Iterator[tuple[list[str], Any, list[str], list[dic
             return
 
 
+def content_hashes(collection: Any) -> dict[str, str]:
+    """Every item's content hash (id -> hash), page by page like :func:`pages`."""
+    found: dict[str, str] = {}
+    offset = 0
+    while True:
+        page = collection.get(include=["metadatas"], limit=READ_PAGE, offset=offset)
+        ids = list(page["ids"])
+        for item, meta in zip(ids, page["metadatas"] or [{}] * len(ids), strict=True):
+            found[item] = str((meta or {}).get("content_hash", ""))
+        offset += len(ids)
+        if len(ids) < READ_PAGE:
+            return found
+
+
 def read_all(collection: Any) -> dict[str, Any]:
     """Every item of a collection at once (the exact search's in-memory copy)."""
     got: dict[str, list[Any]] = {"ids": [], "embeddings": [], "documents": [], "metadatas": []}

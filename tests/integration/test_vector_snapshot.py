@@ -8,6 +8,8 @@ import subprocess
 import sys
 from pathlib import Path
 
+import pytest
+
 from arr.models import ToolCall
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma import ChromaStore, collection_name
@@ -180,3 +182,20 @@ def test_pages_that_do_not_add_up_write_no_snapshot(tmp_path: Path) -> None:
     assert not (tmp_path / "s").exists() and list(tmp_path.iterdir()) == []
     write_pages(tmp_path / "s", {"built_at": 1}, "1", 2, [page])
     assert json.loads((tmp_path / "s" / "ids.json").read_text()) == ["a", "b"]
+
+
+@pytest.mark.slow
+def test_a_large_collection_lists_its_items_for_an_incremental_build(tmp_path: Path) -> None:
+    """A readers' version bump on a real folder (39,000 passages) made every item changed:
+    listing them in one get failed in Chroma ("too many SQL variables") and arr index exited 1."""
+    import numpy as np
+
+    store = ChromaStore(tmp_path / "chroma", exact_max_items=0)
+    count = 40_000
+    ids = [f"doc:{n}" for n in range(count)]
+    vectors = np.random.default_rng(0).random((count, 4), dtype=np.float32)
+    metas = [{"content_hash": f"h{n}"} for n in range(count)]
+    store.write(SCOPE_A, ids, vectors, ["t"] * count, metas, [], {"built_at": 1})
+    found = store.existing(SCOPE_A)
+    assert len(found) == count and found["doc:39999"] == "h39999"
+    store.close()
