@@ -2,10 +2,11 @@
 
 Config: ``conf/tools/vector.yaml`` with the ``embedder`` and ``vector_store`` groups. Items are
 keyed by the chunk id (``doc:<path>#L<start>`` or a BEIR document id) and carry a content hash
-(of the embedder id and the text): ``build`` embeds only new or changed items and deletes
-vanished ones. The manifest (embedder id, chunking, source fingerprint, build time, arr version)
-is written last, in the collection's metadata; ``freshness`` compares it with the workspace as
-it is now and with the configured embedder (``index_stale``, ``index_embedder_mismatch``).
+(of the embedder id and the text) and of its place: ``build`` embeds new or changed texts only,
+rewrites the metadata of a place named anew (a title, a citation), deletes vanished items. The
+manifest (embedder id, chunking, source fingerprint, build time, arr version) is written last,
+in the collection's metadata; ``freshness`` compares it with the workspace as it is now and
+with the configured embedder (``index_stale``, ``index_embedder_mismatch``).
 Evidence carries the scope its item's metadata holds, for the Router's final scope check.
 
 Token-aware passages (``passages: true``, the default): a chunk or document longer than the
@@ -34,12 +35,15 @@ from arr.tools.partition import exclusive_lock
 from arr.tools.passages import split_all
 from arr.tools.vector_items import (
     SCOPE_META,
-    content_hash,
+    item_digest,
     location_of,
     owner_of,
     read_sidecar,
+    rename_items,
     reusable_manifest,
     store_batches,
+    stored_digests,
+    to_embed,
     write_sidecar,
 )
 from arr.version import __version__
@@ -94,12 +98,11 @@ class VectorTool:
         self.show_progress = show_progress
         self.eager_warm_up = eager_warm_up
         self.refresh_max_chunks = refresh_max_chunks
-        if passage_overlap < 0:
-            raise ValueError(f"passage_overlap must be >= 0, got {passage_overlap}")
+        if passage_overlap < 0 or commit_every < 1:
+            raise ValueError(f"passage_overlap must be >= 0 ({passage_overlap}) and commit_every "
+                             f">= 1 ({commit_every})")  # fmt: skip
         self.passages = passages
         self.passage_overlap = passage_overlap
-        if commit_every < 1:
-            raise ValueError(f"commit_every must be >= 1, got {commit_every}")
         self.commit_every = commit_every
         self._manifests: dict[str, tuple[float, dict[str, Any] | None]] = {}
         self._lock = threading.Lock()
@@ -237,20 +240,16 @@ class VectorTool:
             documents += docs
         if beir is not None:
             documents += fit(list(self.workspace.beir_documents(scope)))
-        if sidecar is None:
-            existing = self.store.existing(scope)
-        else:  # only the chunks of changed or vanished files can differ from the store
-            gone = [i for label, e in known.items() if listing.get(label) != e for i in e[1]]
-            existing = self.store.hashes(scope, sorted({*gone, *(d.id for d in documents)}))
-        digests = {d.id: content_hash(embedder_id, d.text) for d in documents}
-        changed = [d for d in documents if existing.get(d.id) != digests[d.id]]
+        existing = stored_digests(self.store, scope, sidecar is not None, known, listing, documents)
+        digests = {d.id: item_digest(embedder_id, d) for d in documents}
+        changed, renamed = to_embed(documents, existing, digests)
         keep = set(digests) | set(unchanged_ids)
         vanished = sorted(i for i in existing if i not in keep)
         if max_changed is not None and len(changed) + len(vanished) > max_changed:
             return {}
-        # Embedded and stored in batches: an interrupted build keeps what it embedded (each
-        # item with its content hash), and the next build embeds only what is still missing.
-        # The manifest is written last, so until then the index reads stale, never half-new.
+        rename_items(self.store, scope, renamed, digests)  # same texts: their metadata only
+        # Stored in batches: an interrupted build keeps what it embedded, the next embeds what is
+        # missing. The manifest is written last: until then the index reads stale, not half-new.
         with build_progress(self._build_lock(scope), len(changed), self.show_progress) as shown:
             for batch in store_batches(
                 self.store, self.embedder, scope, changed, digests, self.commit_every
@@ -285,6 +284,7 @@ class VectorTool:
             **manifest,
             "skipped_files": skipped_files,
             "embedded": len(changed),
+            "renamed": len(renamed),
             "deleted": len(vanished),
             "files_reread": len(files)
             - sum(1 for f in files if known.get(f.label) == listing[f.label]),

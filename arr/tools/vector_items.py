@@ -30,10 +30,66 @@ def content_hash(embedder_id: str, text: str) -> str:
     return hashlib.sha256(f"{embedder_id}\0{text}".encode()).hexdigest()[:32]
 
 
+_PLACE_KEYS = ("path", "start_line", "end_line", "document_id", "anchor", "title", "citation")
+
+
+def item_digest(embedder_id: str, doc: Document) -> str:
+    """``<content hash>.<place hash>``: what the vector depends on (the text, the model), and
+    the place the item names (its title, citation, anchor). A reader that names a place anew
+    (a better title, a citation) changes the second part only: the item's metadata is
+    rewritten, its vector kept (:func:`same_text`)."""
+    place = "\0".join(str(getattr(doc, key)) for key in _PLACE_KEYS)
+    return (
+        f"{content_hash(embedder_id, doc.text)}.{hashlib.sha256(place.encode()).hexdigest()[:16]}"
+    )
+
+
+def same_text(stored: str | None, digest: str) -> bool:
+    """Whether a stored item's digest has the text part of ``digest`` (a digest written before
+    places were hashed is the text part alone)."""
+    return stored is not None and stored.split(".", 1)[0] == digest.split(".", 1)[0]
+
+
+def stored_digests(
+    store: Any,
+    scope: ScopeKey,
+    listed: bool,
+    known: dict[str, list[Any]],
+    listing: dict[str, list[Any]],
+    documents: list[Document],
+) -> dict[str, str]:
+    """The digests the store holds of the items that can differ: every item without the last
+    build's file list (``listed`` False), else only those of changed or vanished files."""
+    if not listed:
+        return store.existing(scope)
+    gone = [i for label, e in known.items() if listing.get(label) != e for i in e[1]]
+    return store.hashes(scope, sorted({*gone, *(d.id for d in documents)}))
+
+
+def to_embed(
+    documents: list[Document], existing: dict[str, str], digests: dict[str, str]
+) -> tuple[list[Document], list[Document]]:
+    """(items to embed: new or changed text, items whose place alone was named anew)."""
+    differ = [d for d in documents if existing.get(d.id) != digests[d.id]]
+    renamed = [d for d in differ if same_text(existing.get(d.id), digests[d.id])]
+    kept = {d.id for d in renamed}
+    return [d for d in differ if d.id not in kept], renamed
+
+
+def rename_items(
+    store: Any, scope: ScopeKey, renamed: list[Document], digests: dict[str, str]
+) -> None:
+    """The metadata of items whose text is stored as it is, rewritten (no vector is made)."""
+    if renamed:
+        metadatas = [item_metadata(d, scope, digests[d.id]) for d in renamed]
+        ids, texts = [d.id for d in renamed], [d.text for d in renamed]
+        store.write(scope, ids, None, texts, metadatas, [], None)
+
+
 def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]:
     meta: dict[str, Any] = {f: getattr(scope, f) for f in SCOPE_META}
     meta["content_hash"] = digest
-    for key in ("path", "start_line", "end_line", "document_id", "anchor", "title", "citation"):
+    for key in _PLACE_KEYS:
         value = getattr(doc, key)
         if value is not None:  # Chroma metadata cannot hold None
             meta[key] = value

@@ -324,11 +324,13 @@ class ChromaStore(SnapshotReads):
         with chroma_errors("write"):
             for start in range(0, len(ids), WRITE_BATCH):
                 end = start + WRITE_BATCH
+                part, metas = list(ids[start:end]), list(metadatas[start:end])
+                if embeddings is None:  # the same texts, their places named anew: no vectors
+                    collection.update(ids=part, metadatas=metas)
+                    continue
+                texts = list(documents[start:end])
                 collection.upsert(
-                    ids=list(ids[start:end]),
-                    embeddings=embeddings[start:end],
-                    documents=list(documents[start:end]),
-                    metadatas=list(metadatas[start:end]),
+                    ids=part, embeddings=embeddings[start:end], documents=texts, metadatas=metas
                 )
             for start in range(0, len(delete_ids), WRITE_BATCH):
                 collection.delete(ids=list(delete_ids[start : start + WRITE_BATCH]))

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import io
 import json
+import shutil
 from pathlib import Path
 
 import pytest
@@ -165,3 +166,37 @@ def test_the_citation_reaches_cli_json_and_every_channel(tmp_path: Path) -> None
     doc = unit_documents("papers/consensus.pdf", view, 40)[0]
     meta = item_metadata(doc, SCOPE_A, "digest")
     assert location_of(meta).citation == "Ongaro & Ousterhout 2014, p. 1"
+
+
+def test_an_index_from_before_citations_is_renamed_not_re_embedded(tmp_path: Path) -> None:
+    """A reader that names places anew (titles, citations) changes item metadata only: an index
+    built before is brought up to date without one vector made (the real folder: 39,000
+    passages, ~10 minutes of embedding), and the vector channel then shows the citation."""
+    from arr.models import ToolCall
+    from tests.conftest import SCOPE_A
+    from tests.integration.test_readers import root
+    from tests.integration.test_vector_tool import make_tool, workspace
+    from tests.readers_fixtures import write
+
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    write(root(ws) / "papers" / "consensus.pdf", volume(VOLUME))
+    tool = make_tool(ws)
+    first = tool.build(SCOPE_A)
+    assert first["embedded"] > 0 and first["renamed"] == 0
+    # the index as an older ARR wrote it: text-only digests, no citation in the metadata
+    collection = tool.store.collection(SCOPE_A)
+    got = collection.get(include=["metadatas"])
+    old = []
+    for meta in got["metadatas"]:
+        meta = {k: v for k, v in meta.items() if k != "citation"}
+        meta["content_hash"] = meta["content_hash"].split(".")[0]
+        old.append(meta)
+    collection.update(ids=got["ids"], metadatas=old)
+    shutil.rmtree(ws.index_dir / "vector-files")  # no file list: every item is compared
+    again = make_tool(ws)
+    second = again.build(SCOPE_A)
+    assert second["embedded"] == 0 and second["renamed"] == len(got["ids"])
+    found = again.retrieve(ToolCall(tool="vector", query="Paxos Made Simple"), SCOPE_A)
+    pdf = [e for e in found if e.location.path and e.location.path.endswith(".pdf")]
+    assert pdf and all(e.location.citation for e in pdf)
+    assert make_tool(ws).build(SCOPE_A)["renamed"] == 0  # nothing left to rename
