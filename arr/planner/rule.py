@@ -3,7 +3,8 @@
 Config: ``conf/planner/rule.yaml``; it is also the fallback of every LLM planner. Queries that
 look like error text, symbols, paths or config keys go to the lexical channels
 (``lexical_tools``: grep + bm25); natural-language questions go to the semantic and lexical
-channels and research memory (``semantic_tools``: vector + bm25 + memory). Only registered
+channels and research memory (``semantic_tools``: vector + bm25 + memory), and a sentence copied
+from a text's middle (:func:`arr.query.shape.copied`) to grep too. Only registered
 tools are planned; when none of the preferred ones is registered, every registered tool is.
 """
 
@@ -13,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from arr.models import Degradation, QueryPlan, ToolCall, replaced
-from arr.query.shape import query_shape
+from arr.query.shape import copied, query_shape
 
 
 @dataclass(frozen=True)
@@ -46,7 +47,9 @@ class RuleQueryPlanner:
         shape = query_shape(query)
         if shape == "lexical":
             preferred = self.lexical_tools
-        elif shape == "mixed":  # prose naming an identifier: hybrid, and grep for the name
+        elif shape == "mixed" or copied(query):
+            # prose naming an identifier, or a copied sentence: hybrid, and grep for the name
+            # or the sentence word for word
             preferred = (
                 *self.semantic_tools,
                 *(t for t in self.lexical_tools if t not in self.semantic_tools),

@@ -111,6 +111,24 @@ def quoted(query: str) -> str | None:
     return match[1] if match else None
 
 
+VERBATIM_WORDS = 8
+
+
+def copied(query: str) -> bool:
+    """A sentence copied from the middle of a text (``right language but if it fails, or if
+    the right language is``): 8+ words opening in lower case, not a question, nothing
+    code-shaped. The planner also sends it to grep, which finds it word for word where the
+    other channels rank pages of common words low; its shape (and so fusion) is unchanged."""
+    if not query[:1].islower():
+        return False
+    words = query.split()
+    return (
+        len(words) >= VERBATIM_WORDS
+        and query_shape(query) == "semantic"
+        and not (_QUESTION.search(query))
+    )
+
+
 @functools.lru_cache(maxsize=4096)  # pure; the planner, fusion and reranker each ask it
 def query_shape(query: str) -> str:
     """'lexical' for error text, symbols, paths and config keys; 'mixed' for prose that names
