@@ -19,6 +19,7 @@ import time
 import unicodedata
 
 NAME_LINES = 8  # lines under a heading looked at for the authors
+INNER_NAME_LINES = 2  # under a heading inside a PDF: a new paper's byline stands right there
 YEAR_LINES = 12  # and for the year
 MAX_AUTHORS = 12
 _MARKS = re.compile(r"[\u2217\u2020\u2021\u00a7\u00b6*\u2022]+|(?<=[a-z])\d+(?:,\d+)*\b")
@@ -104,12 +105,17 @@ def _body(text: str) -> bool:
     return sum(w[0].isupper() for w in words) >= len(words) - 1
 
 
-def authors_under(lines: list[str], skip: int) -> list[str]:
-    """The people named on the first run of name lines among ``lines[skip:skip+NAME_LINES]``
-    (the lines under a heading that took ``skip`` lines)."""
+def authors_under(
+    lines: list[str], skip: int, window: int = NAME_LINES, words: frozenset[str] = frozenset()
+) -> list[str]:
+    """The people named on the first run of name lines among ``lines[skip:skip+window]``
+    (the lines under a heading that took ``skip`` lines); a "name" made of ``words`` alone
+    (English words: ``Getting Started``) is no one's."""
     found: list[str] = []
-    for line in lines[skip : skip + NAME_LINES]:
+    for line in lines[skip : skip + window]:
         names = names_on(line)
+        if names and words and any(all(w.lower() in words for w in n.split()) for n in names):
+            names = None
         if names is None:
             if found:
                 break

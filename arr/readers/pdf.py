@@ -52,6 +52,8 @@ def paper_citations(
     with a heading and names authors under it starts another paper (a volume's, a collection's);
     one that names none stays in the paper before it (a book's chapter)."""
     from arr.readers.citation import (
+        INNER_NAME_LINES,
+        NAME_LINES,
         authors_under,
         cite,
         heading_lines,
@@ -59,6 +61,7 @@ def paper_citations(
         metadata_year,
         year_under,
     )
+    from arr.readers.pdf_text import english_words
 
     made = metadata_year(info.get("CreationDate"))
     out: list[str | None] = []
@@ -66,7 +69,14 @@ def paper_citations(
     for number, (lines, opening) in enumerate(zip(pages, headings, strict=True)):
         if number == 0 or opening:
             skip = heading_lines(lines, opening) if opening else 1
-            people = authors_under(lines, skip) or authors_under(lines[:skip], 1)
+            # a later page's names must stand right under its heading (a new paper's byline,
+            # not a chapter's first lines) and not be English words alone ("Getting Started")
+            if number == 0:
+                window, words = NAME_LINES, frozenset[str]()
+            else:
+                window, words = INNER_NAME_LINES, english_words()
+            people = authors_under(lines, skip, window, words)
+            people = people or authors_under(lines[:skip], 1, NAME_LINES, words)
             if number == 0:
                 people = metadata_authors(info.get("Author")) or people
             if people:

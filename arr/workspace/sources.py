@@ -18,7 +18,7 @@ from pydantic import BaseModel, ConfigDict
 from arr.errors import WorkspaceError
 from arr.safety import file_rule
 
-READERS_VERSION = "readers-4"  # bump when any reader's output changes
+READERS_VERSION = "readers-5"  # bump when any reader's output changes
 
 # Text by convention: the grep channel's withheld-files walk does not open these to look for a
 # NUL byte (indexing decides text by content, see walk_files).

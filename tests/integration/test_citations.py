@@ -116,6 +116,20 @@ def test_each_paper_of_a_volume_is_cited_by_its_own_authors_and_year() -> None:
     ]
 
 
+def test_a_books_chapter_stays_the_books_whatever_its_first_lines() -> None:
+    book = [
+        ("Distributed Systems", ["Leslie Lamport", "Digital Equipment Corporation", "1990", *BODY]),
+        ("Chapter Two", ["Getting Started", *BODY]),  # English words, not a byline
+        ("Chapter Three", [*BODY[:3], "Barbara Liskov", *BODY]),  # a name inside a chapter
+    ]
+    view = READER.read(volume(book))
+    assert [u.citation for u in view.units] == [
+        "Lamport 1990, p. 1",
+        "Lamport 1990, p. 2",
+        "Lamport 1990, p. 3",
+    ]
+
+
 def test_metadata_authors_lead_and_nothing_readable_cites_no_one() -> None:
     view = READER.read(volume([("A Note", ["Some text without names. Written 1994.", *BODY])]))
     assert view.units[0].citation is None  # a wrong name is worse than none
