@@ -121,12 +121,8 @@ def copied(query: str) -> bool:
     other channels rank pages of common words low; its shape (and so fusion) is unchanged."""
     if not query[:1].islower():
         return False
-    words = query.split()
-    return (
-        len(words) >= VERBATIM_WORDS
-        and query_shape(query) == "semantic"
-        and not (_QUESTION.search(query))
-    )
+    long = len(query.split()) >= VERBATIM_WORDS
+    return long and query_shape(query) == "semantic" and not _QUESTION.search(query)
 
 
 @functools.lru_cache(maxsize=4096)  # pure; the planner, fusion and reranker each ask it

@@ -60,14 +60,18 @@ def _title(entry: str, field: re.Pattern[str] = _TITLE) -> str | None:
 def citation_label(entry: str, title: str | None) -> str | None:
     """``[Goyal 2017] title``: the first author's surname and the year, when the entry has
     them (``Goyal, Priya and ...`` or ``Priya Goyal and ...``)."""
-    authors = _title(entry, _AUTHOR)
-    year = _YEAR.search(entry)
-    if not authors and not year:
+    surnames, year = _surnames(entry), _YEAR.search(entry)
+    if not surnames and not year:
         return None
-    first = re.split(r"\s+and\s+", authors or "")[0].strip()
-    surname = first.split(",")[0].strip() if "," in first else (first.split() or [""])[-1]
-    label = " ".join(part for part in (surname, year[1] if year else "") if part)
+    first = surnames[0] if surnames else ""
+    label = " ".join(part for part in (first, year[1] if year else "") if part)
     return f"[{label}] {title or ''}".strip()
+
+
+def _surnames(entry: str) -> list[str]:
+    """The authors' surnames, in order (``Last, First`` or ``First Last`` names)."""
+    names = [n.strip() for n in re.split(r"\s+and\s+", _title(entry, _AUTHOR) or "")]
+    return [n.split(",")[0].strip() if "," in n else n.split()[-1] for n in names if n]
 
 
 def entry_citation(entry: str) -> str | None:
@@ -75,11 +79,9 @@ def entry_citation(entry: str) -> str | None:
     Last`` names; ``others`` counts as more authors)."""
     from arr.readers.citation import cite_surnames
 
-    authors = _title(entry, _AUTHOR)
-    year = _YEAR.search(entry)
-    names = [n.strip() for n in re.split(r"\s+and\s+", authors or "") if n.strip()]
-    surnames = [n.split(",")[0].strip() if "," in n else n.split()[-1] for n in names]
-    return cite_surnames(surnames, year[1] if year else None)
+    year, names = _YEAR.search(entry), _surnames(entry)
+    more = bool(names) and names[-1].lower() == "others"
+    return cite_surnames(names[:-1] if more else names, year[1] if year else None, more)
 
 
 class BibtexReader:

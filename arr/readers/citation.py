@@ -162,14 +162,15 @@ def cite(authors: list[str], year: int | str | None) -> str | None:
     return cite_surnames([surname(a) for a in authors], year)
 
 
-def cite_surnames(names: list[str], year: int | str | None) -> str | None:
-    """The citation of works by ``names`` (surnames, in order) in ``year``."""
+def cite_surnames(names: list[str], year: int | str | None, more: bool = False) -> str | None:
+    """The citation of works by ``names`` (surnames, in order) in ``year``; ``more``: authors
+    beyond those named (BibTeX's ``and others``)."""
     names = [n for n in names if n]
     if not names:
         return None
-    if len(names) == 1:
+    if len(names) == 1 and not more:
         who = names[0]
-    elif len(names) == 2:
+    elif len(names) == 2 and not more:
         who = f"{names[0]} & {names[1]}"
     else:
         who = f"{names[0]} et al."

@@ -85,16 +85,13 @@ def split_unit(doc: Document, count: Counter, budget: int, overlap: int = 0) -> 
     def flush() -> None:
         texts = [pieces[i][0] for i in window]
         passages.append(
-            Document(
-                id=passage_id(doc.id, len(passages) + 1),
-                text="\n".join(texts),
-                path=doc.path,
-                start_line=pieces[window[0]][1],
-                end_line=pieces[window[-1]][2],
-                document_id=doc.document_id,
-                anchor=doc.anchor,
-                title=doc.title,
-                citation=doc.citation,
+            doc.model_copy(  # the unit's place (anchor, title, citation), its own lines
+                update={
+                    "id": passage_id(doc.id, len(passages) + 1),
+                    "text": "\n".join(texts),
+                    "start_line": pieces[window[0]][1],
+                    "end_line": pieces[window[-1]][2],
+                }
             )
         )
 

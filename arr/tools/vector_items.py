@@ -70,10 +70,13 @@ def to_embed(
     documents: list[Document], existing: dict[str, str], digests: dict[str, str]
 ) -> tuple[list[Document], list[Document]]:
     """(items to embed: new or changed text, items whose place alone was named anew)."""
-    differ = [d for d in documents if existing.get(d.id) != digests[d.id]]
-    renamed = [d for d in differ if same_text(existing.get(d.id), digests[d.id])]
-    kept = {d.id for d in renamed}
-    return [d for d in differ if d.id not in kept], renamed
+    changed: list[Document] = []
+    renamed: list[Document] = []
+    for doc in documents:
+        stored, digest = existing.get(doc.id), digests[doc.id]
+        if stored != digest:
+            (renamed if same_text(stored, digest) else changed).append(doc)
+    return changed, renamed
 
 
 def rename_items(
@@ -101,15 +104,7 @@ def item_metadata(doc: Document, scope: ScopeKey, digest: str) -> dict[str, Any]
 
 def location_of(meta: dict[str, Any]) -> Location:
     """The place an item's metadata names (its file and lines, or its page, cell, entry)."""
-    return Location(
-        path=meta.get("path"),
-        start_line=meta.get("start_line"),
-        end_line=meta.get("end_line"),
-        document_id=meta.get("document_id"),
-        anchor=meta.get("anchor"),
-        title=meta.get("title"),
-        citation=meta.get("citation"),
-    )
+    return Location(**{key: meta.get(key) for key in _PLACE_KEYS})
 
 
 def read_sidecar(path: Path, manifest: dict[str, Any]) -> dict[str, Any] | None:

@@ -27,7 +27,7 @@ from arr.tools.base import ChannelError
 from arr.tools.partition import exclusive_lock
 from arr.vector_store.chroma_client import forget_systems, open_client
 from arr.vector_store.chroma_errors import Replaced, chroma_errors, not_found
-from arr.vector_store.exact import content_hashes, nearest, read_all, unit_vectors
+from arr.vector_store.exact import add_hashes, content_hashes, nearest, read_all, unit_vectors
 from arr.vector_store.segments import prune_segments
 from arr.vector_store.snapshot import Snapshot, SnapshotReads
 
@@ -284,12 +284,8 @@ class ChromaStore(SnapshotReads):
         found: dict[str, str] = {}
         with chroma_errors("read items"):
             for start in range(0, len(ids), WRITE_BATCH):
-                got = collection.get(
-                    ids=list(ids[start : start + WRITE_BATCH]), include=["metadatas"]
-                )
-                metas = got["metadatas"] or [{}] * len(got["ids"])
-                for item, meta in zip(got["ids"], metas, strict=True):
-                    found[item] = str((meta or {}).get("content_hash", ""))
+                part = list(ids[start : start + WRITE_BATCH])
+                add_hashes(found, collection.get(ids=part, include=["metadatas"]))
         return found
 
     def drop(self, scope: ScopeKey) -> None:

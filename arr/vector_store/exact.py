@@ -49,17 +49,24 @@ def pages(collection: Any) -> Iterator[tuple[list[str], Any, list[str], list[dic
             return
 
 
+def add_hashes(found: dict[str, str], got: dict[str, Any]) -> int:
+    """Each item's content hash of one ``get`` answer (metadatas) into ``found``; its size."""
+    ids = got["ids"]
+    for item, meta in zip(ids, got["metadatas"] or [{}] * len(ids), strict=True):
+        found[item] = str((meta or {}).get("content_hash", ""))
+    return len(ids)
+
+
 def content_hashes(collection: Any) -> dict[str, str]:
     """Every item's content hash (id -> hash), page by page like :func:`pages`."""
     found: dict[str, str] = {}
     offset = 0
     while True:
-        page = collection.get(include=["metadatas"], limit=READ_PAGE, offset=offset)
-        ids = list(page["ids"])
-        for item, meta in zip(ids, page["metadatas"] or [{}] * len(ids), strict=True):
-            found[item] = str((meta or {}).get("content_hash", ""))
-        offset += len(ids)
-        if len(ids) < READ_PAGE:
+        size = add_hashes(
+            found, collection.get(include=["metadatas"], limit=READ_PAGE, offset=offset)
+        )
+        offset += size
+        if size < READ_PAGE:
             return found
 
 

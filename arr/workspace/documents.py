@@ -14,6 +14,7 @@ from __future__ import annotations
 from collections import Counter
 
 from arr.deadline import time_left
+from arr.models import Location
 from arr.readers import NotReady, Readers
 from arr.readers.view import Unit, Unreadable, View
 from arr.safety import file_rule
@@ -30,6 +31,17 @@ def _windows(unit: Unit, chunk_lines: int, overlap: int) -> list[tuple[int, int]
     return out
 
 
+def unit_place(unit: Unit) -> dict[str, str | None]:
+    """What a unit names of its place beside the path and lines: anchor, heading, citation
+    (the same fields on a Document, a Location and a vector item's metadata)."""
+    return {"anchor": unit.anchor, "title": unit.title, "citation": unit.citation}
+
+
+def unit_location(path: str, unit: Unit, start: int | None, end: int | None = None) -> Location:
+    """The place of view lines ``start``..``end`` in ``unit`` (None: the unit alone names it)."""
+    return Location(path=path, start_line=start, end_line=end or start, **unit_place(unit))
+
+
 def unit_documents(label: str, view: View, chunk_lines: int, overlap: int = 0) -> list[Document]:
     docs: list[Document] = []
     for unit in view.units:
@@ -39,9 +51,7 @@ def unit_documents(label: str, view: View, chunk_lines: int, overlap: int = 0) -
                     id=f"doc:{label}#{unit.anchor}",
                     text=view.text_of(unit),
                     path=label,
-                    anchor=unit.anchor,
-                    title=unit.title,
-                    citation=unit.citation,
+                    **unit_place(unit),
                 )
             )
             continue
@@ -59,9 +69,7 @@ def unit_documents(label: str, view: View, chunk_lines: int, overlap: int = 0) -
                     path=label,
                     start_line=start,
                     end_line=end,
-                    anchor=unit.anchor,
-                    title=unit.title,
-                    citation=unit.citation,
+                    **unit_place(unit),
                 )
             )
     return docs

@@ -16,9 +16,10 @@ from typing import NamedTuple
 from pydantic import BaseModel, ConfigDict
 
 from arr.errors import WorkspaceError
+from arr.models import Location
 from arr.safety import file_rule
 
-READERS_VERSION = "readers-5"  # bump when any reader's output changes
+READERS_VERSION = "readers-6"  # bump when any reader's output changes
 
 # Text by convention: the grep channel's withheld-files walk does not open these to look for a
 # NUL byte (indexing decides text by content, see walk_files).
@@ -55,6 +56,18 @@ class Document(BaseModel):
     anchor: str | None = None
     title: str | None = None  # the unit's heading or the file's title
     citation: str | None = None  # as a researcher pastes it: "Ongaro & Ousterhout 2014, p. 3"
+
+    def location(self) -> Location:
+        """The place this document names (its file and lines, or its page, cell, entry)."""
+        return Location(
+            path=self.path,
+            start_line=self.start_line,
+            end_line=self.end_line,
+            document_id=self.document_id,
+            anchor=self.anchor,
+            title=self.title,
+            citation=self.citation,
+        )
 
 
 class SourceFile(NamedTuple):

@@ -70,16 +70,7 @@ class LoadedPartition:
         # Built once per document and reused: a generation never changes after it is written.
         found = self._locations.get(row)
         if found is None:
-            doc = self.documents[row]
-            found = Location(
-                path=doc.path,
-                start_line=doc.start_line,
-                end_line=doc.end_line,
-                document_id=doc.document_id,
-                anchor=doc.anchor,
-                title=doc.title,
-                citation=doc.citation,
-            )
+            found = self.documents[row].location()
             self._locations[row] = found
         return found
 

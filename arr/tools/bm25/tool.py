@@ -18,7 +18,7 @@ from typing import Any
 import numpy as np
 
 from arr import codes
-from arr.models import EvidenceChunk, Freshness, Location, ScopeKey, ToolCall, trusted
+from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall, trusted
 from arr.query.snippets import centred
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.bm25 import overlay
@@ -354,17 +354,7 @@ class BM25Tool:
                     "id": doc.id,
                     "scope": owner,
                     "channel": self.name,
-                    "location": partition.location(row)
-                    if row is not None
-                    else Location(
-                        path=doc.path,
-                        start_line=doc.start_line,
-                        end_line=doc.end_line,
-                        document_id=doc.document_id,
-                        anchor=doc.anchor,
-                        title=doc.title,
-                        citation=doc.citation,
-                    ),
+                    "location": partition.location(row) if row is not None else doc.location(),
                     "snippet": centred(doc.text, call.query, self.snippet_chars),
                     "score": float(score),
                     "ranks": {self.name: rank},

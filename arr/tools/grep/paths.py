@@ -27,7 +27,7 @@ from arr.readers import Readers, suffix_of
 from arr.readers.view import Unit, Unreadable
 from arr.safety import file_rule
 from arr.tools.grep.verify import snippet
-from arr.workspace.documents import place_id
+from arr.workspace.documents import place_id, unit_location
 
 MAX_PATH_HITS = 5
 HEAD_LINES = 3
@@ -41,23 +41,16 @@ class PathHit:
     end_line: int
     snippet: str
     # a file a reader reads (arr.readers): the unit shown, and whether lines are the file's
-    anchor: str | None = None
-    title: str | None = None
+    unit: Unit | None = None
     file_lines: bool = True
     place: str | None = None
-    citation: str | None = None
 
-
-def unit_location(path: str, unit: Unit, line: int | None) -> Location:
-    """The place of a view's line in ``unit`` (``line`` None: the unit alone names it)."""
-    return Location(
-        path=path,
-        start_line=line,
-        end_line=line,
-        anchor=unit.anchor,
-        title=unit.title,
-        citation=unit.citation,
-    )
+    def location(self) -> Location:
+        if self.unit is None:
+            return Location(path=self.label, start_line=self.start_line, end_line=self.end_line)
+        if not self.file_lines:  # a PDF's page, a notebook's cell: the unit alone names it
+            return unit_location(self.label, self.unit, None)
+        return unit_location(self.label, self.unit, self.start_line, self.end_line)
 
 
 def matches(relative: str, absolute: str, token: str) -> int:
@@ -163,13 +156,5 @@ def _view_hit(
         start = end = unit.start
     name = label + relative
     return PathHit(
-        name,
-        start,
-        end,
-        text,
-        unit.anchor,
-        unit.title,
-        view.file_lines,
-        place_id(name, view, start, chunk_lines),
-        unit.citation,
+        name, start, end, text, unit, view.file_lines, place_id(name, view, start, chunk_lines)
     )

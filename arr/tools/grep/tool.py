@@ -25,11 +25,11 @@ from arr.tools.grep import word_index
 from arr.tools.grep.engine import HARD_LINKS, Engine, find_rg
 from arr.tools.grep.lines import LineSearch
 from arr.tools.grep.narrow import Narrowing, WordIndexes
-from arr.tools.grep.paths import path_hits, unit_location
+from arr.tools.grep.paths import path_hits
 from arr.tools.grep.query import Stage, check_sub_path, query_terms, stages
 from arr.tools.grep.verify import Candidate, root_label, verified
 from arr.tools.grep.views import ViewFiles
-from arr.workspace.documents import place_id
+from arr.workspace.documents import place_id, unit_location
 from arr.workspace.workspace import Workspace
 
 RECENT_WALK_S = 2.0  # an unwatched walk serves the call and its trace counters, no longer
@@ -291,19 +291,11 @@ class GrepTool:
         top = max((c.score for c, _ in kept), default=0.0) + 1.0
         items = []
         for rank, hit in enumerate(found, 1):
-            lines = (hit.start_line, hit.end_line) if hit.file_lines else (None, None)
             item = EvidenceChunk(
                 id=line_id(hit.label, hit.start_line),
                 scope=scope,
                 channel=self.name,
-                location=Location(
-                    path=hit.label,
-                    start_line=lines[0],
-                    end_line=lines[1],
-                    anchor=hit.anchor,
-                    title=hit.title,
-                    citation=hit.citation,
-                ),
+                location=hit.location(),
                 snippet=hit.snippet,
                 score=top,
                 ranks={self.name: rank},
