@@ -214,3 +214,15 @@ def test_an_index_from_before_citations_is_renamed_not_re_embedded(tmp_path: Pat
     pdf = [e for e in found if e.location.path and e.location.path.endswith(".pdf")]
     assert pdf and all(e.location.citation for e in pdf)
     assert make_tool(ws).build(SCOPE_A)["renamed"] == 0  # nothing left to rename
+
+
+def test_a_hostile_author_field_is_bounded() -> None:
+    """A metadata Author of 200,000 characters (metadata values are cut at 1,000 on reading)
+    or a line of names far past a byline's length names at most MAX_AUTHORS, or no one."""
+    from arr.readers.citation import MAX_AUTHORS
+
+    assert len(metadata_authors("Ann Lee, " * 20_000)) == MAX_AUTHORS
+    assert names_on("Ann Lee and " * 1_000 + "Bo Li") is None  # not a byline: over 200 chars
+    view = READER.read(volume([("A Note", BODY)], author="Ann Lee, " * 20_000))
+    cited = view.units[0].citation or ""
+    assert cited.startswith("Lee et al. ") and cited.endswith(", p. 1")  # year: the PDF's own
