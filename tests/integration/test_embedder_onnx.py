@@ -213,6 +213,19 @@ def test_a_text_gets_the_same_vector_in_any_batch(onnx: OnnxEmbedder, cache: Pat
     )
 
 
+def test_the_int8_workers_share_one_session_and_match_one_worker(cache: Path) -> None:
+    """One int8 session serves every core's worker (its weights loaded once, not per core):
+    texts run at once on it get the vectors one worker gives them, bit for bit."""
+    shared = OnnxEmbedder(cache_dir=cache, quantize=True)
+    texts = code_texts(24)
+    together = shared.embed(texts)
+    sessions = shared._int8_sessions()
+    assert len({id(s) for s in sessions}) == 1
+    one = OnnxEmbedder(cache_dir=cache, quantize=True, threads=1)
+    assert len(one._int8_sessions()) == 1
+    assert np.array_equal(together, one.embed(texts))
+
+
 def test_an_incremental_update_equals_a_clean_rebuild(tmp_path: Path, cache: Path) -> None:
     """The shipped int8 embedder, a real Chroma store, a tree with edits: the index updated
     file by file answers exactly as one built from nothing (same ids, same scores)."""
