@@ -19,7 +19,8 @@ from collections.abc import Iterator
 from pathlib import Path
 from typing import Any, NamedTuple
 
-from arr import atomic_write
+from arr import atomic_write, codes
+from arr.models import Freshness
 from arr.tools.partition import lock_held
 
 
@@ -103,3 +104,28 @@ def build_progress(lock: Path, total: int, bar: bool) -> Iterator[BuildProgress]
         yield progress
     finally:
         progress.close()
+
+
+def while_building(found: Freshness, lock: Path, channel: str) -> Freshness:
+    """A channel's freshness ``found`` told how far a build of it is, when one runs now: an
+    index being built is "building", not "run arr index"."""
+    if found.fresh or found.code not in (codes.INDEX_MISSING, codes.INDEX_STALE):
+        return found
+    state = build_state(lock)
+    if state is None:
+        return found
+    building = describe(state, channel)
+    if found.code == codes.INDEX_MISSING and state.done > 0:
+        # A first build stores as it goes: answer from what is embedded so far (marked
+        # partial) rather than not at all: a hybrid answer in the first minute on a tree
+        # whose whole embedding takes an hour.
+        return Freshness(
+            fresh=True,
+            code=codes.INDEX_PARTIAL,
+            detail=f"{building}; answering from the items embedded so far",
+        )
+    return Freshness(
+        fresh=False,
+        code=codes.INDEX_BUILDING,
+        detail=f"{building}; answering from the ready channels until it finishes",
+    )

@@ -30,7 +30,7 @@ from arr.errors import is_disk_full
 from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall
 from arr.query.snippets import centred
 from arr.tools.base import ChannelError, source_freshness
-from arr.tools.build_progress import build_progress, build_state, describe
+from arr.tools.build_progress import build_progress, while_building
 from arr.tools.partition import exclusive_lock
 from arr.tools.passages import split_all
 from arr.tools.vector_items import (
@@ -194,7 +194,13 @@ class VectorTool:
         # Builds of one scope are serialised across processes (parallel sweep jobs, a rebuild
         # while another runs); a build that waited finds the work done and embeds nothing.
         with exclusive_lock(self._build_lock(scope)):
-            return self._build_locked(scope, max_changed)
+            try:
+                return self._build_locked(scope, max_changed)
+            except BaseException:
+                discard = getattr(self.store, "discard_spool", None)
+                if discard is not None:  # the next build must not trust this one's record
+                    discard(scope)
+                raise
 
     def _build_lock(self, scope: ScopeKey) -> Path:
         """The lock that serialises builds and rebuilds of one scope across processes."""
@@ -312,26 +318,7 @@ class VectorTool:
         return manifest
 
     def freshness(self, scope: ScopeKey) -> Freshness:
-        found = self._freshness(scope)
-        if not found.fresh and found.code in (codes.INDEX_MISSING, codes.INDEX_STALE):
-            state = build_state(self._build_lock(scope))
-            if state is not None:  # being built now: say how far, not "run arr index"
-                building = describe(state, self.name)
-                if found.code == codes.INDEX_MISSING and state.done > 0:
-                    # A first build stores as it goes: answer from what is embedded so far
-                    # (marked partial) rather than not at all: a hybrid answer in the first
-                    # minute on a tree whose whole embedding takes an hour.
-                    return Freshness(
-                        fresh=True,
-                        code=codes.INDEX_PARTIAL,
-                        detail=f"{building}; answering from the items embedded so far",
-                    )
-                return Freshness(
-                    fresh=False,
-                    code=codes.INDEX_BUILDING,
-                    detail=f"{building}; answering from the ready channels until it finishes",
-                )
-        return found
+        return while_building(self._freshness(scope), self._build_lock(scope), self.name)
 
     def _freshness(self, scope: ScopeKey) -> Freshness:
         manifest = self._manifest(scope)

@@ -30,28 +30,27 @@ from arr.vector_store.chroma_errors import Replaced, chroma_errors, not_found
 from arr.vector_store.exact import add_hashes, content_hashes, nearest, read_all, unit_vectors
 from arr.vector_store.segments import prune_segments
 from arr.vector_store.snapshot import Snapshot, SnapshotReads
+from arr.vector_store.spool import Spool, Spooling
+from arr.vector_store.staging import (
+    MANIFEST_PREFIX,
+    Staging,
+    collection_name,
+    to_manifest,
+    version_of,
+)
 
-MANIFEST_PREFIX = "arr_"
 WRITE_BATCH = 1000
 QUERY_ATTEMPTS = 4  # rebuilds swapped in back to back may replace a fresh handle again
 SWAP_WAIT_S = 2.0  # longest a reader waits for another process's swap of a rebuilt collection
 
 
-def collection_name(scope: ScopeKey) -> str:
-    return f"arr-{scope.fingerprint()}"
-
-
-def _to_manifest(metadata: dict[str, Any] | None) -> dict[str, Any]:
-    prefix = len(MANIFEST_PREFIX)
-    return {k[prefix:]: v for k, v in (metadata or {}).items() if k.startswith(MANIFEST_PREFIX)}
-
-
-class ChromaStore(SnapshotReads):
+class ChromaStore(Staging, SnapshotReads, Spooling):
     def __init__(self, path: str | Path, exact_max_items: int = 100_000) -> None:
         self.path = Path(path)
         self.exact_max_items = exact_max_items
         self._exact_cache: dict[str, tuple[str, Any]] = {}
         self._snapshots: dict[str, Snapshot] = {}
+        self._spools: dict[str, Spool | None] = {}  # per collection a build writes
         self._client: Any = None
         self._collections: dict[str, Any] = {}
         self._staging: dict[str, str] = {}  # live collection name -> the one a rebuild fills
@@ -74,6 +73,7 @@ class ChromaStore(SnapshotReads):
         with self._lock:
             client, self._client = self._client, None
             self._collections, self._exact_cache, self._snapshots = {}, {}, {}
+        self._discard_spools()
         close = getattr(client, "close", None)
         if close is not None:
             with contextlib.suppress(Exception):  # a store that never opened has nothing held
@@ -85,66 +85,10 @@ class ChromaStore(SnapshotReads):
 
         with self._lock:
             self._client, self._collections, self._exact_cache, self._snapshots = None, {}, {}, {}
+        self._discard_spools()
         forget_systems()  # chromadb caches one system per path, a broken one too
         if self.path.exists():
             shutil.rmtree(self.path)
-
-    # ---- rebuilds beside the live collection ------------------------------------------------
-    def begin_staging(self, scope: ScopeKey) -> None:
-        """From now on this store builds the scope into a collection beside the live one
-        (``arr-<fingerprint>-next``), which readers keep until ``commit_staging`` swaps. One
-        left by a killed rebuild is resumed (content hashes: nothing is embedded twice)."""
-        name = collection_name(scope)
-        with self._lock:
-            self._staging[name] = f"{name}-next"
-
-    def commit_staging(self, scope: ScopeKey) -> None:
-        """Swap the finished staging collection in: the live one is deleted, the staging one
-        renamed to the live name, and segment folders no collection owns any more are removed
-        (Chroma leaves them on disk when a collection is deleted)."""
-        live = collection_name(scope)
-        staged = self._staging.get(live)
-        if staged is None:
-            return
-        self._forget_snapshot(live)
-        with chroma_errors("swap the rebuilt collection"), self._between_processes():
-            # two renames (the live name is absent for milliseconds, and readers wait for it,
-            # see _names_after_swap), then the old collection is deleted
-            retired = f"{live}-old"
-            names = self._collection_names()
-            if retired in names:
-                self._client.delete_collection(retired)
-            if live in names:
-                self._client.get_collection(live, embedding_function=None).modify(name=retired)
-            self._client.get_collection(staged, embedding_function=None).modify(name=live)
-            if live in names:
-                self._client.delete_collection(retired)
-        with self._lock:
-            self._staging.pop(live, None)
-            for key in (live, staged):
-                self._collections.pop(key, None)
-                self._exact_cache.pop(key, None)
-        self.prune_segments()
-        swapped = self._collection(scope)
-        if swapped is not None:
-            self._save_snapshot(live, swapped, _to_manifest(swapped.metadata))
-
-    def abort_staging(self, scope: ScopeKey, remove: bool = True) -> None:
-        """Give the rebuild up: the live collection stays; the staging one is removed (frees the
-        disk a failed build filled) or, ``remove=False``, kept to be resumed."""
-        live = collection_name(scope)
-        staged = self._staging.get(live)
-        if staged is None:
-            return
-        if remove:
-            with contextlib.suppress(Exception), self._between_processes():
-                self._client.delete_collection(staged)
-        with self._lock:
-            self._staging.pop(live, None)
-            self._collections.pop(staged, None)
-            self._exact_cache.pop(staged, None)
-        if remove:
-            self.prune_segments()
 
     def prune_segments(self) -> int:
         """Remove the segment folders no collection owns (arr.vector_store.segments)."""
@@ -213,7 +157,7 @@ class ChromaStore(SnapshotReads):
                 with self._lock:
                     self._collections[name] = fresh
                     self._exact_cache.pop(name, None)
-            return _to_manifest(fresh.metadata)
+            return to_manifest(fresh.metadata)
 
     def _collection_names(self) -> set[str]:  # names (Chroma >= 0.6) or collections
         return {getattr(c, "name", c) for c in self._client.list_collections()}
@@ -273,7 +217,7 @@ class ChromaStore(SnapshotReads):
         with self._lock:
             self._exact_cache[key] = (version, value)
         if key == collection_name(scope):  # an index built before snapshots: one from now on
-            self._keep_snapshot(key, _to_manifest(collection.metadata), version, value)
+            self._keep_snapshot(key, to_manifest(collection.metadata), version, value)
         return value
 
     def hashes(self, scope: ScopeKey, ids: Sequence[str]) -> dict[str, str]:
@@ -288,8 +232,13 @@ class ChromaStore(SnapshotReads):
                 add_hashes(found, collection.get(ids=part, include=["metadatas"]))
         return found
 
+    def discard_spool(self, scope: ScopeKey) -> None:
+        """A build of the scope failed: what it recorded is no longer the collection's."""
+        self._discard_spools(self._name(scope))
+
     def drop(self, scope: ScopeKey) -> None:
         name = self._name(scope)
+        self._discard_spools(name)
         self._forget_snapshot(name)
         self.warm_up()
         with self._lock:
@@ -314,26 +263,35 @@ class ChromaStore(SnapshotReads):
         mid-write leaves a manifest that no longer matches). ``manifest=None``: a batch of a
         build in progress (durable, not yet the index)."""
         renew = manifest is not None and not ids and not delete_ids  # no item changes
-        if not renew:  # readers read Chroma until the commit
-            self._forget_snapshot(self._name(scope))
+        name = self._name(scope)
         collection = self._collection(scope, create=True)
         with chroma_errors("write"):
-            for start in range(0, len(ids), WRITE_BATCH):
-                end = start + WRITE_BATCH
-                part, metas = list(ids[start:end]), list(metadatas[start:end])
-                if embeddings is None:  # the same texts, their places named anew: no vectors
-                    collection.update(ids=part, metadatas=metas)
-                    continue
-                texts = list(documents[start:end])
-                collection.upsert(
-                    ids=part, embeddings=embeddings[start:end], documents=texts, metadatas=metas
-                )
-            for start in range(0, len(delete_ids), WRITE_BATCH):
-                collection.delete(ids=list(delete_ids[start : start + WRITE_BATCH]))
+            if not renew:  # readers read Chroma until the commit; the build keeps a spool
+                self._begin_spool(name, collection.count, version_of(collection.metadata))
+            try:
+                for start in range(0, len(ids), WRITE_BATCH):
+                    end = start + WRITE_BATCH
+                    part, metas = list(ids[start:end]), list(metadatas[start:end])
+                    if embeddings is None:  # the same texts, their places named anew
+                        collection.update(ids=part, metadatas=metas)
+                        self._spool(name, "rename", part, metas)
+                        continue
+                    texts, vectors = list(documents[start:end]), embeddings[start:end]
+                    collection.upsert(
+                        ids=part, embeddings=vectors, documents=texts, metadatas=metas
+                    )
+                    self._spool(name, "add", part, vectors, texts, metas)
+                for start in range(0, len(delete_ids), WRITE_BATCH):
+                    part = list(delete_ids[start : start + WRITE_BATCH])
+                    collection.delete(ids=part)
+                    self._spool(name, "delete", part)
+            except BaseException:
+                self._spool_failed(name)  # what reached Chroma is unknown: read back
+                raise
             if manifest is not None:
                 collection.modify(metadata={MANIFEST_PREFIX + k: v for k, v in manifest.items()})
-        if manifest is not None and self._name(scope) == collection_name(scope):
-            self._commit_snapshot(self._name(scope), collection, manifest, renew)
+        if manifest is not None and name == collection_name(scope):
+            self._commit_snapshot(name, collection, manifest, renew, self._take_spool(name))
 
     def query(
         self, scope: ScopeKey, embedding: Any, top_k: int, version: str | None = None

@@ -164,6 +164,10 @@ class Snapshot:
         start, end = int(offsets[index]), int(offsets[index + 1])
         return os.pread(handle.fileno(), end - start, start) if end > start else b""
 
+    def close(self) -> None:
+        for handle, _ in (self.documents, self.metadatas):
+            handle.close()
+
     def nearest(self, embedding: Any, top_k: int) -> list[tuple[str, float, str, dict[str, Any]]]:
         """(id, cosine distance, document, metadata) of the ``top_k`` nearest, nearest first;
         ties break by id (exact.nearest's order)."""
@@ -221,10 +225,11 @@ class SnapshotReads:
             remove_snapshot(self._snapshot_folder(name))
 
     def _commit_snapshot(
-        self, name: str, collection: Any, manifest: dict[str, Any], renew: bool
+        self, name: str, collection: Any, manifest: dict[str, Any], renew: bool, spool: Any
     ) -> None:
         """After a commit: a build that changed no item gives the snapshot its new manifest
-        (the same vectors; reading 39,000 items back took 6 s and 800 MB); others write it."""
+        (the same vectors; reading 39,000 items back took 6 s and 800 MB); others write it,
+        from the build's spool when it holds the collection (arr.vector_store.spool)."""
         version = manifest.get("build_token") or manifest.get("built_at")
         folder = self._snapshot_folder(name)
         record = read_record(folder) if renew and self.snapshots else None
@@ -233,22 +238,35 @@ class SnapshotReads:
             with contextlib.suppress(OSError):
                 atomic_write.write_text(folder / "manifest.json", json.dumps(record))
                 return
-        self._save_snapshot(name, collection, manifest)
+        self._save_snapshot(name, collection, manifest, spool)
 
-    def _save_snapshot(self, name: str, collection: Any, manifest: dict[str, Any]) -> None:
-        """After a commit, the snapshot of a collection that is searched exactly. Derived data:
-        when it cannot be written (a full disk), searches read Chroma as before."""
+    def _save_snapshot(
+        self, name: str, collection: Any, manifest: dict[str, Any], spool: Any = None
+    ) -> None:
+        """After a commit, the snapshot of a collection that is searched exactly: from the
+        build's ``spool`` when it holds as many items as the collection, else read back.
+        Derived data: when it cannot be written (a full disk), searches read Chroma."""
         version = manifest.get("build_token") or manifest.get("built_at")
-        if not self.snapshots or version is None or self.exact_max_items <= 0:
-            return
-        with chroma_errors("read vectors"):
-            count = collection.count()
-            if count > self.exact_max_items:
+        try:
+            if not self.snapshots or version is None or self.exact_max_items <= 0:
                 return
-            with contextlib.suppress(OSError):
-                write_pages(
-                    self._snapshot_folder(name), manifest, str(version), count, pages(collection)
-                )
+            with chroma_errors("read vectors"):
+                count = collection.count()
+                if count > self.exact_max_items:
+                    return
+                own = spool is not None and spool.count == count
+                with contextlib.suppress(OSError):
+                    write_pages(
+                        self._snapshot_folder(name),
+                        manifest,
+                        str(version),
+                        count,
+                        spool.pages() if own else pages(collection),
+                        unit=own,
+                    )
+        finally:
+            if spool is not None:
+                spool.close()
 
     def _keep_snapshot(
         self, name: str, manifest: dict[str, Any], version: str, exact: Exact
