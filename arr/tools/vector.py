@@ -21,6 +21,7 @@ import json
 import os
 import threading
 import time
+from collections import deque
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -254,11 +255,16 @@ class VectorTool:
         if max_changed is not None and len(changed) + len(vanished) > max_changed:
             return {}
         rename_items(self.store, scope, renamed, digests)  # same texts: their metadata only
+        # From here on each text is held until its batch is stored, not to the build's end
+        # (where Chroma's own memory is largest).
+        counts = {"documents": len(documents), "embedded": len(changed), "renamed": len(renamed)}
+        queue, documents, changed, renamed = deque(changed), [], [], []
         # Stored in batches: an interrupted build keeps what it embedded, the next embeds what is
         # missing. The manifest is written last: until then the index reads stale, not half-new.
-        with build_progress(self._build_lock(scope), len(changed), self.show_progress) as shown:
+        lock = self._build_lock(scope)
+        with build_progress(lock, counts["embedded"], self.show_progress) as shown:
             for batch in store_batches(
-                self.store, self.embedder, scope, changed, digests, self.commit_every
+                self.store, self.embedder, scope, queue, digests, self.commit_every
             ):
                 shown.advance(batch)
         kept = {label for label, entry in listing.items() if known.get(label) == entry}
@@ -272,7 +278,7 @@ class VectorTool:
             "built_at": time.time(),
             "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "arr_version": __version__,
-            "documents": len(documents) + len(unchanged_ids),
+            "documents": counts["documents"] + len(unchanged_ids),
             # chunks (or documents) longer than the model reads, stored as passages (this build)
             "units_split": units_split,
             "skipped": json.dumps(dict(sorted(skipped.items()))),
@@ -289,8 +295,8 @@ class VectorTool:
         return {
             **manifest,
             "skipped_files": skipped_files,
-            "embedded": len(changed),
-            "renamed": len(renamed),
+            "embedded": counts["embedded"],
+            "renamed": counts["renamed"],
             "deleted": len(vanished),
             "files_reread": len(files)
             - sum(1 for f in files if known.get(f.label) == listing[f.label]),

@@ -8,6 +8,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import json
+from collections import deque
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -144,16 +145,17 @@ def store_batches(
     store: Any,
     embedder: Any,
     scope: ScopeKey,
-    changed: list[Document],
+    changed: deque[Document],
     digests: dict[str, str],
     commit_every: int,
 ) -> Iterator[int]:
     """Embed and store ``changed`` in batches of ``commit_every``, yielding each batch's size:
     an interrupted build keeps what it stored (each item with its content hash), and the next
     build embeds only what is still missing. No manifest is written here (the build's last
-    step), so until then the index reads stale, never half-new."""
-    for start in range(0, len(changed), commit_every):
-        batch = changed[start : start + commit_every]
+    step), so until then the index reads stale, never half-new. Items leave ``changed`` as
+    they are taken: a stored text is not held to the end of the build."""
+    while changed:
+        batch = [changed.popleft() for _ in range(min(commit_every, len(changed)))]
         vectors = embedder.embed([d.text for d in batch])
         store.write(
             scope,
