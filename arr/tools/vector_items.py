@@ -15,6 +15,7 @@ from typing import Any
 
 from arr import atomic_write
 from arr.models import Location, ScopeKey
+from arr.tools.heap import give_back_freed_memory
 from arr.tools.passages import unit_of
 from arr.workspace.sources import Document
 
@@ -166,4 +167,5 @@ def store_batches(
             [],
             None,
         )
+        give_back_freed_memory()  # the batch's texts and activations, not held to the end
         yield len(batch)
