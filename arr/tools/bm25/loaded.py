@@ -96,3 +96,16 @@ def load_partition(name: str, generation: Path, owner: ScopeKey) -> LoadedPartit
     except (OSError, ValueError, KeyError) as exc:
         raise ChannelError(codes.INDEX_CORRUPT, f"{name} index unreadable: {exc}") from None
     return LoadedPartition(generation, retriever, documents, owner)
+
+
+def best_rows(scores: Any, depth: int) -> Any:
+    """Rows of the ``depth`` best positive scores and of every score tied with the last of
+    them (the caller ranks by score, then id, and cuts: ties break by id, not by where a
+    partial sort left them). Only the rows that hold a query term are partitioned: on SciFact
+    ``np.argpartition`` over all 5,183 scores took 128 us a query, this 39 us."""
+    rows = np.flatnonzero(scores > 0)
+    if len(rows) <= depth:
+        return rows
+    values = scores[rows]
+    kth = np.partition(values, len(values) - depth)[len(values) - depth]
+    return rows[values >= kth]

@@ -15,8 +15,6 @@ from collections import Counter
 from collections.abc import Callable
 from typing import Any
 
-import numpy as np
-
 from arr import codes
 from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall, trusted
 from arr.query.snippets import centred
@@ -24,7 +22,7 @@ from arr.tools.base import ChannelError, source_freshness
 from arr.tools.bm25 import overlay
 from arr.tools.bm25.build import build_partition, row_tokens
 from arr.tools.bm25.cache import GenerationCache
-from arr.tools.bm25.loaded import LoadedPartition, load_partition
+from arr.tools.bm25.loaded import LoadedPartition, best_rows, load_partition
 from arr.tools.bm25.tokenize import english_stopwords, make_tokenizer, tokenizer_id
 from arr.tools.partition import (
     LOCK,
@@ -314,15 +312,12 @@ class BM25Tool:
                 # retrieve() wrapper (argument checks, progress plumbing, per-call copies):
                 # the same top rows and scores, a third less time per query.
                 scores = partition.scores(token_ids)
-                if depth < len(scores):
-                    top = np.argpartition(scores, len(scores) - depth)[-depth:]
-                else:
-                    top = np.arange(len(scores))
+                top = best_rows(scores, depth)
                 values = scores[top]
                 ranked = [
                     (documents[r], r, s)
                     for r, s in zip(top.tolist(), values.tolist(), strict=True)
-                    if s > 0 and r not in hidden
+                    if r not in hidden
                 ]
         if layer is not None and query:
             manifest = self._cache.manifest(partition.generation)
