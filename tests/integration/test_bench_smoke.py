@@ -286,5 +286,5 @@ def test_cold_bench_runs_on_a_tiny_folder(tmp_path: Path) -> None:
     (tmp_path / "out").mkdir()
     done = run_bench(["benchmarks.cold"], env)
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
-    for line in ("1. cold `arr search`", "prose", "2. library mode", "4x"):
+    for line in ("1. cold `arr search`", "prose", "2. library mode", "4x", "4. the folder 2x"):
         assert line in done.stdout, done.stdout
