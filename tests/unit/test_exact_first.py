@@ -144,6 +144,8 @@ def test_a_sentence_copied_from_a_texts_middle_also_reaches_grep() -> None:
         "how to check if a variable is an array in python",  # a question
         "why does the loss spike after warmup with large batches",
         "right language but if it fails",  # too short to be a copied sentence
+        "put a running header with the chapter title on each page",  # a request
+        "find the paper that compares raft and paxos on leader election",
     ):
         assert not copied(asked), asked
         assert "grep" not in planned(asked), asked
