@@ -109,7 +109,7 @@ def nearest_rows(
     if not ids:
         return []
     with single_threaded_blas():
-        similarity = matrix @ np.asarray(embedding, dtype=np.float32)
+        similarity = similarities(matrix, np.asarray(embedding, dtype=np.float32))
     if top_k < len(ids):
         # the k best, plus every item tied with the k-th (ties then break by id)
         kth = float(np.partition(similarity, len(ids) - top_k)[len(ids) - top_k])
@@ -118,3 +118,33 @@ def nearest_rows(
         candidates = list(range(len(ids)))
     order = sorted(candidates, key=lambda i: (-float(similarity[i]), ids[i]))
     return [(i, 1.0 - float(similarity[i])) for i in order[:top_k]]
+
+
+SCAN_ROWS = 8192  # rows of a memory-mapped matrix scanned, then released, at a time
+
+
+def similarities(matrix: Any, embedding: np.ndarray) -> np.ndarray:
+    """``matrix @ embedding``. A memory-mapped matrix (a snapshot) is scanned in blocks whose
+    pages are handed back after use (``MADV_DONTNEED``): they stay in the system's page cache
+    for the next search, but the process does not keep the whole file resident (157,784
+    vectors, 242 MB, were all counted in a cold search's peak RSS)."""
+    handle = getattr(matrix, "_mmap", None)
+    if handle is None or not hasattr(handle, "madvise") or len(matrix) <= SCAN_ROWS:
+        return matrix @ embedding
+    import mmap
+
+    out = np.empty(len(matrix), dtype=np.float32)
+    row_bytes = matrix.strides[0]
+    # where the array's data begins inside the mapping (np.memmap maps from a page boundary)
+    start = int(matrix.offset) % mmap.ALLOCATIONGRANULARITY
+    for first in range(0, len(matrix), SCAN_ROWS):
+        last = min(first + SCAN_ROWS, len(matrix))
+        out[first:last] = matrix[first:last] @ embedding
+        low = start + first * row_bytes
+        high = start + last * row_bytes
+        low -= low % mmap.PAGESIZE  # whole pages only; a page shared with the next block
+        high -= high % mmap.PAGESIZE  # stays until that block is done
+        if high > low:
+            with contextlib.suppress(OSError, ValueError):
+                handle.madvise(mmap.MADV_DONTNEED, low, high - low)
+    return out
