@@ -40,7 +40,7 @@ PROSE = (
     "which package draws hyperlinks in the PDF",
 )
 RUNS = 3
-EXACT_MAX = 100_000  # conf/vector_store/chroma.yaml's exact_max_items
+EXACT_MAX = 200_000  # conf/vector_store/chroma.yaml's exact_max_items
 LIMIT = "vector_store.exact_max_items"
 
 

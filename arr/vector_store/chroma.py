@@ -45,7 +45,7 @@ SWAP_WAIT_S = 2.0  # longest a reader waits for another process's swap of a rebu
 
 
 class ChromaStore(Staging, SnapshotReads, Spooling):
-    def __init__(self, path: str | Path, exact_max_items: int = 100_000) -> None:
+    def __init__(self, path: str | Path, exact_max_items: int = 200_000) -> None:
         self.path = Path(path)
         self.exact_max_items = exact_max_items
         self._exact_cache: dict[str, tuple[str, Any]] = {}
