@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 
@@ -104,17 +105,29 @@ print(time.perf_counter() - started)
 """
 
 
+def _library(folder: Path, extra: list[str]) -> tuple[dict[str, Any], list[float]]:
+    """Library mode in a new process: its figures, and its warm searches in ms."""
+    out = subprocess.run(
+        [sys.executable, "-c", LIBRARY, PROSE[0], json.dumps([*PROSE, *IDENTIFIERS]),
+         json.dumps(extra)],
+        cwd=folder, capture_output=True, text=True, check=True,
+        env={**os.environ, "HF_HUB_OFFLINE": "1"},
+    )  # fmt: skip
+    found = json.loads(out.stdout.strip().splitlines()[-1])
+    return found, [w * 1000 for w in found["warm"]]
+
+
 def _tiled(source: Path, times: int, into: Path) -> Path:
     """A copy of the snapshot in ``source`` with its items ``times`` over (new ids)."""
-    from arr.vector_store.snapshot import open_snapshot, read_manifest, write_snapshot
+    from arr.vector_store.snapshot import open_snapshot, read_blob, read_manifest, write_snapshot
 
     manifest, version = read_manifest(source) or ({}, "")
     snapshot = open_snapshot(source, version)
     assert snapshot is not None
     n = len(snapshot.ids)
     ids = [f"{i}~{k}" for k in range(times) for i in snapshot.ids]
-    documents = [snapshot._record(snapshot.documents, i % n).decode() for i in range(n * times)]
-    metadatas = [json.loads(snapshot._record(snapshot.metadatas, i % n)) for i in range(n * times)]
+    documents = [read_blob(snapshot.documents, i % n).decode() for i in range(n * times)]
+    metadatas = [json.loads(read_blob(snapshot.metadatas, i % n)) for i in range(n * times)]
     matrix = np.tile(np.asarray(snapshot.matrix), (times, 1))
     folder = into / f"x{times}"
     write_snapshot(folder, manifest, version, (ids, matrix, documents, metadatas))
@@ -124,7 +137,7 @@ def _tiled(source: Path, times: int, into: Path) -> Path:
 def _tiled_folder(folder: Path, times: int, into: Path, extra: list[str]) -> Path:
     """The real folder ``times`` over as a workspace of its own (see item 4 above)."""
     import arr
-    from arr.vector_store.snapshot import open_snapshot, read_manifest, write_pages
+    from arr.vector_store.snapshot import open_snapshot, read_blob, read_manifest, write_pages
 
     target = into / f"x{times}"
     (target / ".arr" / "index").mkdir(parents=True)
@@ -150,12 +163,12 @@ def _tiled_folder(folder: Path, times: int, into: Path, extra: list[str]) -> Pat
             ids = [_copy(i, k) for i in snapshot.ids]
             metadatas = []
             for row in range(len(snapshot.ids)):
-                meta = json.loads(snapshot._record(snapshot.metadatas, row))
+                meta = json.loads(read_blob(snapshot.metadatas, row))
                 for key in ("path", "unit"):
                     if key in meta:
                         meta[key] = _copy(meta[key], k)
                 metadatas.append(meta)
-            documents = [snapshot._record(snapshot.documents, r).decode() for r in range(len(ids))]
+            documents = [read_blob(snapshot.documents, r).decode() for r in range(len(ids))]
             yield ids, np.asarray(snapshot.matrix), documents, metadatas
 
     count = len(snapshot.ids) * times
@@ -192,13 +205,7 @@ def bench_cold(folder: Path) -> None:
         before = _cold(folder, queries, ["vector_store.exact_max_items=0"])
         print(f"   {label:<12} {now[0]:7.2f} s {now[1]:5.0f} MB {before[0]:7.2f} s "
               f"{before[1]:5.0f} MB {before[0] / now[0]:6.1f}x")  # fmt: skip
-    out = subprocess.run(
-        [sys.executable, "-c", LIBRARY, PROSE[0], json.dumps([*PROSE, *IDENTIFIERS]), "[]"],
-        cwd=folder, capture_output=True, text=True, check=True,
-        env={**os.environ, "HF_HUB_OFFLINE": "1"},
-    )  # fmt: skip
-    found = json.loads(out.stdout.strip().splitlines()[-1])
-    warm = [w * 1000 for w in found["warm"]]
+    found, warm = _library(folder, [])
     print(f"2. library mode: load_router {found['loaded']:.2f} s, then a fresh router's first "
           f"search {found['first']:.2f} s; warm "
           f"p50 {percentile(warm, 0.5):.0f} ms, p95 {percentile(warm, 0.95):.0f} ms "
@@ -230,14 +237,7 @@ def bench_cold(folder: Path) -> None:
             tiled = _tiled_folder(folder, times, Path(tmp), extra)
             built = time.perf_counter() - started
             ident, prose = _cold(tiled, IDENTIFIERS, extra), _cold(tiled, PROSE, extra)
-            out = subprocess.run(
-                [sys.executable, "-c", LIBRARY, PROSE[0], json.dumps([*PROSE, *IDENTIFIERS]),
-                 json.dumps(extra)],
-                cwd=tiled, capture_output=True, text=True, check=True,
-                env={**os.environ, "HF_HUB_OFFLINE": "1"},
-            )  # fmt: skip
-            found = json.loads(out.stdout.strip().splitlines()[-1])
-            warm = [w * 1000 for w in found["warm"]]
+            found, warm = _library(tiled, extra)
             print(f"   {times}x {passages * times:>8} {ident[0]:7.2f} s {ident[1]:5.0f} MB "
                   f"{prose[0]:7.2f} s {prose[1]:5.0f} MB {found['first']:11.2f} s "
                   f"{percentile(warm, 0.95):6.0f} ms   (set up in {built:.0f} s) "

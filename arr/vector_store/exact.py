@@ -5,6 +5,7 @@ from its write log differ between processes). Ties break by id."""
 from __future__ import annotations
 
 import contextlib
+import mmap
 from collections.abc import Iterator
 from typing import Any
 
@@ -86,10 +87,14 @@ def unit_vectors(got: dict[str, Any]) -> Exact:
     """(ids, unit vectors, documents, metadatas) of a collection's ``get`` answer."""
     if not got["ids"]:  # an empty collection (every file of the scope withheld)
         return [], np.zeros((0, 0), dtype=np.float32), [], []
-    matrix = np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1)
-    norms = np.linalg.norm(matrix, axis=1, keepdims=True)
-    matrix = matrix / np.clip(norms, 1e-12, None)
+    matrix = unit_rows(np.asarray(got["embeddings"], dtype=np.float32).reshape(len(got["ids"]), -1))
     return list(got["ids"]), matrix, list(got["documents"]), list(got["metadatas"])
+
+
+def unit_rows(matrix: np.ndarray) -> np.ndarray:
+    """Each row at unit length, the one way every exact search normalises (a read-back, a
+    snapshot, a build's spool): the same numbers, row by row, whatever the batch."""
+    return matrix / np.clip(np.linalg.norm(matrix, axis=1, keepdims=True), 1e-12, None)
 
 
 def nearest(
@@ -131,8 +136,6 @@ def similarities(matrix: Any, embedding: np.ndarray) -> np.ndarray:
     handle = getattr(matrix, "_mmap", None)
     if handle is None or not hasattr(handle, "madvise") or len(matrix) <= SCAN_ROWS:
         return matrix @ embedding
-    import mmap
-
     out = np.empty(len(matrix), dtype=np.float32)
     row_bytes = matrix.strides[0]
     # where the array's data begins inside the mapping (np.memmap maps from a page boundary)

@@ -33,12 +33,13 @@ import numpy as np
 
 from arr import atomic_write
 from arr.vector_store.chroma_errors import chroma_errors
-from arr.vector_store.exact import Exact, nearest_rows, pages
+from arr.vector_store.exact import Exact, nearest_rows, pages, unit_rows
 
 FORMAT = "arr-read-snapshot-1"
 
 
-Page = tuple[list[str], Any, list[str], list[dict[str, Any]]]
+# (ids, vectors, texts, records); a spool hands texts and records on as the bytes it stored
+Page = tuple[list[str], Any, list[Any], list[Any]]
 
 
 def write_snapshot(folder: Path, manifest: dict[str, Any], version: str, exact: Exact) -> None:
@@ -77,8 +78,8 @@ def write_pages(
                 if not ids:
                     continue
                 page = np.asarray(matrix, dtype=np.float32).reshape(len(ids), -1)
-                if not unit:  # as exact.unit_vectors does it: the same numbers, row by row
-                    page = page / np.clip(np.linalg.norm(page, axis=1, keepdims=True), 1e-12, None)
+                if not unit:
+                    page = unit_rows(page)
                 if width is None:
                     width = page.shape[1]
                     header = {"descr": "<f4", "fortran_order": False, "shape": (count, width)}
@@ -87,18 +88,8 @@ def write_pages(
                     return
                 vectors.write(np.ascontiguousarray(page, dtype="<f4").tobytes())
                 all_ids.extend(ids)
-                for name, handle, values in (
-                    ("documents", texts, [(d or "").encode("utf-8") for d in documents]),
-                    (
-                        "metadatas",
-                        records,
-                        [json.dumps(m or {}).encode("utf-8") for m in metadatas],
-                    ),
-                ):
-                    handle.write(b"".join(values))
-                    ends = offsets[name]
-                    for value in values:
-                        ends.append(ends[-1] + len(value))
+                append_blobs(texts, offsets["documents"], [encoded_text(d) for d in documents])
+                append_blobs(records, offsets["metadatas"], [encoded_record(m) for m in metadatas])
         if len(all_ids) != count:
             return
         if width is None:
@@ -114,6 +105,31 @@ def write_pages(
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def append_blobs(handle: BinaryIO, ends: Any, values: list[bytes]) -> int:
+    """Append ``values`` to a blob file whose offsets are ``ends`` (one more than its rows,
+    extended here); the row of the first value."""
+    first = len(ends) - 1
+    handle.write(b"".join(values))
+    for value in values:
+        ends.append(ends[-1] + len(value))
+    return first
+
+
+def read_blob(blob: tuple[BinaryIO, Any], row: int) -> bytes:
+    """Row ``row`` of a blob file and its offsets, read where it lies (no mapping)."""
+    handle, offsets = blob
+    start, end = int(offsets[row]), int(offsets[row + 1])
+    return os.pread(handle.fileno(), end - start, start) if end > start else b""
+
+
+def encoded_text(value: str | bytes | None) -> bytes:  # a page's text: str, or UTF-8 bytes already
+    return value if isinstance(value, bytes) else (value or "").encode("utf-8")
+
+
+def encoded_record(value: dict[str, Any] | bytes | None) -> bytes:  # a record: dict, or its JSON
+    return value if isinstance(value, bytes) else json.dumps(value or {}).encode("utf-8")
 
 
 def remove_snapshot(folder: Path) -> None:
@@ -158,12 +174,6 @@ class Snapshot:
     documents: tuple[BinaryIO, np.ndarray]
     metadatas: tuple[BinaryIO, np.ndarray]
 
-    @staticmethod
-    def _record(blob: tuple[BinaryIO, np.ndarray], index: int) -> bytes:
-        handle, offsets = blob
-        start, end = int(offsets[index]), int(offsets[index + 1])
-        return os.pread(handle.fileno(), end - start, start) if end > start else b""
-
     def close(self) -> None:
         for handle, _ in (self.documents, self.metadatas):
             handle.close()
@@ -175,8 +185,8 @@ class Snapshot:
             (
                 self.ids[i],
                 distance,
-                self._record(self.documents, i).decode("utf-8"),
-                json.loads(self._record(self.metadatas, i)),
+                read_blob(self.documents, i).decode("utf-8"),
+                json.loads(read_blob(self.metadatas, i)),
             )
             for i, distance in nearest_rows(self.ids, self.matrix, embedding, top_k)
         ]

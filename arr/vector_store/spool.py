@@ -21,7 +21,6 @@ decimals).
 from __future__ import annotations
 
 import contextlib
-import json
 import os
 import shutil
 from array import array
@@ -31,7 +30,17 @@ from typing import TYPE_CHECKING, Any
 
 import numpy as np
 
-from arr.vector_store.snapshot import Page, Snapshot, open_snapshot, remove_snapshot
+from arr.vector_store.exact import unit_rows
+from arr.vector_store.snapshot import (
+    Page,
+    Snapshot,
+    append_blobs,
+    encoded_record,
+    encoded_text,
+    open_snapshot,
+    read_blob,
+    remove_snapshot,
+)
 
 PAGE = 1000  # items per page when the snapshot is written from the spool
 
@@ -63,14 +72,6 @@ class Spool:
     def count(self) -> int:
         return len(self.rows)
 
-    def _append(self, handle: Any, ends: array[int], values: list[bytes]) -> int:
-        """Append ``values`` to one of the spool's files; the row of the first."""
-        first = len(ends) - 1
-        handle.write(b"".join(values))
-        for value in values:
-            ends.append(ends[-1] + len(value))
-        return first
-
     def _slot(self, item: str) -> int:
         slot = self.rows.get(item)
         if slot is None:
@@ -92,11 +93,11 @@ class Spool:
             self.dimension = page.shape[1]
         elif page.shape[1] != self.dimension:
             raise ValueError(f"vectors of {page.shape[1]} dimensions in a {self.dimension} spool")
-        # as exact.unit_vectors normalises a read-back, row by row
-        page = page / np.clip(np.linalg.norm(page, axis=1, keepdims=True), 1e-12, None)
-        self._vectors.write(np.ascontiguousarray(page, dtype=np.float32).tobytes())
-        text = self._append(self._texts, self._text_ends, [(d or "").encode() for d in documents])
-        record = self._append(self._records, self._record_ends, _records(metadatas))
+        self._vectors.write(np.ascontiguousarray(unit_rows(page), dtype=np.float32).tobytes())
+        text = append_blobs(self._texts, self._text_ends, [encoded_text(d) for d in documents])
+        record = append_blobs(
+            self._records, self._record_ends, [encoded_record(m) for m in metadatas]
+        )
         for offset, item in enumerate(ids):
             slot = self._slot(item)
             self._slots["vector"][slot] = self._count + offset
@@ -106,7 +107,9 @@ class Spool:
 
     def rename(self, ids: Sequence[str], metadatas: Sequence[dict[str, Any]]) -> None:
         """Items whose record changed (their text and vector did not)."""
-        first = self._append(self._records, self._record_ends, _records(metadatas))
+        first = append_blobs(
+            self._records, self._record_ends, [encoded_record(m) for m in metadatas]
+        )
         for offset, item in enumerate(ids):
             slot = self.rows.get(item)
             if slot is not None:  # Chroma ignores an update of an id it does not hold
@@ -145,18 +148,18 @@ class Spool:
                 return os.pread(handle.fileno(), width, offset + (-row - 1) * width)
 
             def blob(part: str, row: int) -> bytes:
-                return _read(own[part], row) if row >= 0 else _read(old[part], -row - 1)
+                return read_blob(own[part], row) if row >= 0 else read_blob(old[part], -row - 1)
 
             items = list(self.rows.items())
             slots = self._slots
             for start in range(0, len(items), PAGE):
                 part = items[start : start + PAGE]
                 raw = b"".join(vector(slots["vector"][slot]) for _, slot in part)
-                yield (
+                yield (  # texts and records as the bytes stored: written on as they are
                     [item for item, _ in part],
                     np.frombuffer(raw, dtype=np.float32).reshape(len(part), -1),
-                    [blob("text", slots["text"][slot]).decode() for _, slot in part],
-                    [json.loads(blob("record", slots["record"][slot])) for _, slot in part],
+                    [blob("text", slots["text"][slot]) for _, slot in part],
+                    [blob("record", slots["record"][slot]) for _, slot in part],
                 )
 
     def close(self) -> None:
@@ -169,16 +172,6 @@ class Spool:
         shutil.rmtree(self.folder, ignore_errors=True)
         if self.base_folder is not None:
             shutil.rmtree(self.base_folder, ignore_errors=True)
-
-
-def _records(metadatas: Sequence[dict[str, Any]]) -> list[bytes]:
-    return [json.dumps(m or {}).encode() for m in metadatas]
-
-
-def _read(blob: Any, row: int) -> bytes:
-    handle, ends = blob
-    start, end = int(ends[row]), int(ends[row + 1])
-    return os.pread(handle.fileno(), end - start, start) if end > start else b""
 
 
 def start_spool(folder: Path, version: str | None, count: int) -> Spool | None:

@@ -10,8 +10,7 @@ import pytest
 
 from arr.compose import indexing
 from arr.models import ScopeKey
-from arr.workspace.workspace import Workspace
-from tests.conftest import SCOPE_A
+from tests.conftest import SCOPE_A, file_workspace
 
 
 class Channel:
@@ -33,13 +32,7 @@ def test_memory_is_given_back_after_every_partition(
 ) -> None:
     calls: list[str] = []
     monkeypatch.setattr(indexing, "give_back_freed_memory", lambda: calls.append("trim"))
-    workspace = Workspace(
-        name="w",
-        root=tmp_path,
-        index_dir=tmp_path / "index",
-        memory_db=tmp_path / "m.sqlite3",
-        scopes={"a": {"key": SCOPE_A, "roots": ["."]}},
-    )
+    workspace = file_workspace(tmp_path, {"a": SCOPE_A}, {})
     tools = {"bm25": Channel(False, calls, "bm25"), "vector": Channel(True, calls, "vector")}
     _, reports = indexing.index_workspace(workspace, tools, {"a": SCOPE_A}, progress=False)
     assert [r.error for r in reports] == [""] * len(reports)
