@@ -10,6 +10,9 @@ deterministic sample of the PDFs with 4+ pages:
 - ``title``: the first line of page 1, as a researcher types a paper's title;
 - ``phrase``: 8-12 consecutive words of a sentence on page 3 or later, copied verbatim (the
   right PDF, and the right page);
+- ``author``: the first author's surname and a word of the title (``Oberdiek auxhook``), for
+  the PDFs whose metadata names a person as the author (``pdfinfo``'s ``Author``: the bench's
+  gold, read apart from ARR);
 
 Scored as R@1 and R@10 of the right PDF (and page, for phrases), ARR's default pipeline and
 its bm25 alone beside ``bm25s`` (PyStemmer English, English stop words) over the pages.
@@ -58,7 +61,40 @@ _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
 
 
-def questions(texts: dict[str, list[str]], rng: random.Random) -> list[dict]:
+_PERSON = re.compile(r"^(?:[A-Z][\w'.-]*\s+){1,3}([A-Z][\w'-]+)$")
+_NOT_TOPICS_WORDS = """the and for with from into about package packages manual documentation
+    guide user users reference introduction latex tex version class bundle"""
+_NOT_TOPICS = frozenset(_NOT_TOPICS_WORDS.split())
+_BODIES = frozenset({"Society", "Project", "Team", "Group", "Association", "Committee"})
+
+
+def _first_author(path: Path) -> str | None:
+    """The surname of the first person ``pdfinfo`` names as the author, or None."""
+    out = subprocess.run(["pdfinfo", str(path)], capture_output=True, timeout=60)
+    for line in out.stdout.decode("utf-8", "replace").splitlines():
+        if line.startswith("Author:"):
+            first = re.split(r"[,;&]| and ", line[7:].strip())[0].strip()
+            match = _PERSON.match(first)
+            body = first.startswith("The ") or (match and match[1] in _BODIES)
+            return match[1] if match and not body else None  # a person, not a body
+    return None
+
+
+def author_question(path: Path, name: str, title: str) -> dict | None:
+    """``<surname> <a word of the title>``, the word chosen per PDF (its own seed, so the
+    other questions are as they were)."""
+    surname = _first_author(path)
+    words = [w for w in _WORDS.findall(title) if len(w) >= 4 and w.lower() not in _NOT_TOPICS]
+    words = [w for w in words if w.lower() != (surname or "").lower()]
+    if not surname or not words:
+        return None
+    topic = random.Random(name).choice(words).lower()
+    return {"kind": "author", "query": f"{surname} {topic}", "pdf": name, "page": None}
+
+
+def questions(
+    texts: dict[str, list[str]], rng: random.Random, tree: Path | None = None
+) -> list[dict]:
     eligible = sorted(n for n, pages in texts.items() if len(pages) >= 4 and pages[0].strip())
     chosen = rng.sample(eligible, min(SAMPLE, len(eligible)))
     out = []
@@ -67,6 +103,8 @@ def questions(texts: dict[str, list[str]], rng: random.Random) -> list[dict]:
         first = next((ln.strip() for ln in pages[0].splitlines() if len(ln.split()) >= 2), "")
         if first:
             out.append({"kind": "title", "query": first[:120], "pdf": name, "page": None})
+            asked = author_question(tree / name, name, first) if tree is not None else None
+            out += [asked] if asked else []
         for _ in range(6):  # a page of prose on page 3 or later
             page = rng.randrange(3, len(pages) + 1)
             sentences = [
@@ -188,7 +226,7 @@ def bench_real_folder(out: Path) -> None:
     print(f"5. a real folder: {len(texts)} PDFs ({pages} pages) from {base}")
     bench_index(folder, fresh=False)
     print(identities(folder, texts))
-    cases = questions(texts, random.Random(7))
+    cases = questions(texts, random.Random(7), folder / "src")
     kinds = sorted({c["kind"] for c in cases})
     print(f"   {len(cases)} questions: " + ", ".join(
         f"{k} {sum(c['kind'] == k for c in cases)}" for k in kinds))  # fmt: skip

@@ -35,6 +35,40 @@ def pdf_bytes(pages: list[list[str]], title: str | None = None) -> bytes:
     return out.getvalue()
 
 
+def headed_pdf_bytes(
+    pages: list[tuple[str | None, list[str]]],
+    author: str | None = None,
+    outline: list[tuple[int, str]] | None = None,
+) -> bytes:
+    """A PDF whose pages open with a heading in large type (or none) over lines of body text;
+    ``outline``: top-level bookmarks, (page index, title), as a volume's table of contents."""
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out)
+    if author is not None:
+        pdf.setAuthor(author)
+    marks: dict[int, list[str]] = {}
+    for index, title in outline or []:
+        marks.setdefault(index, []).append(title)
+    for index, (heading, lines) in enumerate(pages):
+        for k, title in enumerate(marks.get(index, [])):
+            pdf.bookmarkPage(f"p{index}.{k}")  # one key a bookmark: reportlab names by key
+            pdf.addOutlineEntry(title, f"p{index}.{k}", level=0)
+        y = 790
+        if heading:
+            pdf.setFont("Helvetica-Bold", 20)
+            pdf.drawString(72, y, heading)
+            y -= 30
+        pdf.setFont("Helvetica", 10)
+        for line in lines:
+            pdf.drawString(72, y, line)
+            y -= 13
+        pdf.showPage()
+    pdf.save()
+    return out.getvalue()
+
+
 def scan_pdf_bytes() -> bytes:
     """A page with a drawing and no text layer (what a scanner produces)."""
     from reportlab.pdfgen import canvas

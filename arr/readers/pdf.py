@@ -29,30 +29,53 @@ class PdfReader:
         self.budget_s = budget_s
 
     def read(self, raw: bytes) -> View:
+        from arr.readers.outline import work_titles
         from arr.readers.pdf_text import extract
 
         if not raw.lstrip()[:5].startswith(b"%PDF-") and b"%PDF-" not in raw[:1024]:
             raise Unreadable(UNREADABLE, "not a PDF (no %PDF- header)")
-        title, pages, headings, info = extract(raw, self.max_pages, self.budget_s)
+        title, pages, headings, info, bookmarks = extract(raw, self.max_pages, self.budget_s)
+        works = work_titles(bookmarks, headings, lambda n: bool(byline(pages[n], headings[n])))
         blocks = []
         shown = title  # a page's title: the heading that opens it, else the last one before
-        for number, (lines, opening) in enumerate(zip(pages, headings, strict=True), 1):
+        for number, (lines, opening, work) in enumerate(zip(pages, headings, works, strict=True)):
             shown = opening or shown
-            blocks.append((f"page={number}", shown, lines))
-        works = paper_citations(pages, headings, info)
-        cited = [f"{work}, p. {n}" if work else None for n, work in enumerate(works, 1)]
+            blocks.append((f"page={number + 1}", work or shown, lines))
+        cited = [
+            f"{each}, p. {n}" if each else None
+            for n, each in enumerate(paper_citations(pages, headings, info, works), 1)
+        ]
         return build_view(blocks, file_lines=False, title=title, citations=cited)
 
 
+def byline(lines: list[str], opening: str | None) -> list[str]:
+    """The people named right under a heading inside a PDF (a new paper's byline, not a
+    chapter's first lines, and not English words alone: ``Getting Started``)."""
+    from arr.readers.citation import INNER_NAME_LINES, NAME_LINES, authors_under, heading_lines
+    from arr.readers.pdf_text import english_words
+
+    if not opening:
+        return []
+    skip, words = heading_lines(lines, opening), english_words()
+    return authors_under(lines, skip, INNER_NAME_LINES, words) or authors_under(
+        lines[:skip], 1, NAME_LINES, words
+    )
+
+
 def paper_citations(
-    pages: list[list[str]], headings: list[str | None], info: dict[str, str]
+    pages: list[list[str]],
+    headings: list[str | None],
+    info: dict[str, str],
+    works: list[str | None] | None = None,
 ) -> list[str | None]:
     """Each page's work as cited (``Ongaro & Ousterhout 2014``): page 1's from the metadata
     (when it names people or a body) or the lines under its heading; a later page that opens
     with a heading and names authors under it starts another paper (a volume's, a collection's);
-    one that names none stays in the paper before it (a book's chapter)."""
+    one that names none stays in the paper before it (a book's chapter). A work the outline
+    names (``works``: :mod:`arr.readers.outline`) starts where its bookmark points: its own
+    byline if it has one, else the authors before it, in the year its bookmark or its first
+    lines name (an issue of a newsletter)."""
     from arr.readers.citation import (
-        INNER_NAME_LINES,
         NAME_LINES,
         authors_under,
         cite,
@@ -61,25 +84,36 @@ def paper_citations(
         metadata_year,
         year_under,
     )
-    from arr.readers.pdf_text import english_words
 
+    works = works or [None] * len(pages)
     made = metadata_year(info.get("CreationDate"))
     out: list[str | None] = []
-    current: str | None = None
-    for number, (lines, opening) in enumerate(zip(pages, headings, strict=True)):
-        if number == 0 or opening:
-            skip = heading_lines(lines, opening) if opening else 1
-            # a later page's names must stand right under its heading (a new paper's byline,
-            # not a chapter's first lines) and not be English words alone ("Getting Started")
-            if number == 0:
-                window, words = NAME_LINES, frozenset[str]()
-            else:
-                window, words = INNER_NAME_LINES, english_words()
-            people = authors_under(lines, skip, window, words)
-            people = people or authors_under(lines[:skip], 1, NAME_LINES, words)
-            if number == 0:
-                people = metadata_authors(info.get("Author")) or people
-            if people:
-                current = cite(people, year_under(lines, 1) or made)
-        out.append(current)
+    people: list[str] = []
+    year: int | None = None
+    for number, (lines, opening, work) in enumerate(zip(pages, headings, works, strict=True)):
+        begins = work is not None and (number == 0 or works[number - 1] != work)
+        if number == 0:
+            found = metadata_authors(info.get("Author")) or (
+                authors_under(lines, 1, NAME_LINES) if not opening else byline_first(lines, opening)
+            )
+        else:
+            found = byline(lines, opening)
+        if found:
+            people, year = found, year_under(lines, 1) or made
+        if begins:
+            # the bookmark's year, else the first lines' (under the heading, or where it
+            # was: a masthead on every issue is dropped as a running head)
+            under = year_under(lines, heading_lines(lines, opening)) if not found else year
+            year = year_under([work or ""], 0) or under
+            year = year or made
+        out.append(cite(people, year) if people else None)
     return out
+
+
+def byline_first(lines: list[str], opening: str) -> list[str]:
+    """Page 1's authors: the run of names in the lines under its heading (a title page's
+    authors may stand a few lines down, under a subtitle or a date)."""
+    from arr.readers.citation import NAME_LINES, authors_under, heading_lines
+
+    skip = heading_lines(lines, opening)
+    return authors_under(lines, skip, NAME_LINES) or authors_under(lines[:skip], 1, NAME_LINES)

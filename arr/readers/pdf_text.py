@@ -36,6 +36,7 @@ import unicodedata
 from collections import Counter
 from typing import NamedTuple
 
+from arr.readers.outline import top_bookmarks
 from arr.readers.view import (
     EXTRACT_TIMEOUT,
     NO_TEXT,
@@ -282,6 +283,7 @@ class Extracted(NamedTuple):
     pages: list[list[str]]  # the lines of each page
     headings: list[str | None]  # the heading that opens each page, or None
     info: dict[str, str]  # the metadata (``Author``, ``CreationDate``, ...), as read
+    bookmarks: list[tuple[int, str]]  # the outline's top-level (page index, title)
 
 
 def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
@@ -320,6 +322,7 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
                 page.close()
         opening = headings[0] if headings else None
         info = _metadata(document)
+        bookmarks = top_bookmarks(document)
         title = _metadata_title(info) or (opening if plausible_heading(opening) else None)
     finally:
         document.close()
@@ -329,4 +332,4 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
     if title is None:
         first = next((line for page in pages for line in page if line.strip()), "")
         title = first[:300] or None
-    return Extracted(title, pages, headings, info)
+    return Extracted(title, pages, headings, info, bookmarks)

@@ -5,7 +5,6 @@ in a volume, never a user name or a tool's; carried by every channel to CLI, JSO
 
 from __future__ import annotations
 
-import io
 import json
 import shutil
 from pathlib import Path
@@ -14,6 +13,7 @@ import pytest
 
 from arr.readers.citation import cite, metadata_authors, names_on, surname
 from arr.readers.pdf import PdfReader
+from tests.readers_fixtures import headed_pdf_bytes as volume
 
 READER = PdfReader()
 
@@ -71,29 +71,6 @@ def test_citations_read_as_researchers_write_them() -> None:
     assert cite(["Leslie Lamport"], None) == "Lamport"
     assert cite([], 2014) is None  # a year names no one
     assert surname("Guido van Rossum") == "van Rossum" and surname("Mark A. Wicks Jr.") == "Wicks"
-
-
-def volume(pages: list[tuple[str | None, list[str]]], author: str | None = None) -> bytes:
-    """A PDF whose pages open with a heading in large type (or none) over lines of body text."""
-    from reportlab.pdfgen import canvas
-
-    out = io.BytesIO()
-    pdf = canvas.Canvas(out)
-    if author is not None:
-        pdf.setAuthor(author)
-    for heading, lines in pages:
-        y = 790
-        if heading:
-            pdf.setFont("Helvetica-Bold", 20)
-            pdf.drawString(72, y, heading)
-            y -= 30
-        pdf.setFont("Helvetica", 10)
-        for line in lines:
-            pdf.drawString(72, y, line)
-            y -= 13
-        pdf.showPage()
-    pdf.save()
-    return out.getvalue()
 
 
 BODY = [f"Body text line {n} of this page about replicated logs and leaders." for n in range(30)]
