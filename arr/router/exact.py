@@ -9,8 +9,12 @@ or more, or to a quoted one (``"..."``) of 3 or more; a shorter query is a look-
 holding every word in a row says little. An author-year citation (``Gruntz 1996``, ``Goyal et
 al. 2017``) puts the BibTeX entries whose label it is first (before the passages citing it).
 A query that is a place's title (a paper's, a section's or a cell's heading: ``The amsmath
-package``, ``SAT Solving``) puts the places so titled first, before those holding it as a run:
-the paper named by its title, not the manual that mentions it on every page.
+package``, ``SAT Solving``), or 4+ words of it in a row (``The Extension of TEX`` for ``EncTEX:
+The Extension of TEX for Input Re-encoding``), puts the places so titled first, before those
+holding it as a run: the paper named by its title, not the manual that mentions it on every
+page. So does a query naming an author and words of the title (``Oberdiek ltxcmds``, ``Ongaro
+consensus``): the places cited by that author (their ``citation``) whose title holds the other
+words; a short query of a name and a topic is how a researcher asks for a paper they know.
 """
 
 from __future__ import annotations
@@ -86,6 +90,8 @@ def citation_label(query: str) -> str | None:
 
 TITLE_MIN_WORDS = 2  # one word names a topic more often than a title
 TITLE_PREFIX_MIN_WORDS = 3  # a title's opening words, when the heading ran on into authors
+TITLE_RUN_MIN_WORDS = 4  # words of a title in a row (its subtitle, after a name or a colon)
+AUTHOR_TOPIC_MAX_WORDS = 5  # "Oberdiek ltxcmds", "van Rossum generators": short look-ups
 
 
 def is_titled(query_words: tuple[str, ...], title: str | None) -> bool:
@@ -102,7 +108,45 @@ def is_titled(query_words: tuple[str, ...], title: str | None) -> bool:
         return True
     if "\u203a" in lowered and tuple(_WORD.findall(lowered.rsplit("\u203a", 1)[1])) == query_words:
         return True
-    return len(query_words) >= TITLE_PREFIX_MIN_WORDS and whole[: len(query_words)] == query_words
+    if len(query_words) >= TITLE_PREFIX_MIN_WORDS and whole[: len(query_words)] == query_words:
+        return True
+    return len(query_words) >= TITLE_RUN_MIN_WORDS and _contains(whole, query_words)
+
+
+def _contains(words: tuple[str, ...], run: tuple[str, ...]) -> bool:
+    size = len(run)
+    return any(words[at : at + size] == run for at in range(len(words) - size + 1))
+
+
+_PAGE_SUFFIX = re.compile(r",\s*p\.\s*\S+$")
+_YEAR_SUFFIX = re.compile(r"\s+(?:19|20)\d\d[a-z]?$")
+
+
+def cited_names(citation: str | None) -> list[tuple[str, ...]]:
+    """The names a citation gives, as lower-case words: ``Ongaro & Ousterhout 2014, p. 3`` ->
+    ``[("ongaro",), ("ousterhout",)]``; ``van Rossum et al. 2009`` -> ``[("van", "rossum")]``."""
+    if not citation:
+        return []
+    who = _YEAR_SUFFIX.sub("", _PAGE_SUFFIX.sub("", citation)).replace(" et al.", "")
+    return [words for name in who.split(" & ") if (words := tuple(_WORD.findall(name.lower())))]
+
+
+def by_author(query_words: tuple[str, ...], citation: str | None, title: str | None) -> bool:
+    """Whether the query is an author the citation names and words of the title: every query
+    word is the name's or the title's, and there is at least one of each."""
+    if not 2 <= len(query_words) <= AUTHOR_TOPIC_MAX_WORDS or not citation or not title:
+        return False
+    titled = set(_WORD.findall(title.lower()))
+    names = cited_names(citation)
+    # a name's last word alone too: "Han The Thanh" (read as one body's name) is "Thanh"
+    for name in names + [name[-1:] for name in names if len(name) > 1]:
+        size = len(name)
+        for at in range(len(query_words) - size + 1):
+            if query_words[at : at + size] == name:
+                rest = query_words[:at] + query_words[at + size :]
+                if rest and all(word in titled for word in rest):
+                    return True
+    return False
 
 
 def _inside_a_pdf(item: EvidenceChunk) -> bool:
@@ -121,7 +165,12 @@ def exact_positions(query: str, ranked: Sequence[EvidenceChunk]) -> list[int]:
         return [i for i, c in enumerate(ranked[:LOOKED_AT]) if label in c.full_text().lower()]
     inside = quoted(query)
     asked = tuple(_WORD.findall((inside if inside is not None else query).lower()))
-    titled = [i for i, c in enumerate(ranked[:LOOKED_AT]) if is_titled(asked, c.location.title)]
+    titled = [
+        i
+        for i, c in enumerate(ranked[:LOOKED_AT])
+        if is_titled(asked, c.location.title)
+        or by_author(asked, c.location.citation, c.location.title)
+    ]
     titled.sort(key=lambda i: _inside_a_pdf(ranked[i]))
     words = phrase_words(query)
     if words is None:
