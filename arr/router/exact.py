@@ -5,8 +5,9 @@ current time") wants the page that holds it, not the passages that mean somethin
 fusion, vector passages and file-name matches could bury it. So after reranking, the items
 whose text holds the query's words in order, as a run (case, punctuation, line breaks and
 hyphens aside), move to the front in their order. It applies to a query of ``MIN_WORDS`` words
-or more, or to a quoted one (``"..."``) of 3 or more; a shorter query is a look-up, where
-holding every word in a row says little. An author-year citation (``Gruntz 1996``, ``Goyal et
+or more, or to a quoted one (``"..."``) or a pasted line of code (``forecast =
+res.get_forecast('2014')``) of 3 or more; a shorter query is a look-up, where holding every
+word in a row says little. An author-year citation (``Gruntz 1996``, ``Goyal et
 al. 2017``) puts the BibTeX entries whose label it is first (before the passages citing it).
 A query that is a place's title (a paper's, a section's or a cell's heading: ``The amsmath
 package``, ``SAT Solving``), or 4+ words of it in a row (``The Extension of TEX`` for ``EncTEX:
@@ -23,21 +24,29 @@ import re
 from collections.abc import Sequence
 
 from arr.models import EvidenceChunk
-from arr.query.shape import quoted
+from arr.query.shape import is_prose, quoted
 
 MIN_WORDS = 6
 QUOTED_MIN_WORDS = 3
 LOOKED_AT = 100  # items checked (a phrase's page is in the fused head when any channel had it)
 _WORD = re.compile(r"[^\W_]+")
+_CODE_LINE = re.compile(r"\w\s*\(|\w\s*=[^=]|\w\[")  # a call, an assignment, an index
 
 
 def phrase_words(query: str) -> tuple[str, ...] | None:
     """The query's words (lower case) to look for as a run, or None when too short."""
     inside = quoted(query)
     words = _WORD.findall((inside if inside is not None else query).lower())
-    if len(words) < (QUOTED_MIN_WORDS if inside is not None else MIN_WORDS):
-        return None
-    return tuple(words)
+    least = QUOTED_MIN_WORDS if inside is not None or code_line(query) else MIN_WORDS
+    return tuple(words) if len(words) >= least else None
+
+
+def code_line(query: str) -> bool:
+    """A line of code pasted (``forecast = res.get_forecast('2014')``, ``print(res.summary())``):
+    a call, an assignment or an index, not in prose (``how do I call fit() twice``); where it
+    stands word for word is the place (a notebook's cell, a file's line), wherever fusion put
+    it."""
+    return bool(_CODE_LINE.search(query)) and not is_prose(query.split())
 
 
 def _run_at(lowered: str, words: tuple[str, ...], at: int) -> bool:

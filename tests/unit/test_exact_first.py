@@ -57,6 +57,25 @@ def test_short_queries_are_look_ups_unless_quoted() -> None:
     assert query_shape("fall within ten days of the current time") == "semantic"
 
 
+def test_a_pasted_line_of_code_puts_the_cell_that_holds_it_first() -> None:
+    """A line of code copied from a notebook leads with its cell (real notebooks: the
+    forecasting notebook's similar cells answered before the one holding the line)."""
+    ranked = [
+        item("forecasting.ipynb#cell=18", "fcast = res.get_forecast(steps=10)\nfcast.summary()"),
+        item(
+            "trend.ipynb#cell=10", "forecast = res.get_forecast('2014')\nci = forecast.conf_int()"
+        ),
+        item("trend.ipynb#cell=11", "forecast.predicted_mean.plot()"),
+    ]
+    assert [c.id for c in exact_first("forecast = res.get_forecast('2014')", ranked, [])][0] == (
+        "trend.ipynb#cell=10"
+    )
+    assert phrase_words("print(res5.summary_frame())") == ("print", "res5", "summary", "frame")
+    assert phrase_words("get_forecast") is None  # an identifier is a look-up
+    assert phrase_words("fit(x)") is None  # two words say little
+    assert phrase_words("how to call fit() again") is None  # prose naming a call
+
+
 def test_an_author_year_citation_puts_its_bibliography_entry_first() -> None:
     ranked = [
         item("main.tex#L40", "as shown before \\cite{gruntz1996}\ncites: gruntz 1996", "bm25"),
