@@ -181,6 +181,9 @@ def drop_running_lines(pages: list[list[str]]) -> list[list[str]]:
 
 
 HEADING_SCALE = 1.15  # a heading's letters are this much larger than the page's median
+# a line of the leading large type whose letters are this much smaller than the first line's is
+# not the heading's any more: the authors (12 pt under a 17 pt title), a date, a first section
+HEADING_RUN_ON = 0.8
 
 
 def heading(textpage: object) -> str | None:
@@ -205,7 +208,17 @@ def heading(textpage: object) -> str | None:
         return None
     large = HEADING_SCALE * statistics.median(body)
     end, limit = 0, min(total, 400)
+    lead = line_top = 0.0  # the first line's largest letters; the current line's
+    line_start = 0
     while end < limit and ((found := size(end)) >= large or found < 2):
+        if found < 2:  # a generated break: the line so far is done
+            lead = lead or line_top
+            line_start, line_top = end + 1, 0.0
+        else:
+            line_top = max(line_top, found)
+            if lead and line_top < HEADING_RUN_ON * lead:
+                end = line_start  # type smaller than the title's: the authors, a date
+                break
         end += 1
     if end == 0:
         return None
