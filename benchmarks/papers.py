@@ -15,6 +15,9 @@ gold at file level for the text and at page level for the PDFs (``x.pdf#page=8``
    outputs, a plot and an error): vector passages of the raw JSON cut by lines (before the
    readers) against one unit per cell, with the shipped embedder's token counts, and the
    base64 bytes left in the indexed text.
+5. A real folder of PDFs nobody here made (:mod:`benchmarks.real_folder`), and 6. real
+   notebooks (:mod:`benchmarks.real_notebooks`): known-item questions, ARR beside the
+   simplest script (bm25s over ``pdftotext`` pages, over nbformat cells).
 
 Indexes live under ``outputs/bench/papers`` (rebuilt when stale, as ``arr index`` decides).
 """
@@ -239,6 +242,8 @@ def bench_notebooks() -> None:
 
 
 def main() -> int:
+    from benchmarks.real_notebooks import bench_real_notebooks
+
     data = pdfgold_dir()
     if not (data / "volumes").is_dir():
         print(f"bench-papers: {data} not found (set ARR_PDFGOLD); the typeset volumes not measured")
@@ -246,6 +251,7 @@ def main() -> int:
         from benchmarks.real_folder import bench_real_folder
 
         bench_real_folder(bench_out() / "papers")  # a real folder needs no ../shared
+        bench_real_notebooks(bench_out() / "papers")
         return 0
     volumes = sorted((data / "volumes").glob("*.pdf"))
     limit = int(os.environ.get("ARR_BENCH_PAPERS_LIMIT", "0"))
@@ -282,6 +288,7 @@ def main() -> int:
     from benchmarks.real_folder import bench_real_folder
 
     bench_real_folder(out)
+    bench_real_notebooks(out)
     return 0
 
 

@@ -225,11 +225,26 @@ def test_papers_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
         ]
         (folder / f"m{n}.pdf").parent.mkdir(parents=True, exist_ok=True)
         (folder / f"m{n}.pdf").write_bytes(pdf_bytes(pages))
+    # the real notebooks' section on 10 small notebooks written here
+    import nbformat
+    from nbformat.v4 import new_code_cell, new_markdown_cell, new_notebook
+
+    books = tmp_path / "books"
+    books.mkdir()
+    for n in range(10):
+        topic = " ".join(rng.sample(WORDS.split(), 4))
+        cells = [new_markdown_cell(f"# Notebook {n} on {topic}"),
+                 new_code_cell(f"model_{n} = fit_model(data, order=({n}, 1))"),
+                 new_markdown_cell(f"Here the {topic} is fitted again with another order, "
+                                   f"number {n}, and the residuals are compared by eye."),
+                 new_code_cell(f"resid_{n} = model_{n}.resid.plot(figsize=(12, 8))")]  # fmt: skip
+        nbformat.write(new_notebook(cells=cells), str(books / f"nb{n}.ipynb"))
     env = {
         **os.environ,
         "ARR_BENCH_OUT": str(tmp_path / "out"),
         "ARR_PDFGOLD": str(data),
         "ARR_BENCH_REAL_FOLDER": str(folder),
+        "ARR_BENCH_REAL_NOTEBOOKS": str(books),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
@@ -240,6 +255,9 @@ def test_papers_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
     if shutil.which("pdftotext"):  # the baseline needs poppler
         assert re.search(r"ARR default\s+phrase\s+[0-9.]+", out), out[-3000:]
         assert "bm25s over pdftotext pages" in out
+    section = out.split("6. real notebooks", 1)[-1]
+    notebooks = re.findall(r"^   ARR default\s+(code|phrase|title)\s+([0-9.]+)", section, re.M)
+    assert len(notebooks) == 3 and all(float(r1) > 0.5 for _, r1 in notebooks), out[-3000:]
 
 
 @pytest.mark.model
