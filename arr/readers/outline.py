@@ -27,6 +27,7 @@ from collections.abc import Callable
 
 MAX_BOOKMARKS = 5000  # top-level bookmarks read at most (a hostile outline is a long list)
 MAX_TITLE = 300
+_CONTROL = frozenset({"Cc", "Cf", "Co", "Cs", "Cn"})  # control, format, private, unassigned
 _WORD = re.compile(r"[^\W_]+")
 
 
@@ -60,7 +61,7 @@ def top_bookmarks(document: object) -> list[tuple[int, str]]:
 def clean_title(text: str) -> str:
     """A bookmark's title as shown: NFKC, one line, no control or format characters."""
     text = unicodedata.normalize("NFKC", text)
-    kept = "".join(c if unicodedata.category(c)[0] != "C" else " " for c in text)
+    kept = "".join(" " if unicodedata.category(c) in _CONTROL else c for c in text)
     title = " ".join(kept.split())[:MAX_TITLE]
     return title if any(c.isalnum() for c in title) else ""
 

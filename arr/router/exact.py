@@ -122,6 +122,11 @@ def is_titled(query_words: tuple[str, ...], title: str | None) -> bool:
     return len(query_words) >= TITLE_RUN_MIN_WORDS and _contains(whole, query_words)
 
 
+def titled_exactly(query_words: tuple[str, ...], item: EvidenceChunk) -> bool:
+    """Whether the item's title is the query's words, no more."""
+    return tuple(_WORD.findall((item.location.title or "").lower())) == query_words
+
+
 def _contains(words: tuple[str, ...], run: tuple[str, ...]) -> bool:
     size = len(run)
     return any(words[at : at + size] == run for at in range(len(words) - size + 1))
@@ -180,7 +185,9 @@ def exact_positions(query: str, ranked: Sequence[EvidenceChunk]) -> list[int]:
         if is_titled(asked, c.location.title)
         or by_author(asked, c.location.citation, c.location.title)
     ]
-    titled.sort(key=lambda i: _inside_a_pdf(ranked[i]))
+    # a PDF's first page first; among equals, the title that is the query before one that
+    # opens with it (colortbl.pdf before colortbl-DE.pdf, "The colortbl package ... Übersetzung")
+    titled.sort(key=lambda i: (_inside_a_pdf(ranked[i]), not titled_exactly(asked, ranked[i])))
     words = phrase_words(query)
     if words is None:
         return titled

@@ -17,9 +17,14 @@ from pydantic import BaseModel, ConfigDict
 
 from arr.errors import WorkspaceError
 from arr.models import Location
+from arr.readers import VERSIONS as READER_VERSIONS
+from arr.readers import WALLS_VERSION
 from arr.safety import file_rule
 
-READERS_VERSION = "readers-6"  # bump when any reader's output changes
+# What the indexes were read with: every reader's version and the walls'. Derived, never kept
+# apart: a reader's version bumped in arr.readers alone (pdf-9, pdf-10) left bm25 and the
+# vector index serving the old titles while grep, reading views, served the new ones.
+READERS_VERSION = "readers-" + "+".join((*READER_VERSIONS.values(), WALLS_VERSION))
 
 # Text by convention: the grep channel's withheld-files walk does not open these to look for a
 # NUL byte (indexing decides text by content, see walk_files).

@@ -238,6 +238,27 @@ def test_views_are_made_once_per_file_version(tmp_path: Path) -> None:
     assert [d.text for d in docs] == ["A new version of the paper."]
 
 
+def test_a_readers_version_bump_reads_the_indexes_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The indexes' freshness follows every reader's version and the walls' (one place to bump:
+    pdf-9 and pdf-10 were bumped in arr.readers alone and bm25 kept serving old titles)."""
+    from arr.readers import VERSIONS, WALLS_VERSION
+    from arr.tools.bm25 import tool as bm25_tool
+    from arr.workspace import sources
+
+    assert all(v in sources.READERS_VERSION for v in (*VERSIONS.values(), WALLS_VERSION))
+    ws = workspace(tmp_path)
+    write(root(ws) / "p.pdf", pdf_bytes(PAPER))
+    first = BM25Tool("bm25", ws).build(SCOPE_A)
+    assert first["files_reread"] == first["files"] == 2
+    assert BM25Tool("bm25", ws).build(SCOPE_A)["files_reread"] == 0  # nothing new: kept
+    bumped = sources.READERS_VERSION + "+next"
+    monkeypatch.setattr(bm25_tool, "READERS_VERSION", bumped)
+    monkeypatch.setattr(sources, "READERS_VERSION", bumped)
+    assert BM25Tool("bm25", ws).build(SCOPE_A)["files_reread"] == 2  # read again, not copied
+
+
 def test_through_the_router_each_question_finds_its_page_cell_entry_or_section(
     tmp_path: Path,
 ) -> None:
