@@ -173,6 +173,16 @@ def test_four_words_of_a_title_in_a_row_name_it() -> None:
     assert exact_positions("Input Re-encoding", ranked) == []
 
 
+def test_the_title_that_is_the_query_leads_one_that_opens_with_it() -> None:
+    """A translation's title page ran on into its translator (``The colortbl package David
+    Carlisle (Übersetzung: ...)``); the paper titled by the query alone comes first."""
+    ranked = [
+        titled("colortbl-DE.pdf#page=1", "The colortbl package\u2217 David Carlisle"),
+        titled("colortbl.pdf#page=1", "The colortbl package\u2217"),
+    ]
+    assert exact_positions("The colortbl package", ranked) == [1, 0]
+
+
 def test_titled_places_lead_those_holding_the_words() -> None:
     query = "a new implementation of the verbatim environments"
     ranked = [
