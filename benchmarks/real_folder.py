@@ -20,6 +20,7 @@ its bm25 alone beside ``bm25s`` (PyStemmer English, English stop words) over the
 
 from __future__ import annotations
 
+import hashlib
 import os
 import random
 import re
@@ -283,7 +284,9 @@ def bench_real_folder(out: Path) -> None:
         return
     from benchmarks.papers import _workspace, bench_index
 
-    folder = out / "real"
+    # another folder than the default gets a workspace of its own beside it
+    tag = hashlib.sha1(str(base).encode()).hexdigest()[:8]
+    folder = out / ("real" if base == Path("/usr/share/doc") else f"real-{tag}")
     texts = build_folder(base, folder / "src")
     _workspace(folder, folder / "src", "docs")
     pages = sum(len(p) for p in texts.values())
