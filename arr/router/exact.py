@@ -8,7 +8,9 @@ hyphens aside), move to the front in their order. It applies to a query of ``MIN
 or more, or to a quoted one (``"..."``) or a pasted line of code (``forecast =
 res.get_forecast('2014')``) of 3 or more; a shorter query is a look-up, where holding every
 word in a row says little. An author-year citation (``Gruntz 1996``, ``Goyal et
-al. 2017``) puts the BibTeX entries whose label it is first (before the passages citing it).
+al. 2017``) puts the BibTeX entries whose label it is first (before the passages citing it),
+then the paper's own pages where the folder holds it (their citation names that author and
+year; page 1 first).
 A query that is a place's title (a paper's, a section's or a cell's heading: ``The amsmath
 package``, ``SAT Solving``), or 4+ words of it in a row (``The Extension of TEX`` for ``EncTEX:
 The Extension of TEX for Input Re-encoding``), puts the places so titled first, before those
@@ -127,6 +129,22 @@ def titled_exactly(query_words: tuple[str, ...], item: EvidenceChunk) -> bool:
     return tuple(_WORD.findall((item.location.title or "").lower())) == query_words
 
 
+def cited_as(label: str, item: EvidenceChunk) -> bool:
+    """Whether a place's citation is the one a label names (``[ongaro 2014]``: its first
+    author's surname, or that name's last word, and its year)."""
+    citation = item.location.citation
+    names = cited_names(citation)
+    if not names or not citation:
+        return False
+    first, year = label[1:-1].rsplit(" ", 1)
+    cited_year = _YEAR_SUFFIX.search(_PAGE_SUFFIX.sub("", citation))
+    return (
+        bool(cited_year)
+        and cited_year[0].strip() == year
+        and first in (" ".join(names[0]), names[0][-1])
+    )
+
+
 def _contains(words: tuple[str, ...], run: tuple[str, ...]) -> bool:
     size = len(run)
     return any(words[at : at + size] == run for at in range(len(words) - size + 1))
@@ -176,7 +194,11 @@ def exact_positions(query: str, ranked: Sequence[EvidenceChunk]) -> list[int]:
     order."""
     label = citation_label(query)
     if label is not None:
-        return [i for i, c in enumerate(ranked[:LOOKED_AT]) if label in c.full_text().lower()]
+        head = ranked[:LOOKED_AT]
+        entries = [i for i, c in enumerate(head) if label in c.full_text().lower()]
+        # then the paper itself, where the folder holds it: the pages cited so, page 1 first
+        papers = [i for i, c in enumerate(head) if i not in entries and cited_as(label, c)]
+        return entries + sorted(papers, key=lambda i: _inside_a_pdf(head[i]))
     inside = quoted(query)
     asked = tuple(_WORD.findall((inside if inside is not None else query).lower()))
     titled = [

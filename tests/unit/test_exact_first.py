@@ -85,6 +85,19 @@ def test_an_author_year_citation_puts_its_bibliography_entry_first() -> None:
     for query in ("Gruntz 1996", "gruntz 1996", "Gruntz et al. 1996", "Gruntz (1996)"):
         assert [c.id for c in exact_first(query, ranked, [])][0] == "refs.bib#gruntz1996", query
     assert exact_positions("the 1996 paper", ranked) == []
+    # the paper itself, where the folder holds it, follows its entry: page 1 first
+    with_paper = [
+        cited("limits.pdf#page=4", "Computing limits", "Gruntz 1996, p. 4"),
+        *ranked,
+        cited("other.pdf#page=1", "Another thesis", "Gruntz 1997, p. 1"),  # another year
+        cited("limits.pdf#page=1", "Computing limits", "Gruntz 1996, p. 1"),
+        cited("raft.pdf#page=1", "Raft", "Ongaro & Ousterhout 2014, p. 1"),
+    ]
+    order = [with_paper[i].id for i in exact_positions("Gruntz 1996", with_paper)]
+    assert order == ["refs.bib#gruntz1996", "limits.pdf#page=1", "limits.pdf#page=4"]
+    assert [
+        with_paper[i].id for i in exact_positions("Ongaro and Ousterhout 2014", with_paper)
+    ] == ["raft.pdf#page=1"]
 
 
 def test_a_long_pdf_does_not_fill_the_first_ten() -> None:
