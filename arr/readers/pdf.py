@@ -48,16 +48,21 @@ class PdfReader:
         return build_view(blocks, file_lines=False, title=title, citations=cited)
 
 
-def byline(lines: list[str], opening: str | None) -> list[str]:
-    """The people named right under a heading inside a PDF (a new paper's byline, not a
-    chapter's first lines, and not English words alone: ``Getting Started``)."""
+def byline(lines: list[str], opening: str | None, first_page: bool = False) -> list[str]:
+    """The people named under a page's heading. On page 1, the first run of name lines among
+    the next ``NAME_LINES`` (a title page's authors may stand under a subtitle or a date); on a
+    later page, right under the heading (a new paper's byline, not a chapter's first lines)
+    and not English words alone (``Getting Started``)."""
     from arr.readers.citation import INNER_NAME_LINES, NAME_LINES, authors_under, heading_lines
     from arr.readers.pdf_text import english_words
 
-    if not opening:
-        return []
-    skip, words = heading_lines(lines, opening), english_words()
-    return authors_under(lines, skip, INNER_NAME_LINES, words) or authors_under(
+    if not opening:  # no heading: page 1's first line stands for it; a later page has none
+        return authors_under(lines, 1, NAME_LINES) if first_page else []
+    skip = heading_lines(lines, opening)
+    window, words = (
+        (NAME_LINES, frozenset[str]()) if first_page else (INNER_NAME_LINES, english_words())
+    )
+    return authors_under(lines, skip, window, words) or authors_under(
         lines[:skip], 1, NAME_LINES, words
     )
 
@@ -76,8 +81,6 @@ def paper_citations(
     byline if it has one, else the authors before it, in the year its bookmark or its first
     lines name (an issue of a newsletter)."""
     from arr.readers.citation import (
-        NAME_LINES,
-        authors_under,
         cite,
         heading_lines,
         metadata_authors,
@@ -92,12 +95,9 @@ def paper_citations(
     year: int | None = None
     for number, (lines, opening, work) in enumerate(zip(pages, headings, works, strict=True)):
         begins = work is not None and (number == 0 or works[number - 1] != work)
+        found = byline(lines, opening, first_page=number == 0)
         if number == 0:
-            found = metadata_authors(info.get("Author")) or (
-                authors_under(lines, 1, NAME_LINES) if not opening else byline_first(lines, opening)
-            )
-        else:
-            found = byline(lines, opening)
+            found = metadata_authors(info.get("Author")) or found
         if found:
             people, year = found, year_under(lines, 1) or made
         if begins:
@@ -108,12 +108,3 @@ def paper_citations(
             year = year or made
         out.append(cite(people, year) if people else None)
     return out
-
-
-def byline_first(lines: list[str], opening: str) -> list[str]:
-    """Page 1's authors: the run of names in the lines under its heading (a title page's
-    authors may stand a few lines down, under a subtitle or a date)."""
-    from arr.readers.citation import NAME_LINES, authors_under, heading_lines
-
-    skip = heading_lines(lines, opening)
-    return authors_under(lines, skip, NAME_LINES) or authors_under(lines[:skip], 1, NAME_LINES)
