@@ -15,7 +15,8 @@ deterministic sample of the PDFs with 4+ pages:
   gold, read apart from ARR);
 
 A question is asked only when it has one answer: a title no other PDF opens with, a phrase no
-other PDF holds (the folder's own text, as pdftotext reads it).
+other PDF holds (the folder's own text, as pdftotext reads it); and only in characters a
+researcher can type (a first line of control characters from a broken font is not asked).
 
 Scored as R@1 and R@10 of the right PDF (and page, for phrases), ARR's default pipeline and
 its bm25 alone beside ``bm25s`` (PyStemmer English, English stop words) over the pages.
@@ -112,7 +113,7 @@ def questions(
     for name in sorted(chosen):
         pages = texts[name]
         first = _first_line(pages)
-        if first and firsts[first.lower()] == 1:
+        if first and firsts[first.lower()] == 1 and first.isprintable():
             out.append({"kind": "title", "query": first[:120], "pdf": name, "page": None})
         asked = author_question(tree / name, name, first) if tree and first else None
         out += [asked] if asked else []
@@ -127,8 +128,10 @@ def questions(
                 start = rng.randrange(0, max(1, len(words) - 10))
                 phrase = " ".join(words[start : start + rng.randrange(8, 13)])
                 held = phrase.lower()
-                if len(_WORDS.findall(phrase)) < 6 or any(
-                    held in text for other, text in flat.items() if other != name
+                if (
+                    len(_WORDS.findall(phrase)) < 6
+                    or not phrase.isprintable()
+                    or any(held in text for other, text in flat.items() if other != name)
                 ):
                     continue  # dot leaders, or words another PDF holds too
                 out.append({"kind": "phrase", "query": phrase, "pdf": name, "page": page})

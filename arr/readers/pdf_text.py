@@ -19,8 +19,9 @@ pdflatex writes is column by column (measured on ``../shared/data/pdfgold``, see
   every line of a document;
 - the title: the metadata's when it is plausibly the paper's (:func:`plausible_title`: not a
   file name, ``untitled``, a word processor's or TeX's name for the file, a DOI, control
-  characters), else the first page's leading run of large type (font sizes from PDFium), else
-  its first line.
+  characters), else the first page's leading run of large type (font sizes from PDFium;
+  letter-spaced capitals joined), else its first line when it can stand for a title (letters,
+  no control characters: not a figure's axis labels), else none.
 
 This module runs inside the reading worker (:mod:`arr.readers.worker`), never in the
 searching process: a hostile PDF can only exhaust the worker.
@@ -223,7 +224,16 @@ def heading(textpage: object) -> str | None:
     if end == 0:
         return None
     lines = clean_page(textpage.get_text_range(0, end))  # type: ignore[attr-defined]
-    return " ".join(lines).replace(BREAK, "")[:300] or None
+    return unspaced(" ".join(lines).replace(BREAK, ""))[:300] or None
+
+
+_SPACED = re.compile(r"(?<!\S)(?:[^\W\d_] ){3,}[^\W\d_](?!\S)")  # C O N T E N T S: 4+ letters
+
+
+def unspaced(text: str) -> str:
+    """A letter-spaced heading joined (``C O N T E N T S`` -> ``CONTENTS``: theses' spaced small
+    capitals, which PDFium reads as one letter a word); other words as they are."""
+    return _SPACED.sub(lambda match: match[0].replace(" ", ""), text)
 
 
 def _metadata(document: object) -> dict[str, str]:
@@ -342,7 +352,8 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
     if sum(len("".join(line.split())) for page in pages for line in page) < MIN_TEXT_CHARS:
         raise Unreadable(NO_TEXT, "no text layer (a scan? OCR is not done)")
     pages = drop_running_lines(resolve_breaks(pages))
-    if title is None:
-        first = next((line for page in pages for line in page if line.strip()), "")
-        title = first[:300] or None
+    if title is None:  # the first line, when it can stand for a title (not a figure's "-6 -4")
+        line = next((ln for page in pages for ln in page if ln.strip()), "")
+        first = unspaced(" ".join(line.split()))
+        title = first[:300] if plausible_title(first) else None
     return Extracted(title, pages, headings, info, bookmarks)

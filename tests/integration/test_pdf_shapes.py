@@ -6,6 +6,7 @@ a blank page in a PDF of 3+ pages raised IndexError and lost 162- and 260-page b
 from __future__ import annotations
 
 import glob
+import io
 from pathlib import Path
 
 import pytest
@@ -276,3 +277,23 @@ def test_a_title_pages_heading_stops_where_the_type_gets_smaller(
     assert view.title == title
     if "Patashnik" in top[1][1]:
         assert view.units[0].citation == "Patashnik 1988, p. 1"
+
+
+def test_a_letter_spaced_heading_is_read_as_words_and_a_figure_has_no_title() -> None:
+    """Theses set chapter headings in spaced capitals (``C O N T E N T S`` as PDFium reads
+    them); a figure's PDF (axis labels) names no title rather than ``-6 -4 -2 0 2``."""
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out)
+    pdf.setFont("Helvetica", 20)
+    pdf.drawString(72, 800, "I N T R O D U C T I O N")  # as PDFium reads spaced small caps
+    for number, (size, line) in enumerate(BODY_LINES):
+        pdf.setFont("Helvetica", size)
+        pdf.drawString(72, 760 - 14 * number, line)
+    pdf.showPage()
+    pdf.save()
+    view = READER.read(out.getvalue())
+    assert view.title == "INTRODUCTION" and view.units[0].title == "INTRODUCTION"
+    figure = sized_pdf([(10.0, "-6 -4 -2 0 2 4 6"), (10.0, "0.4 0.2"), (10.0, "x y")])
+    assert READER.read(figure).title is None
