@@ -35,6 +35,7 @@ import re
 import time
 import unicodedata
 from collections import Counter
+from collections.abc import Callable
 from typing import NamedTuple
 
 from arr.readers.outline import top_bookmarks
@@ -185,9 +186,30 @@ HEADING_SCALE = 1.15  # a heading's letters are this much larger than the page's
 # a line of the leading large type whose letters are this much smaller than the first line's is
 # not the heading's any more: the authors (12 pt under a 17 pt title), a date, a first section
 HEADING_RUN_ON = 0.8
+HEADER_LINES = 2  # small-type lines a title page may print above its title (a journal's header)
 
 
-def heading(textpage: object) -> str | None:
+def _below_header(handle: object, total: int, large: float, size: Callable[[int], float]) -> int:
+    """Where a title page's large type starts under up to ``HEADER_LINES`` lines of small type
+    (a journal's header: ``MNRAS 000, 1-10 (2020) Preprint``, ``Proceedings of Machine Learning
+    Research``), or 0 when the page opens otherwise."""
+    import pypdfium2.raw as raw_api
+
+    at = 0
+    for _ in range(HEADER_LINES):
+        if size(at) >= large:
+            return at
+        while at < min(total, 300) and raw_api.FPDFText_GetUnicode(handle, at) != 10:
+            if size(at) >= large:
+                return 0  # large type inside the first line: not a header over a title
+            at += 1
+        at += 1  # past the line's end
+        if at >= min(total, 300):
+            return 0
+    return at if size(at) >= large else 0
+
+
+def heading(textpage: object, header_lines: bool = False) -> str | None:
     """The page's leading run of large type (a paper's title as typeset), or None. The body
     size is the median of 31 letters sampled over the page; only a run that starts the page
     is read letter by letter (a few ctypes calls per page, not one per letter)."""
@@ -208,11 +230,18 @@ def heading(textpage: object) -> str | None:
     if not body:
         return None
     large = HEADING_SCALE * statistics.median(body)
-    end, limit = 0, min(total, 400)
+    start = _below_header(handle, total, large, size) if header_lines else 0
+    end, limit = start, min(total, start + 400)
     lead = line_top = 0.0  # the first line's largest letters; the current line's
-    line_start = 0
-    while end < limit and ((found := size(end)) >= large or found < 2):
-        if found < 2:  # a generated break: the line so far is done
+    line_start = start
+    while end < limit:
+        found = size(end)
+        if 2 <= found < large:
+            # a logo's small letter inside the heading (LaTeX's raised A) when large type
+            # resumes right after it; else the heading ends here
+            if not any(size(at) >= large for at in (end + 1, end + 2) if at < limit):
+                break
+        elif found < 2:  # a generated break: the line so far is done
             lead = lead or line_top
             line_start, line_top = end + 1, 0.0
         else:
@@ -221,9 +250,9 @@ def heading(textpage: object) -> str | None:
                 end = line_start  # type smaller than the title's: the authors, a date
                 break
         end += 1
-    if end == 0:
+    if end == start:
         return None
-    lines = clean_page(textpage.get_text_range(0, end))  # type: ignore[attr-defined]
+    lines = clean_page(textpage.get_text_range(start, end - start))  # type: ignore[attr-defined]
     return unspaced(" ".join(lines).replace(BREAK, ""))[:300] or None
 
 
@@ -268,6 +297,9 @@ _NOT_TITLES = frozenset(
         "microsoft word document",
         "abstract",
         "contents",
+        "no title given",
+        "insert title here",
+        "title of the paper",
     }
 )
 _DOI = re.compile(r"(?i)^(?:doi:?\s*|https?://(?:dx\.)?doi\.org/)?10\.\d{4,9}/\S+$")
@@ -335,7 +367,7 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
                 textpage = page.get_textpage()
                 try:
                     pages.append(page_lines(textpage.get_text_range()))
-                    headings.append(heading(textpage))
+                    headings.append(heading(textpage, header_lines=number == 0))
                 finally:
                     textpage.close()
             except pdfium.PdfiumError:

@@ -85,6 +85,7 @@ def test_a_compounds_own_hyphen_stays_and_a_broken_word_is_joined() -> None:
         ("doi:10.1000/xyz123", False),
         ("\x01\x02junk", False),
         ("main.tex", False),
+        ("No Title Given", False),  # llncs's placeholder when \title{} is not given
         ("ZooKeeper: Wait-free coordination for Internet-scale systems", True),
         ("In Search of an Understandable Consensus Algorithm", True),
     ],
@@ -297,3 +298,30 @@ def test_a_letter_spaced_heading_is_read_as_words_and_a_figure_has_no_title() ->
     assert view.title == "INTRODUCTION" and view.units[0].title == "INTRODUCTION"
     figure = sized_pdf([(10.0, "-6 -4 -2 0 2 4 6"), (10.0, "0.4 0.2"), (10.0, "x y")])
     assert READER.read(figure).title is None
+
+
+def test_a_title_under_a_journal_header_and_a_logo_inside_a_title_are_read_whole() -> None:
+    """A journal prints its header in small type above the title (``MNRAS 000, 1-10 (2020)``;
+    the title was that header); the LaTeX logo sets its ``A`` smaller (the title was ``The
+    L``)."""
+    from reportlab.pdfgen import canvas
+
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out)
+    pdf.setFont("Helvetica", 8)
+    pdf.drawString(72, 810, "MNRAS 000, 1-10 (2020) Preprint 27 June 2020")
+    text = pdf.beginText(72, 770)
+    for piece, points in (("The L", 20), ("A", 14), ("TEX Project Public License", 20)):
+        text.setFont("Helvetica", points)
+        text.textOut(piece)
+    pdf.drawText(text)
+    pdf.setFont("Helvetica", 12)
+    pdf.drawString(72, 740, "Frank Mittelbach")
+    for number, (size, line) in enumerate(BODY_LINES):
+        pdf.setFont("Helvetica", size)
+        pdf.drawString(72, 710 - 14 * number, line)
+    pdf.showPage()
+    pdf.save()
+    view = READER.read(out.getvalue())
+    assert view.title == "The LATEX Project Public License"
+    assert view.units[0].citation is not None and view.units[0].citation.startswith("Mittelbach")
