@@ -228,7 +228,8 @@ def test_the_int8_workers_share_one_session_and_match_one_worker(cache: Path) ->
 
 def test_an_incremental_update_equals_a_clean_rebuild(tmp_path: Path, cache: Path) -> None:
     """The shipped int8 embedder, a real Chroma store, a tree with edits: the index updated
-    file by file answers exactly as one built from nothing (same ids, same scores)."""
+    file by file answers as one built from nothing (same ids in the same order, scores within
+    the last rounded digit)."""
     from arr.tools.vector import VectorTool
     from arr.vector_store.chroma import ChromaStore
     from tests.conftest import SCOPE_A, file_workspace
@@ -253,4 +254,8 @@ def test_an_incremental_update_equals_a_clean_rebuild(tmp_path: Path, cache: Pat
         call = ToolCall(tool="vector", query=query, top_k=8)
         a = [(e.id, e.score) for e in incremental.retrieve(call, SCOPE_A)]
         b = [(e.id, e.score) for e in clean.retrieve(call, SCOPE_A)]
-        assert a == b, (query, a, b)
+        assert [i for i, _ in a] == [i for i, _ in b], (query, a, b)
+        # a chunk embedded in another batch (other padding, the two cores' workers splitting
+        # the batches otherwise) can differ in float32's last bits: a score rounded to 6
+        # decimals then moves by one in the last digit (0.24634 / 0.246341), never more
+        assert all(abs(x - y) <= 2e-6 for (_, x), (_, y) in zip(a, b, strict=True)), (a, b)
