@@ -143,56 +143,65 @@ def _first_line(pages: list[str]) -> str:
     return next((ln.strip() for ln in pages[0].splitlines() if len(ln.split()) >= 2), "")
 
 
-def bm25s_pages(texts: dict[str, list[str]]):  # type: ignore[no-untyped-def]
+def bm25s_over(ids: list[tuple[str, int]], corpus: list[str]):  # type: ignore[no-untyped-def]
+    """The simplest script a researcher could write: bm25s (PyStemmer English, English stop
+    words) over ``corpus``; a query answers with the ``ids`` of its 10 best units."""
     import bm25s
     import Stemmer
 
     stemmer = Stemmer.Stemmer("english")
-    ids = [(name, n) for name, pages in texts.items() for n in range(1, len(pages) + 1)]
-    corpus = [texts[name][n - 1] for name, n in ids]
     retriever = bm25s.BM25()
     retriever.index(bm25s.tokenize(corpus, stopwords="en", stemmer=stemmer, show_progress=False),
                     show_progress=False)  # fmt: skip
 
     def search(query: str) -> list[tuple[str, int]]:
         tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
+        if not tokens.vocab:  # stop words only: bm25s has nothing to look up
+            return []
         results, scores = retriever.retrieve(tokens, k=10, show_progress=False)
         return [ids[i] for i, s in zip(results[0], scores[0], strict=True) if s > 0]
 
     return search
 
 
-def arr_search(folder: Path, overrides: list[str]):  # type: ignore[no-untyped-def]
+def bm25s_pages(texts: dict[str, list[str]]):  # type: ignore[no-untyped-def]
+    ids = [(name, n) for name, pages in texts.items() for n in range(1, len(pages) + 1)]
+    return bm25s_over(ids, [texts[name][n - 1] for name, n in ids])
+
+
+def arr_search(folder: Path, overrides: list[str], unit: str = "page", none: int = 0):  # type: ignore[no-untyped-def]
+    """ARR as configured by ``overrides``: a query answers with its 10 best places as (file,
+    number of the ``unit``: ``page=7`` -> 7, else ``none``)."""
     import arr
 
     router = arr.load_router(overrides=overrides, workspace=folder)
+    prefix = f"{unit}="
 
     def search(query: str) -> list[tuple[str, int]]:
         found = []
         for item in router.search(query, "papers").evidence[:10]:
             path = item.location.path.split("/", 1)[-1]
             anchor = item.location.anchor or ""
-            found.append((path, int(anchor[5:]) if anchor.startswith("page=") else 0))
+            found.append((path, int(anchor[len(prefix) :]) if anchor.startswith(prefix) else none))
         return found
 
     return search
 
 
-def score(cases: list[dict], search) -> dict[str, tuple[float, ...]]:  # type: ignore[no-untyped-def]
+def score(  # type: ignore[no-untyped-def]
+    cases: list[dict], search, doc: str = "pdf", unit: str = "page"
+) -> dict[str, tuple[float, ...]]:
+    """Per question kind: R@1 and R@10 of the right file (``case[doc]``), then of the right
+    place in it (``case[unit]``)."""
     rows: dict[str, list[tuple[int, int, int, int]]] = {}
     for case in cases:
         found = search(case["query"])
-        pdfs = [p for p, _ in found]
-        pages = [(p, n) for p, n in found]
-        right = (case["pdf"], case["page"])
+        files = [name for name, _ in found]
+        right = (case[doc], case[unit])
         rows.setdefault(case["kind"], []).append(
-            (
-                int(pdfs[:1] == [case["pdf"]]),
-                int(case["pdf"] in pdfs),
-                int(pages[:1] == [right]),
-                int(right in pages),
-            )
-        )
+            (int(files[:1] == [case[doc]]), int(case[doc] in files),
+             int(found[:1] == [right]), int(right in found))
+        )  # fmt: skip
     return {kind: tuple(sum(col) / len(got) for col in zip(*got, strict=True))
             for kind, got in rows.items()}  # fmt: skip
 

@@ -29,6 +29,8 @@ import site
 import sys
 from pathlib import Path
 
+from benchmarks.real_folder import arr_search, bm25s_over, score
+
 SAMPLE = 40
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
 _WORDS = re.compile(r"[A-Za-z][A-Za-z'-]*")
@@ -101,54 +103,8 @@ def questions(cells: dict[str, list[tuple[str, str]]], rng: random.Random) -> li
 
 
 def bm25s_cells(cells: dict[str, list[tuple[str, str]]]):  # type: ignore[no-untyped-def]
-    import bm25s
-    import Stemmer
-
-    stemmer = Stemmer.Stemmer("english")
     ids = [(name, n) for name, notebook in cells.items() for n in range(len(notebook))]
-    corpus = [cells[name][n][1] for name, n in ids]
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(corpus, stopwords="en", stemmer=stemmer, show_progress=False),
-                    show_progress=False)  # fmt: skip
-
-    def search(query: str) -> list[tuple[str, int]]:
-        tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
-        if not tokens.vocab:
-            return []
-        results, scores = retriever.retrieve(tokens, k=10, show_progress=False)
-        return [ids[i] for i, s in zip(results[0], scores[0], strict=True) if s > 0]
-
-    return search
-
-
-def arr_search(folder: Path, overrides: list[str]):  # type: ignore[no-untyped-def]
-    import arr
-
-    router = arr.load_router(overrides=overrides, workspace=folder)
-
-    def search(query: str) -> list[tuple[str, int]]:
-        found = []
-        for item in router.search(query, "papers").evidence[:10]:
-            path = item.location.path.split("/", 1)[-1]
-            anchor = item.location.anchor or ""
-            found.append((path, int(anchor[5:]) if anchor.startswith("cell=") else -1))
-        return found
-
-    return search
-
-
-def score(cases: list[dict], search) -> dict[str, tuple[float, ...]]:  # type: ignore[no-untyped-def]
-    rows: dict[str, list[tuple[int, int, int, int]]] = {}
-    for case in cases:
-        found = search(case["query"])
-        books = [name for name, _ in found]
-        right = (case["nb"], case["cell"])
-        rows.setdefault(case["kind"], []).append(
-            (int(books[:1] == [case["nb"]]), int(case["nb"] in books),
-             int(found[:1] == [right]), int(right in found))
-        )  # fmt: skip
-    return {kind: tuple(sum(col) / len(got) for col in zip(*got, strict=True))
-            for kind, got in rows.items()}  # fmt: skip
+    return bm25s_over(ids, [cells[name][n][1] for name, n in ids])
 
 
 def bench_real_notebooks(out: Path) -> None:
@@ -175,10 +131,10 @@ def bench_real_notebooks(out: Path) -> None:
     print(f"   {'system':<32} {'question':<8} {head}")
     for label, search in (
         ("bm25s over nbformat cells", bm25s_cells(cells)),
-        ("ARR default", arr_search(folder, [])),
-        ("ARR bm25", arr_search(folder, ["tools=[bm25]"])),
+        ("ARR default", arr_search(folder, [], "cell", -1)),
+        ("ARR bm25", arr_search(folder, ["tools=[bm25]"], "cell", -1)),
     ):
-        for kind, (r1, r10, c1, c10) in sorted(score(cases, search).items()):
+        for kind, (r1, r10, c1, c10) in sorted(score(cases, search, "nb", "cell").items()):
             cell = f"{c1:9.2f} {c10:6.2f}" if kind != "title" else f"{'':9} {'':6}"
             print(f"   {label:<32} {kind:<8} {r1:7.2f} {r10:6.2f} {cell}")
 

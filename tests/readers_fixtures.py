@@ -69,6 +69,45 @@ def headed_pdf_bytes(
     return out.getvalue()
 
 
+Run = tuple[float, str]  # (type size in points, text)
+
+
+def sized_pdf_bytes(
+    pages: list[list[Run | list[Run]] | None],
+    pagesize: tuple[float, float] | None = None,
+    foot: list[str] | None = None,
+) -> bytes:
+    """Pages of lines, each in its own type size, or set in runs of several sizes (the LaTeX
+    logo's smaller ``A``); None: a scanned page (a picture, no text layer); ``foot``: a page
+    number printed at each page's foot."""
+    from reportlab.lib.pagesizes import A4
+    from reportlab.pdfgen import canvas
+
+    width, height = pagesize or A4
+    out = io.BytesIO()
+    pdf = canvas.Canvas(out, pagesize=(width, height))
+    for number, lines in enumerate(pages):
+        if lines is None:
+            pdf.setFillGray(0.4)
+            pdf.rect(40, 40, width - 80, height - 80, fill=1)  # what a scanner leaves
+            pdf.setFillGray(0)
+        y = height - 40
+        for line in lines or []:
+            runs = line if isinstance(line, list) else [line]
+            y -= max(points for points, _ in runs) * 1.5  # a line's leading follows its type
+            text = pdf.beginText(60, y)
+            for points, piece in runs:
+                text.setFont("Helvetica", points)
+                text.textOut(piece)
+            pdf.drawText(text)
+        if foot:
+            pdf.setFont("Helvetica", 9)
+            pdf.drawString(width / 2, 30, foot[number])
+        pdf.showPage()
+    pdf.save()
+    return out.getvalue()
+
+
 def scan_pdf_bytes() -> bytes:
     """A page with a drawing and no text layer (what a scanner produces)."""
     from reportlab.pdfgen import canvas

@@ -54,7 +54,7 @@ def top_bookmarks(document: object) -> list[tuple[int, str]]:
                 found[index] = title
             mark = raw_api.FPDFBookmark_GetNextSibling(document, mark)
     except (pdfium.PdfiumError, ValueError, OSError):
-        return sorted(found.items())  # what was read before the outline broke
+        pass  # a broken outline: what was read before it broke
     return sorted(found.items())
 
 

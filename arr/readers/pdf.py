@@ -101,10 +101,9 @@ def paper_citations(
         if found:
             people, year = found, year_under(lines, 1) or made
         if begins:
-            # the bookmark's year, else the first lines' (under the heading, or where it
-            # was: a masthead on every issue is dropped as a running head)
-            under = year_under(lines, heading_lines(lines, opening)) if not found else year
-            year = year_under([work or ""], 0) or under
-            year = year or made
+            # the bookmark's year, else its byline's, else its first lines' (under the
+            # heading, or where it was: a masthead on every issue is a dropped running head)
+            under = year if found else year_under(lines, heading_lines(lines, opening))
+            year = year_under([work or ""], 0) or under or made
         out.append(cite(people, year) if people else None)
     return out

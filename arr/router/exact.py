@@ -132,17 +132,9 @@ def titled_exactly(query_words: tuple[str, ...], item: EvidenceChunk) -> bool:
 def cited_as(label: str, item: EvidenceChunk) -> bool:
     """Whether a place's citation is the one a label names (``[ongaro 2014]``: its first
     author's surname, or that name's last word, and its year)."""
-    citation = item.location.citation
-    names = cited_names(citation)
-    if not names or not citation:
-        return False
-    first, year = label[1:-1].rsplit(" ", 1)
-    cited_year = _YEAR_SUFFIX.search(_PAGE_SUFFIX.sub("", citation))
-    return (
-        bool(cited_year)
-        and cited_year[0].strip() == year
-        and first in (" ".join(names[0]), names[0][-1])
-    )
+    names, year = parsed_citation(item.location.citation)
+    first, asked_year = label[1:-1].rsplit(" ", 1)
+    return bool(names) and year == asked_year and first in (" ".join(names[0]), names[0][-1])
 
 
 def _contains(words: tuple[str, ...], run: tuple[str, ...]) -> bool:
@@ -150,17 +142,19 @@ def _contains(words: tuple[str, ...], run: tuple[str, ...]) -> bool:
     return any(words[at : at + size] == run for at in range(len(words) - size + 1))
 
 
-_PAGE_SUFFIX = re.compile(r",\s*p\.\s*\S+$")
-_YEAR_SUFFIX = re.compile(r"\s+(?:19|20)\d\d[a-z]?$")
+_CITED = re.compile(r"^(?P<who>.*?)(?:\s+(?P<year>(?:19|20)\d\d)[a-z]?)?(?:,\s*p\.\s*\S+)?$")
 
 
-def cited_names(citation: str | None) -> list[tuple[str, ...]]:
-    """The names a citation gives, as lower-case words: ``Ongaro & Ousterhout 2014, p. 3`` ->
-    ``[("ongaro",), ("ousterhout",)]``; ``van Rossum et al. 2009`` -> ``[("van", "rossum")]``."""
-    if not citation:
-        return []
-    who = _YEAR_SUFFIX.sub("", _PAGE_SUFFIX.sub("", citation)).replace(" et al.", "")
-    return [words for name in who.split(" & ") if (words := tuple(_WORD.findall(name.lower())))]
+def parsed_citation(citation: str | None) -> tuple[list[tuple[str, ...]], str | None]:
+    """The names a citation gives, as lower-case words, and its year: ``Ongaro & Ousterhout
+    2014, p. 3`` -> ``([("ongaro",), ("ousterhout",)], "2014")``; ``van Rossum et al. 2009``
+    -> ``([("van", "rossum")], "2009")``."""
+    match = _CITED.match(citation or "")
+    if not citation or match is None:
+        return [], None
+    who = match["who"].replace(" et al.", "")
+    names = [words for name in who.split(" & ") if (words := tuple(_WORD.findall(name.lower())))]
+    return names, match["year"]
 
 
 def by_author(query_words: tuple[str, ...], citation: str | None, title: str | None) -> bool:
@@ -169,7 +163,7 @@ def by_author(query_words: tuple[str, ...], citation: str | None, title: str | N
     if not 2 <= len(query_words) <= AUTHOR_TOPIC_MAX_WORDS or not citation or not title:
         return False
     titled = set(_WORD.findall(title.lower()))
-    names = cited_names(citation)
+    names, _ = parsed_citation(citation)
     # a name's last word alone too: "Han The Thanh" (read as one body's name) is "Thanh"
     for name in names + [name[-1:] for name in names if len(name) > 1]:
         size = len(name)

@@ -4,45 +4,15 @@ its producer lays it out, each read through the reader and found through bm25.""
 
 from __future__ import annotations
 
-import io
 from pathlib import Path
 
 from arr.models import ToolCall
 from arr.readers.pdf import PdfReader
 from arr.tools.bm25 import BM25Tool
 from tests.conftest import SCOPE_A, file_workspace
-from tests.readers_fixtures import write
+from tests.readers_fixtures import sized_pdf_bytes, write
 
 READER = PdfReader()
-
-
-def drawn(pages: list[list[tuple[float, str]] | None], size: tuple[float, float] | None = None,
-          foot: list[str] | None = None) -> bytes:  # fmt: skip
-    """Pages of (type size, line); None: a scanned page (a picture, no text layer); ``foot``: a
-    page number printed at each page's foot."""
-    from reportlab.lib.pagesizes import A4
-    from reportlab.pdfgen import canvas
-
-    out = io.BytesIO()
-    pdf = canvas.Canvas(out, pagesize=size or A4)
-    width, height = size or A4
-    for number, lines in enumerate(pages):
-        if lines is None:
-            pdf.setFillGray(0.4)
-            pdf.rect(40, 40, width - 80, height - 80, fill=1)  # what a scanner leaves
-            pdf.setFillGray(0)
-        else:
-            y = height - 60
-            for points, line in lines:
-                pdf.setFont("Helvetica", points)
-                pdf.drawString(60, y, line)
-                y -= points * 1.5
-        if foot:
-            pdf.setFont("Helvetica", 9)
-            pdf.drawString(width / 2, 30, foot[number])
-        pdf.showPage()
-    pdf.save()
-    return out.getvalue()
 
 
 def body(topic: str, lines: int = 25) -> list[tuple[float, str]]:
@@ -52,9 +22,10 @@ def body(topic: str, lines: int = 25) -> list[tuple[float, str]]:
 
 
 def test_scanned_pages_inside_a_text_pdf_leave_the_text_pages_found(tmp_path: Path) -> None:
-    raw = drawn([[(18.0, "Sensor drift in field deployments"), *body("sensor drift")], None,
-                 [(10.0, "Calibration against a reference station fixes the drift."),
-                  *body("calibration")], None])  # fmt: skip
+    first = [(18.0, "Sensor drift in field deployments"), *body("sensor drift")]
+    third = [(10.0, "Calibration against a reference station fixes the drift."),
+             *body("calibration")]  # fmt: skip
+    raw = sized_pdf_bytes([first, None, third, None])
     view = READER.read(raw)
     assert [u.anchor for u in view.units] == ["page=1", "page=3"]  # the scans hold no text
     ws = file_workspace(tmp_path, {"a": SCOPE_A}, {"notes.md": "unrelated\n"})
@@ -73,7 +44,7 @@ def test_landscape_slides_are_titled_slide_by_slide() -> None:
         [(28.0, "Results on ImageNet"), (18.0, "Linear probe 76.5%"), (18.0, "Fine-tune 82%")],
         [(28.0, "Limitations"), (18.0, "Batch size matters"), (18.0, "Augmentations matter")],
     ]
-    view = READER.read(drawn(slides, landscape(A4), foot=["1", "2", "3"]))
+    view = READER.read(sized_pdf_bytes(slides, landscape(A4), foot=["1", "2", "3"]))
     assert [u.title for u in view.units] == [
         "Contrastive pretraining", "Results on ImageNet", "Limitations"
     ]  # fmt: skip
@@ -91,7 +62,7 @@ def test_a_books_front_matter_and_chapters_stay_one_book() -> None:
         body("supervised learning"),
         [(20.0, "2 Probability"), *body("random variables")],
     ]  # fmt: skip
-    view = READER.read(drawn(pages, foot=["", "ii", "iii", "1", "2", "3"]))
+    view = READER.read(sized_pdf_bytes(pages, foot=["", "ii", "iii", "1", "2", "3"]))
     assert view.title == "Probabilistic Machine Learning"
     assert {u.citation.rsplit(",", 1)[0] for u in view.units if u.citation} == {"Murphy 2022"}
     assert len([u for u in view.units if u.citation]) == 6  # every page the book's

@@ -15,7 +15,7 @@ from arr.readers import Readers
 from arr.readers.pdf import PdfReader
 from arr.readers.pdf_text import plausible_title
 from arr.readers.view import Unreadable
-from tests.readers_fixtures import pdf_bytes
+from tests.readers_fixtures import pdf_bytes, sized_pdf_bytes
 
 READER = PdfReader()
 
@@ -27,7 +27,6 @@ def pages_with_text(raw: bytes) -> list[str]:
 
 def bare_pdf(pages: list[list[str]]) -> bytes:
     """Pages as given, nothing else on them (an empty list: a truly blank page)."""
-    import io
 
     from reportlab.pdfgen import canvas
 
@@ -232,24 +231,6 @@ def test_a_first_heading_stands_for_the_title_only_when_it_can(
     assert plausible_heading(heading) is plausible
 
 
-def sized_pdf(lines: list[tuple[float, str]]) -> bytes:
-    """One page of lines, each in its own type size (a title page as typeset)."""
-    import io
-
-    from reportlab.pdfgen import canvas
-
-    out = io.BytesIO()
-    pdf = canvas.Canvas(out)
-    y = 800.0
-    for size, line in lines:
-        pdf.setFont("Helvetica", size)
-        pdf.drawString(72, y, line)
-        y -= size * 1.4
-    pdf.showPage()
-    pdf.save()
-    return out.getvalue()
-
-
 BODY_LINES = [(10.0, f"Body text line {n} about the way bibliography styles are written.")
               for n in range(30)]  # fmt: skip
 
@@ -274,7 +255,7 @@ def test_a_title_pages_heading_stops_where_the_type_gets_smaller(
     """Real title pages ran on into their authors, dates and first section (29 of the 311 real
     PDFs: ``The TEX Live Guide—2022 Karl Berry, editor https://tug.org/texlive/ August 2022
     Contents``); the citation still reads the names under the title."""
-    view = READER.read(sized_pdf([*top, *BODY_LINES]))
+    view = READER.read(sized_pdf_bytes([[*top, *BODY_LINES]]))
     assert view.title == title
     if "Patashnik" in top[1][1]:
         assert view.units[0].citation == "Patashnik 1988, p. 1"
@@ -283,20 +264,10 @@ def test_a_title_pages_heading_stops_where_the_type_gets_smaller(
 def test_a_letter_spaced_heading_is_read_as_words_and_a_figure_has_no_title() -> None:
     """Theses set chapter headings in spaced capitals (``C O N T E N T S`` as PDFium reads
     them); a figure's PDF (axis labels) names no title rather than ``-6 -4 -2 0 2``."""
-    from reportlab.pdfgen import canvas
-
-    out = io.BytesIO()
-    pdf = canvas.Canvas(out)
-    pdf.setFont("Helvetica", 20)
-    pdf.drawString(72, 800, "I N T R O D U C T I O N")  # as PDFium reads spaced small caps
-    for number, (size, line) in enumerate(BODY_LINES):
-        pdf.setFont("Helvetica", size)
-        pdf.drawString(72, 760 - 14 * number, line)
-    pdf.showPage()
-    pdf.save()
-    view = READER.read(out.getvalue())
+    # as PDFium reads spaced small capitals
+    view = READER.read(sized_pdf_bytes([[(20.0, "I N T R O D U C T I O N"), *BODY_LINES]]))
     assert view.title == "INTRODUCTION" and view.units[0].title == "INTRODUCTION"
-    figure = sized_pdf([(10.0, "-6 -4 -2 0 2 4 6"), (10.0, "0.4 0.2"), (10.0, "x y")])
+    figure = sized_pdf_bytes([[(10.0, "-6 -4 -2 0 2 4 6"), (10.0, "0.4 0.2"), (10.0, "x y")]])
     assert READER.read(figure).title is None
 
 
@@ -304,24 +275,9 @@ def test_a_title_under_a_journal_header_and_a_logo_inside_a_title_are_read_whole
     """A journal prints its header in small type above the title (``MNRAS 000, 1-10 (2020)``;
     the title was that header); the LaTeX logo sets its ``A`` smaller (the title was ``The
     L``)."""
-    from reportlab.pdfgen import canvas
-
-    out = io.BytesIO()
-    pdf = canvas.Canvas(out)
-    pdf.setFont("Helvetica", 8)
-    pdf.drawString(72, 810, "MNRAS 000, 1-10 (2020) Preprint 27 June 2020")
-    text = pdf.beginText(72, 770)
-    for piece, points in (("The L", 20), ("A", 14), ("TEX Project Public License", 20)):
-        text.setFont("Helvetica", points)
-        text.textOut(piece)
-    pdf.drawText(text)
-    pdf.setFont("Helvetica", 12)
-    pdf.drawString(72, 740, "Frank Mittelbach")
-    for number, (size, line) in enumerate(BODY_LINES):
-        pdf.setFont("Helvetica", size)
-        pdf.drawString(72, 710 - 14 * number, line)
-    pdf.showPage()
-    pdf.save()
-    view = READER.read(out.getvalue())
+    logo = [(20.0, "The L"), (14.0, "A"), (20.0, "TEX Project Public License")]
+    page = [(8.0, "MNRAS 000, 1-10 (2020) Preprint 27 June 2020"), logo,
+            (12.0, "Frank Mittelbach"), *BODY_LINES]  # fmt: skip
+    view = READER.read(sized_pdf_bytes([page]))
     assert view.title == "The LATEX Project Public License"
     assert view.units[0].citation is not None and view.units[0].citation.startswith("Mittelbach")
