@@ -69,6 +69,8 @@ REFRESHED = "refreshed"
 FRESH_WITHIN_TOLERANCE = "fresh_within_tolerance"
 FRESH_WITH_OVERLAY = "fresh_with_overlay"
 RERANKER_ERROR = "reranker_error"
+# a known-item rule (arr.ordering) raised, or added or dropped items: the reranked order stands
+ORDERING_FAILED = "ordering_failed"
 
 # A channel's own errors (channel_error's detail names them).
 INVALID_PATTERN = "invalid_pattern"

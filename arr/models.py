@@ -164,6 +164,9 @@ class Location(Frozen):
     title: str | None = None  # the unit's heading, or the paper's title
     # the place as a researcher cites it: "Ongaro & Ousterhout 2014, p. 3" (arr.readers.citation)
     citation: str | None = None
+    # where the paper's title, authors and year came from, and its identifiers: ``title:
+    # layout; authors: bib; year: arxiv; doi: 10.1145/357172.357176`` (arr.readers.identity)
+    identity: str | None = None
 
     def render(self) -> str:
         """``a.py:10-20``, ``papers/x.pdf p. 7``, ``nb.ipynb cell 3``, ``refs.bib#goyal2017``."""
@@ -276,6 +279,9 @@ class ToolCall(Frozen):
     # grep only: a sub-path relative to the scope's roots, and regex (instead of literal) mode.
     path: str | None = Field(default=None, min_length=1, max_length=512)
     regex: bool = False
+    # grep only: the query as one phrase, word for word; a miss adds nothing (no fallback over
+    # its words). How a copied sentence is looked up: a natural question sent so finds nothing.
+    phrase: bool = False
 
 
 class ToolRound(Frozen):

@@ -345,6 +345,12 @@ def pipelines(name: str, default: Callable[[Recorded], list[EvidenceChunk]]) -> 
             planned=True,
             merged=True,
         ),
+        "default, file names by every word (path_words=all)": fused(
+            _with_path_words(shipped_stage("fusion", "wsum"), "all"),
+            shipped_stage("reranker", "rule"),
+            planned=True,
+            merged=True,
+        ),
         DEFAULT: _places_of(default),
     }
 
@@ -358,6 +364,14 @@ def _without_path_weight(fusion: object) -> object:
     plain = copy.copy(fusion)
     plain.path_weight = 0.0  # type: ignore[attr-defined]
     return plain
+
+
+def _with_path_words(fusion: object, words: str) -> object:
+    """The shipped fusion with file names matched by ``words`` (``all``: every query word, the
+    rule before ``naming``)."""
+    other = copy.copy(fusion)
+    other.path_words = words  # type: ignore[attr-defined]
+    return other
 
 
 DEFAULT = "default (planned, fused, reranked)"

@@ -165,6 +165,7 @@ def build_router(container: dict[str, Any]) -> RetrievalRouter:
         fusion=stage("fusion"),
         reranker=stage("reranker"),
         scopes=workspace.named_scopes(),
+        **({"ordering": stage("ordering")} if container.get("ordering") else {}),
     )
     if not isinstance(router, RetrievalRouter):
         raise ConfigError("router._target_ must build an arr.router.router.RetrievalRouter")

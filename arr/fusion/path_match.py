@@ -16,6 +16,15 @@ candidate path holds (``src``, the package's own name) weighs 0; a word only one
 weighs 1. Words are split at ``/``, ``_``, ``.``, ``-`` and camelCase humps, lower-cased and
 reduced to a crude stem (``parsing``/``parser`` -> ``pars``; ``parse`` stays): a path word is
 matched whole, so "parser" names ``form_parser.py`` and not ``formparser.py``.
+
+Which query words may name a file (``words``): ``naming`` (the default) counts a word of an
+identifier-shaped token (``form_parser``, ``FormParser``, ``a.b``, ``path/x``, a quoted or
+back-ticked name), a word that is not an ordinary English word (``csp``, ``reloader``,
+``autodoc``: the packaged model's vocabulary decides) and a word that is a candidate file's
+whole stem (``rules`` names ``rules.py``); an English word of prose that a longer file name
+happens to share does not (``file system`` in a description of a lock service named a file
+system paper's file; ``state`` and ``machines`` named ``...replicated-state-machines.pdf``).
+``all`` counts every word (the rule before; ``fusion.path_words=all``).
 """
 
 from __future__ import annotations
@@ -84,15 +93,61 @@ def query_words(query: str) -> frozenset[str]:
     return frozenset(stem(w) for w in words if len(w) >= MIN_STEM and w.lower() not in _STOP)
 
 
-def path_matches(query: str, paths: Iterable[str]) -> dict[str, float]:
+WORDS = ("naming", "all")
+_TOKEN = re.compile(r"\S+")
+_QUOTED = re.compile(r"[`'\"]([^`'\"\s]+)[`'\"]")
+# a token shaped as an identifier or a path: an inner _ . / :: or -, a capital after a lower-case
+# letter (camelCase), a digit among letters
+_IDENTIFIER = re.compile(r"\w[_./:\\]\w|[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]|\w-\w.*[_./]")
+
+
+def naming_words(query: str) -> tuple[frozenset[str], frozenset[str]]:
+    """(stems that name a file wherever they match, stems of prose words that name a file only
+    as its whole stem): see the module docstring."""
+    from arr.readers.pdf_text import english_words
+
+    lexicon = english_words()
+    named: set[str] = set()
+    prose: set[str] = set()
+    text = query[:2000]
+    quoted = {m[1] for m in _QUOTED.finditer(text)}
+    for token in _TOKEN.findall(text):
+        bare = token.strip("`'\"()[]{},;:!?")
+        shaped = bare in quoted or bool(_IDENTIFIER.search(bare))
+        for word in _WORD.findall(bare):
+            if len(word) < MIN_STEM or word.lower() in _STOP:
+                continue
+            plain = word.lower() in lexicon and not shaped
+            (prose if plain else named).add(stem(word))
+    return frozenset(named), frozenset(prose - named)
+
+
+@lru_cache(maxsize=8192)
+def file_stem(path: str) -> str:
+    """A path's file name without its extension, as one stem (``rules.py`` -> ``rules``)."""
+    name = path.rsplit("/", 1)[-1]
+    return stem(name.rsplit(".", 1)[0] if "." in name[1:] else name)
+
+
+def path_matches(query: str, paths: Iterable[str], words: str = "naming") -> dict[str, float]:
     """The candidate paths that match the query, each with its match (see the module
     docstring); a path no word matches is left out. Fewer than two candidates: no evidence to
     weigh a word by, no match."""
+    if words not in WORDS:
+        raise ValueError(f"path words must be one of {list(WORDS)}, got {words!r}")
     unique = set(paths)
-    wanted = query_words(query)
-    if len(unique) < 2 or not wanted:
+    if words == "all":
+        wanted, prose = query_words(query), frozenset[str]()
+    else:
+        wanted, prose = naming_words(query)
+    if len(unique) < 2 or not (wanted or prose):
         return {}
-    held = {p: words for p in unique if (words := path_words(p) & wanted)}
+
+    def matched_words(path: str) -> frozenset[str]:
+        whole = file_stem(path)
+        return (path_words(path) & wanted) | (prose & {whole})
+
+    held = {p: found for p in unique if (found := matched_words(p))}
     frequency: dict[str, int] = {}
     for words in held.values():
         for word in words:
@@ -105,11 +160,15 @@ def path_matches(query: str, paths: Iterable[str]) -> dict[str, float]:
 
 
 def path_boosted(
-    scores: Mapping[str, float], path_of: Mapping[str, str], query: str, weight: float
+    scores: Mapping[str, float],
+    path_of: Mapping[str, str],
+    query: str,
+    weight: float,
+    words: str = "naming",
 ) -> dict[str, float]:
     """Each item's fused score plus ``weight`` x (the best fused score) x its path's match;
     items without a path, or whose path matches nothing, are unchanged."""
-    matches = path_matches(query, path_of.values())
+    matches = path_matches(query, path_of.values(), words)
     if not matches or not scores:
         return dict(scores)
     unit = weight * max(scores.values())

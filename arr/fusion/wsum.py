@@ -41,7 +41,7 @@ from arr.fusion.common import (
     unfused,
 )
 from arr.fusion.norms import norm_named, zmuv
-from arr.fusion.path_match import path_boosted, path_matches
+from arr.fusion.path_match import WORDS, path_boosted, path_matches
 from arr.models import EvidenceChunk
 
 
@@ -175,6 +175,7 @@ class WSumFusion:
         code_gap_weight: float | None = 0.2,
         file_support: float = 0.5,
         path_weight: float = 0.6,
+        path_words: str = "naming",
     ) -> None:
         if weighting not in WEIGHTINGS:
             raise ValueError(f"weighting must be one of {list(WEIGHTINGS)}, got {weighting!r}")
@@ -185,6 +186,9 @@ class WSumFusion:
         )
         self.file_support = check_number_in("file_support", file_support, 1.0)
         self.path_weight = check_number_in("path_weight", path_weight, 10.0)
+        if path_words not in WORDS:
+            raise ValueError(f"path_words must be one of {list(WORDS)}, got {path_words!r}")
+        self.path_words = path_words
         self.weighting = weighting
         # Where fitted weights came from (a training split), so reports can say so.
         self.fitted_on = fitted_on
@@ -210,7 +214,7 @@ class WSumFusion:
             if self.file_support:
                 scores = file_supported(_works(channels), scores, self.file_support)
             if self.path_weight and query:
-                scores = path_boosted(scores, path_of, query, self.path_weight)
+                scores = path_boosted(scores, path_of, query, self.path_weight, self.path_words)
         return assemble(channels, scores, self.top_k)
 
     def path_matches(self, query: str, rankings: Mapping[str, Ranking]) -> dict[str, float]:
@@ -218,7 +222,8 @@ class WSumFusion:
         notes in the trace); empty when ``path_weight`` is 0."""
         if not self.path_weight or not query:
             return {}
-        return path_matches(query, _paths(non_empty_channels(rankings)).values())
+        paths = _paths(non_empty_channels(rankings)).values()
+        return path_matches(query, paths, self.path_words)
 
     def explain(self, query: str, rankings: Mapping[str, Ranking]) -> dict[str, dict[str, float]]:
         """Per channel, the weight this query gave it and its factors (``fixed``,

@@ -47,7 +47,7 @@ SUFFIXES = (".pdf", ".ipynb", ".tex", ".bib")
 MEMORY_VIEWS = 64
 # each reader's version (a new version reads every file of its format again) and the walls':
 # bumped here, the one place a reader's output version is kept
-VERSIONS = {".pdf": "pdf-12", ".ipynb": "ipynb-2", ".tex": "tex-3", ".bib": "bib-4"}
+VERSIONS = {".pdf": "pdf-13", ".ipynb": "ipynb-2", ".tex": "tex-3", ".bib": "bib-4"}
 WALLS_VERSION = "walls-1"
 
 

@@ -25,11 +25,26 @@ MAX_AUTHORS = 12
 _MARKS = re.compile(r"[\u2217\u2020\u2021\u00a7\u00b6*\u2022]+|(?<=[a-z])\d+(?:,\d+)*\b")
 _SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?|;\s*|\s+and\s+|\s*&\s*)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d.])(19\d\d|20\d\d)(?![\d])")
-# a word of a person's name: Ongaro, McKay, O'Neil, Jean-Pierre, van, de; or an initial: A. / J.-P.
+# a word of a person's name: Ongaro, McKay, O'Neil, Jean-Pierre, Łukasz, van, de; or an
+# initial: A. / J.-P. (upper case as Unicode has it, so names of every script's capitals pass)
 _NAME_WORD = re.compile(
-    r"(?:[A-Z][a-z\u00c0-\u024f'\u2019]+(?:-[A-Z][a-z\u00c0-\u024f]+)?|[A-Z]\.(?:-?[A-Z]\.)*|"
-    r"van|von|de|der|den|da|di|del|la|le|du|dos|bin|ibn|Mc[A-Z][a-z]+|Jr\.?|III?|IV)"
+    r"(?:[^\W\d_][^\W\d_'\u2019]*(?:['\u2019][^\W\d_]+)?(?:-[^\W\d_]+)?|"
+    r"[^\W\d_]\.(?:-?[^\W\d_]\.)*|Jr\.?)"
 )
+_PARTICLES = frozenset("van von de der den da di del la le du dos bin ibn".split())  # noqa: SIM905
+
+
+def _name_word(word: str) -> bool:
+    if word in _PARTICLES or word in _SUFFIXES:
+        return True
+    if not _NAME_WORD.fullmatch(word) or not word[0].isupper():
+        return False
+    rest = word.replace("-", "").replace("'", "").replace("\u2019", "").rstrip(".")
+    # a word in capitals is a name only as an initial or a short particle-free form (``JR``
+    # aside): ``LSTM`` is not a name, ``Mc`` + capital is (``McKay``)
+    return len(rest) <= 1 or not rest[1:].isupper() or rest[:2] in ("Mc", "O'")
+
+
 # words that make a line an affiliation, a heading or a sentence, not a list of people
 _NOT_PEOPLE_WORDS = """university universit\u00e4t universite universidad college school institute
     institut department dept laboratory laboratories labs lab inc corporation corp ltd gmbh
@@ -56,9 +71,9 @@ def person(name: str) -> bool:
     """Whether ``name`` reads as one person's name: 2 to 5 name words (initials count), the
     last a capitalised word."""
     words = name.split()
-    if not 2 <= len(words) <= 5 or not all(_NAME_WORD.fullmatch(w) for w in words):
+    if not 2 <= len(words) <= 5 or not all(_name_word(w) for w in words):
         return False
-    if any(w.lower() in _NOT_PEOPLE or w.lower() in _NOT_AUTHORS for w in words):
+    if any(w.lower() in _NOT_PEOPLE for w in words):
         return False
     last = next((w for w in reversed(words) if w not in _SUFFIXES), "")
     return len(last) >= 2 and last[0].isupper() and not last.endswith(".")
@@ -87,7 +102,7 @@ def metadata_authors(field: str | None) -> list[str]:
         part = part.strip(" .")
         if not part or "@" in part or "://" in part or part.lower().startswith(("email", "e-mail")):
             continue
-        if person(part):
+        if person(part) and not any(w.lower() in _NOT_AUTHORS for w in part.split()):
             out.append(part)
         elif not out and _body(part):
             return [part]

@@ -14,6 +14,7 @@ content (:class:`arr.readers.Readers`).
 
 from __future__ import annotations
 
+from arr.readers.identity import Identity
 from arr.readers.view import UNREADABLE, Unreadable, View, build_view
 
 
@@ -34,18 +35,43 @@ class PdfReader:
 
         if not raw.lstrip()[:5].startswith(b"%PDF-") and b"%PDF-" not in raw[:1024]:
             raise Unreadable(UNREADABLE, "not a PDF (no %PDF- header)")
-        title, pages, headings, info, bookmarks = extract(raw, self.max_pages, self.budget_s)
+        title, pages, headings, info, bookmarks, layout = extract(
+            raw, self.max_pages, self.budget_s
+        )
+        found = paper_identity(title, pages, layout, info)
+        if found.title:
+            title = found.title
+            headings = [found.title, *headings[1:]] if headings else headings
         works = work_titles(bookmarks, headings, lambda n: bool(byline(pages[n], headings[n])))
         blocks = []
         shown = title  # a page's title: the heading that opens it, else the last one before
         for number, (lines, opening, work) in enumerate(zip(pages, headings, works, strict=True)):
             shown = opening or shown
             blocks.append((f"page={number + 1}", work or shown, lines))
-        cited = [
-            f"{each}, p. {n}" if each else None
-            for n, each in enumerate(paper_citations(pages, headings, info, works), 1)
-        ]
-        return build_view(blocks, file_lines=False, title=title, citations=cited)
+        each, firsts = paper_citations(pages, headings, found, works)
+        cited = [f"{c}, p. {n}" if c else None for n, c in enumerate(each, 1)]
+        shown = found.shown()
+        return build_view(
+            blocks,
+            file_lines=False,
+            title=title,
+            citations=cited,
+            identity=found.fields(),
+            identities=[shown if first else None for first in firsts],
+        )
+
+
+def paper_identity(
+    title: str | None, pages: list[list[str]], layout: list, info: dict[str, str]
+) -> Identity:
+    """Page 1's paper (:mod:`arr.readers.identity`): the metadata where page 1 agrees, its
+    identifiers, its layout."""
+    from arr.readers.citation import metadata_authors
+    from arr.readers.identity import read_identity
+    from arr.readers.pdf_text import _metadata_title
+
+    first = pages[0] if pages else []
+    return read_identity(layout, first, _metadata_title(info), metadata_authors(info.get("Author")))
 
 
 def byline(lines: list[str], opening: str | None, first_page: bool = False) -> list[str]:
@@ -70,40 +96,39 @@ def byline(lines: list[str], opening: str | None, first_page: bool = False) -> l
 def paper_citations(
     pages: list[list[str]],
     headings: list[str | None],
-    info: dict[str, str],
+    first: Identity,
     works: list[str | None] | None = None,
-) -> list[str | None]:
-    """Each page's work as cited (``Ongaro & Ousterhout 2014``): page 1's from the metadata
-    (when it names people or a body) or the lines under its heading; a later page that opens
+) -> tuple[list[str | None], list[bool]]:
+    """Each page's work as cited (``Ongaro & Ousterhout 2014``): page 1's from its identity
+    (both its authors and its year known, else none); a later page that opens
     with a heading and names authors under it starts another paper (a volume's, a collection's);
     one that names none stays in the paper before it (a book's chapter). A work the outline
     names (``works``: :mod:`arr.readers.outline`) starts where its bookmark points: its own
     byline if it has one, else the authors before it, in the year its bookmark or its first
-    lines name (an issue of a newsletter)."""
-    from arr.readers.citation import (
-        cite,
-        heading_lines,
-        metadata_authors,
-        metadata_year,
-        year_under,
-    )
+    lines name (an issue of a newsletter). A file's dates are never a year: no year, no
+    citation. Beside each: whether the page is page 1's paper (its identity holds there)."""
+    from arr.readers.citation import cite, heading_lines, year_under
 
     works = works or [None] * len(pages)
-    made = metadata_year(info.get("CreationDate"))
     out: list[str | None] = []
-    people: list[str] = []
-    year: int | None = None
+    firsts: list[bool] = []
+    own = True  # still page 1's paper
+    people: list[str] = list(first.authors)
+    year: int | None = first.year
     for number, (lines, opening, work) in enumerate(zip(pages, headings, works, strict=True)):
         begins = work is not None and (number == 0 or works[number - 1] != work)
-        found = byline(lines, opening, first_page=number == 0)
-        if number == 0:
-            found = metadata_authors(info.get("Author")) or found
+        found = byline(lines, opening) if number else []
         if found:
-            people, year = found, year_under(lines, 1) or made
+            people, year = found, year_under(lines, 1)
+            own = False
+        if begins and number:
+            own = False
         if begins:
             # the bookmark's year, else its byline's, else its first lines' (under the
             # heading, or where it was: a masthead on every issue is a dropped running head)
-            under = year if found else year_under(lines, heading_lines(lines, opening))
-            year = year_under([work or ""], 0) or under or made
-        out.append(cite(people, year) if people else None)
-    return out
+            under = year if found or not number else None
+            under = under or year_under(lines, heading_lines(lines, opening))
+            year = year_under([work or ""], 0) or under
+        out.append(cite(people, year) if people and year else None)
+        firsts.append(own)
+    return out, firsts

@@ -39,6 +39,8 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from arr.readers.outline import top_bookmarks
+from arr.readers.pdf_layout import Line
+from arr.readers.pdf_layout import page_lines as layout_lines
 from arr.readers.view import (
     EXTRACT_TIMEOUT,
     NO_TEXT,
@@ -339,6 +341,7 @@ class Extracted(NamedTuple):
     headings: list[str | None]  # the heading that opens each page, or None
     info: dict[str, str]  # the metadata (``Author``, ``CreationDate``, ...), as read
     bookmarks: list[tuple[int, str]]  # the outline's top-level (page index, title)
+    layout: list[Line]  # page 1's first lines with their type sizes and cells
 
 
 def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
@@ -359,6 +362,7 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
             raise Unreadable(TOO_MANY_PAGES, f"{count} pages; limit {max_pages}")
         pages: list[list[str]] = []
         headings: list[str | None] = []
+        layout: list[Line] = []
         for number in range(count):
             if time.monotonic() - started > budget_s:
                 raise Unreadable(EXTRACT_TIMEOUT, f"over {budget_s:g} s at page {number + 1}")
@@ -368,6 +372,8 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
                 try:
                     pages.append(page_lines(textpage.get_text_range()))
                     headings.append(heading(textpage, header_lines=number == 0))
+                    if number == 0:
+                        layout = layout_lines(textpage)
                 finally:
                     textpage.close()
             except pdfium.PdfiumError:
@@ -388,4 +394,4 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
         line = next((ln for page in pages for ln in page if ln.strip()), "")
         first = unspaced(" ".join(line.split()))
         title = first[:300] if plausible_title(first) else None
-    return Extracted(title, pages, headings, info, bookmarks)
+    return Extracted(title, pages, headings, info, bookmarks, layout)

@@ -42,4 +42,13 @@ def reflowed(view: View) -> View:
         return view
     blocks = [(u.anchor, u.title, sentences(view.lines[u.start - 1 : u.end])) for u in view.units]
     cited = [u.citation for u in view.units]
-    return build_view(blocks, False, view.title, view.counters, citations=cited)
+    known = [u.identity for u in view.units]
+    return build_view(
+        blocks,
+        False,
+        view.title,
+        view.counters,
+        citations=cited,
+        identity=view.identity,
+        identities=known,
+    )

@@ -50,6 +50,9 @@ class Unit:
     anchor: str | None = None
     title: str | None = None
     citation: str | None = None
+    # where the paper's identity came from, as shown with it (``title: layout; authors: bib;
+    # year: arxiv; doi: 10.1145/357172.357176``): arr.readers.identity
+    identity: str | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +65,9 @@ class View:
     # text indexed with a line's chunk but never part of the view (grep does not see it): a
     # BibTeX entry's citation label, the cited keys of a LaTeX line spelled as words
     notes: dict[int, str] = field(default_factory=dict)
+    # a paper's identity as read, with where each field came from (arr.readers.identity):
+    # {"title_from": "layout", "authors_from": "bib", "year_from": "arxiv", "doi": "10.1/x", ...}
+    identity: dict[str, str] = field(default_factory=dict)
 
     def unit_at(self, line: int) -> Unit | None:
         """The unit that holds view line ``line`` (units are in line order)."""
@@ -84,11 +90,14 @@ class View:
         return json.dumps(
             {
                 "lines": self.lines,
-                "units": [[u.start, u.end, u.anchor, u.title, u.citation] for u in self.units],
+                "units": [
+                    [u.start, u.end, u.anchor, u.title, u.citation, u.identity] for u in self.units
+                ],
                 "file_lines": self.file_lines,
                 "title": self.title,
                 "counters": self.counters,
                 "notes": sorted(self.notes.items()),
+                "identity": self.identity,
             },
             ensure_ascii=False,
         )
@@ -103,6 +112,7 @@ class View:
             found.get("title"),
             dict(found.get("counters") or {}),
             {int(line): str(text) for line, text in found.get("notes") or []},
+            {str(k): str(v) for k, v in (found.get("identity") or {}).items()},
         )
 
 
@@ -112,6 +122,8 @@ def build_view(
     title: str | None = None,
     counters: dict[str, int] | None = None,
     citations: list[str | None] | None = None,
+    identity: dict[str, str] | None = None,
+    identities: list[str | None] | None = None,
 ) -> View:
     """A view from its units in order: (anchor, title, lines) each, and each one's citation
     (``citations``, in the same order); empty units are dropped."""
@@ -123,8 +135,17 @@ def build_view(
         start = len(lines) + 1
         lines += block
         cited = citations[number] if citations else None
-        units.append(Unit(start, len(lines), anchor, heading, cited))
-    return View(tuple(lines), tuple(units), file_lines, title, dict(counters or {}))
+        known = identities[number] if identities else None
+        units.append(Unit(start, len(lines), anchor, heading, cited, known))
+    return View(
+        tuple(lines),
+        tuple(units),
+        file_lines,
+        title,
+        dict(counters or {}),
+        {},
+        dict(identity or {}),
+    )
 
 
 def in_place_view(

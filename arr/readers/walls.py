@@ -77,13 +77,15 @@ def without_payloads(view: View) -> View:
     """The view with every payload replaced (lines, titles, notes); line numbers unchanged."""
     lines, changed = strip_payloads(view.lines)
     units = tuple(
-        Unit(u.start, u.end, u.anchor, _text(u.title), _text(u.citation)) for u in view.units
+        Unit(u.start, u.end, u.anchor, _text(u.title), _text(u.citation), _text(u.identity))
+        for u in view.units
     )
     notes = {n: strip_line(text)[0] for n, text in view.notes.items()}
     counters = dict(view.counters)
     if changed:
         counters["payload_lines_cut"] = counters.get("payload_lines_cut", 0) + changed
-    return View(tuple(lines), units, view.file_lines, _text(view.title), counters, notes)
+    identity = {k: _text(v) or "" for k, v in view.identity.items()}
+    return View(tuple(lines), units, view.file_lines, _text(view.title), counters, notes, identity)
 
 
 # A wrap a typesetter or a viewer makes: a line end (with its indentation) between two token
@@ -113,7 +115,9 @@ def credential_in(view: View) -> str | None:
 
     parts = [*view.lines, view.title or "", *(u.title or "" for u in view.units)]
     parts += [u.citation for u in view.units if u.citation]
+    parts += [u.identity for u in view.units if u.identity]
     parts += list(view.notes.values())
+    parts += list(view.identity.values())
     text = "\n".join(parts)
     # two joins: the whole text (a token wrapped over several lines), and each line with the
     # next alone (a fixed-length token at a wrap, which the whole join runs into the next word)

@@ -31,6 +31,7 @@ from arr.models import (
     resolve_scope,
     trusted,
 )
+from arr.ordering.known_items import KnownItemOrdering
 from arr.planner.rule import PlanOutcome
 from arr.router import steps
 from arr.router.admission import (
@@ -77,6 +78,7 @@ class RetrievalRouter:
         refresh_max_files: int = 200,
         merge_places: bool = True,
         plan_share: float = 0.5,
+        ordering: object | None = None,
     ) -> None:
         if workers < 1:
             raise ConfigError(f"router.workers must be >= 1, got {workers}")
@@ -93,6 +95,8 @@ class RetrievalRouter:
         if max_query_chars < 1:
             raise ConfigError(f"router.max_query_chars must be >= 1, got {max_query_chars}")
         self.tools = dict(tools)
+        # the known-item rules after reranking (conf/ordering/; None: the shipped rules)
+        self.ordering = ordering if ordering is not None else KnownItemOrdering()
         self.planner = planner
         self.fusion = fusion
         self.reranker = reranker
@@ -201,10 +205,8 @@ class RetrievalRouter:
             fused = lone_hits_forward(fused, rankings)
         with within(deadline):  # an LLM reranker's call ends by the search's deadline
             ranked, reranker_name = steps.rerank(self.reranker, query, fused, run.degradations)
-        ranked = steps.few_pages_per_pdf(ranked)  # a long manual does not fill the head
-        if several:  # where vector passages or file names could bury it (one channel: as is)
-            ranked = steps.exact_first(query, ranked, run.traces)  # a copied sentence's place
-        ranked = steps.named_first(query, ranked, run.traces)  # a place named by path: first
+        answered = sum(1 for found in rankings.values() if found)
+        ranked = steps.ordered(self.ordering, query, ranked, run.traces, answered, run.degradations)
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]
         dropped = run.scope_dropped + len(ranked) - len(evidence)

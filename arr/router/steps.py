@@ -11,7 +11,6 @@ from arr import codes
 from arr.llm.client import STRUCTURED_REFUSED
 from arr.models import Degradation, EvidenceChunk, ToolTrace, replaced
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
-from arr.query.named_paths import named_places, put_first
 
 _FALLBACK_PLANNER = RuleQueryPlanner()
 
@@ -89,67 +88,34 @@ def explain_weights(
         traces[number] = replaced(trace, note=note)
 
 
-def exact_first(
-    query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace]
+def ordered(
+    ordering: object,
+    query: str,
+    ranked: list[EvidenceChunk],
+    traces: list[ToolTrace],
+    channels: int,
+    degradations: list[Degradation],
 ) -> list[EvidenceChunk]:
-    """The items that hold the query word for word first (:mod:`arr.router.exact`); the trace
-    of each channel that found one says so (``holds the query word for word, put first``)."""
-    from arr.router.exact import exact_positions
-
-    chosen = exact_positions(query, ranked)
-    if not chosen or chosen == list(range(len(chosen))):
+    """The known-item rules' order (:mod:`arr.ordering`); a broken rule leaves the reranked
+    order, with an ``ordering_failed`` degradation."""
+    try:
+        found = ordering.order(query, list(ranked), traces, channels)  # type: ignore[attr-defined]
+    except Exception as exc:  # a broken rule must never break a search
+        degradations.append(
+            Degradation(
+                stage="ordering",
+                code=codes.ORDERING_FAILED,
+                detail=f"{type(exc).__name__}: {exc}"[:300],
+            )
+        )
         return ranked
-    found_by = {channel for i in chosen for channel in ranked[i].ranks}
-    note = f"{len(chosen)} item(s) titled by or holding the query word for word: put first"
-    for number, trace in enumerate(traces):
-        if trace.tool in found_by and trace.status != "rejected":
-            joined = f"{trace.note}; {note}" if trace.note else note
-            traces[number] = replaced(trace, note=joined)
-    return put_first(ranked, chosen)
-
-
-PAGES_PER_PDF = 3  # in the first HEAD items: a long manual does not fill the answer alone
-HEAD = 10
-
-
-def few_pages_per_pdf(ranked: list[EvidenceChunk]) -> list[EvidenceChunk]:
-    """At most ``PAGES_PER_PDF`` pages of one PDF among the first ``HEAD`` items; the others
-    follow the head in their order. A 250-page book whose every page mentions the query's
-    words filled the first ten with itself (the short paper titled by the query fell out of
-    them); code and notes are untouched (a file's chunks are places of one answer)."""
-    head: list[EvidenceChunk] = []
-    later: list[EvidenceChunk] = []
-    seen: dict[str, int] = {}
-    for position, item in enumerate(ranked):
-        if len(head) == HEAD:  # the head is full: the rest keeps its order
-            return head + later + ranked[position:]
-        path = item.location.path
-        if (item.location.anchor or "").startswith("page=") and path:
-            seen[path] = seen.get(path, 0) + 1
-            if seen[path] > PAGES_PER_PDF:
-                later.append(item)
-                continue
-        head.append(item)
-    return head + later
-
-
-def named_first(
-    query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace]
-) -> list[EvidenceChunk]:
-    """The places the query names by path first (:mod:`arr.query.named_paths`); the trace of each
-    channel that found one says so (``named in the query, put first: pkg/rules.py:120``)."""
-    chosen = named_places(query, ranked)
-    if not chosen:
+    if len(found) != len(ranked) or {c.id for c in found} != {c.id for c in ranked}:
+        degradations.append(
+            Degradation(
+                stage="ordering",
+                code=codes.ORDERING_FAILED,
+                detail="a rule added or dropped items; the reranked order stands",
+            )
+        )
         return ranked
-    moved = [ranked[i] for i in chosen]
-    places = (
-        f"{c.location.path}:{c.location.start_line}" if c.location.start_line else c.location.path
-        for c in moved
-    )
-    note = "named in the query, put first: " + ", ".join(str(p) for p in places)
-    found_by = {channel for c in moved for channel in c.ranks}
-    for number, trace in enumerate(traces):
-        if trace.tool in found_by and trace.status != "rejected":
-            joined = f"{trace.note}; {note}" if trace.note else note
-            traces[number] = replaced(trace, note=joined)
-    return put_first(ranked, chosen)
+    return found

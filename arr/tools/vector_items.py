@@ -32,7 +32,16 @@ def content_hash(embedder_id: str, text: str) -> str:
     return hashlib.sha256(f"{embedder_id}\0{text}".encode()).hexdigest()[:32]
 
 
-_PLACE_KEYS = ("path", "start_line", "end_line", "document_id", "anchor", "title", "citation")
+_PLACE_KEYS = (
+    "path",
+    "start_line",
+    "end_line",
+    "document_id",
+    "anchor",
+    "title",
+    "citation",
+    "identity",
+)
 
 
 def item_digest(embedder_id: str, doc: Document) -> str:

@@ -34,7 +34,12 @@ def _windows(unit: Unit, chunk_lines: int, overlap: int) -> list[tuple[int, int]
 def unit_place(unit: Unit) -> dict[str, str | None]:
     """What a unit names of its place beside the path and lines: anchor, heading, citation
     (the same fields on a Document, a Location and a vector item's metadata)."""
-    return {"anchor": unit.anchor, "title": unit.title, "citation": unit.citation}
+    return {
+        "anchor": unit.anchor,
+        "title": unit.title,
+        "citation": unit.citation,
+        "identity": unit.identity,
+    }
 
 
 def unit_location(path: str, unit: Unit, start: int | None, end: int | None = None) -> Location:

@@ -61,6 +61,7 @@ class Document(BaseModel):
     anchor: str | None = None
     title: str | None = None  # the unit's heading or the file's title
     citation: str | None = None  # as a researcher pastes it: "Ongaro & Ousterhout 2014, p. 3"
+    identity: str | None = None  # where the paper's identity came from (arr.readers.identity)
 
     def location(self) -> Location:
         """The place this document names (its file and lines, or its page, cell, entry)."""
@@ -72,6 +73,7 @@ class Document(BaseModel):
             anchor=self.anchor,
             title=self.title,
             citation=self.citation,
+            identity=self.identity,
         )
 
 

@@ -51,6 +51,8 @@ def mismatches() -> list[str]:
                     continue
                 if isinstance(value, dict):  # a nested stage's settings, pinned where it is built
                     continue
+                if isinstance(value, list) and any(_targets(value)):  # nested stages, each pinned
+                    continue
                 default = found.default
                 if default is inspect.Parameter.empty:
                     continue

@@ -107,11 +107,19 @@ def test_a_books_chapter_stays_the_books_whatever_its_first_lines() -> None:
     ]
 
 
-def test_metadata_authors_lead_and_nothing_readable_cites_no_one() -> None:
+def test_metadata_authors_count_only_where_page_one_agrees() -> None:
     view = READER.read(volume([("A Note", ["Some text without names. Written 1994.", *BODY])]))
     assert view.units[0].citation is None  # a wrong name is worse than none
-    view = READER.read(volume([("A Note", BODY)], author="Leslie Lamport"))
-    assert view.units[0].citation is not None and view.units[0].citation.startswith("Lamport")
+    printed = ["L. Lamport, Systems Research Center", "March 1994", *BODY]
+    view = READER.read(volume([("A Note", printed)], author="Leslie Lamport"))
+    assert view.units[0].citation == "Lamport 1994, p. 1"
+    assert view.identity["authors_from"] == "metadata"
+    # a publisher's name in /Author that page 1 never prints is not the author
+    view = READER.read(volume([("A Note", ["March 1994", *BODY])], author="Elsevier Science"))
+    assert view.units[0].citation is None
+    # a page without a year stated is cited by no one, whatever the file's dates say
+    view = READER.read(volume([("A Note", ["Leslie Lamport", *BODY])], author="Leslie Lamport"))
+    assert view.units[0].citation is None and "year_from" not in view.identity
 
 
 REAL = {
@@ -200,6 +208,8 @@ def test_a_hostile_author_field_is_bounded() -> None:
 
     assert len(metadata_authors("Ann Lee, " * 20_000)) == MAX_AUTHORS
     assert names_on("Ann Lee and " * 1_000 + "Bo Li") is None  # not a byline: over 200 chars
-    view = READER.read(volume([("A Note", BODY)], author="Ann Lee, " * 20_000))
-    cited = view.units[0].citation or ""
-    assert cited.startswith("Lee et al. ") and cited.endswith(", p. 1")  # year: the PDF's own
+    view = READER.read(
+        volume([("A Note", ["Ann Lee", "May 2001", *BODY])], author="Ann Lee, " * 20_000)
+    )
+    assert view.units[0].citation == "Lee et al. 2001, p. 1"
+    assert len(view.identity["authors"].split("; ")) == MAX_AUTHORS

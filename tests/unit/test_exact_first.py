@@ -1,14 +1,19 @@
-"""A copied sentence's place leads the answer (arr.router.exact): the items that hold the query
+"""A copied sentence's place leads the answer (arr.ordering.exact): the items that hold the query
 word for word move to the front, whatever fusion made of vector passages and file names; a
 quoted phrase also reaches grep (the rule planner)."""
 
 from __future__ import annotations
 
 from arr.models import EvidenceChunk, Location
+from arr.ordering.exact import exact_positions, phrase_words
+from arr.ordering.exact_first import ExactFirst
+from arr.ordering.few_pages import FewPagesPerPdf
 from arr.query.shape import query_shape
-from arr.router.exact import exact_positions, phrase_words
-from arr.router.steps import exact_first
 from tests.conftest import SCOPE_A
+
+
+def exact_first(query: str, ranked: list[EvidenceChunk], traces: list) -> list[EvidenceChunk]:
+    return ExactFirst().order(query, ranked, traces, 2)
 
 
 def item(cid: str, text: str, channel: str = "vector") -> EvidenceChunk:
@@ -101,7 +106,8 @@ def test_an_author_year_citation_puts_its_bibliography_entry_first() -> None:
 
 
 def test_a_long_pdf_does_not_fill_the_first_ten() -> None:
-    from arr.router.steps import PAGES_PER_PDF, few_pages_per_pdf
+    PAGES_PER_PDF = 3
+    few_pages_per_pdf = lambda ranked: FewPagesPerPdf().order("", ranked, [], 2)  # noqa: E731
 
     book = [item(f"manual.pdf#page={n}", "the amsmath package", "bm25") for n in range(1, 13)]
     short = item("amsmath.pdf#page=1", "The amsmath package", "bm25")

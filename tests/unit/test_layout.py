@@ -30,6 +30,7 @@ FLOORS: dict[str, int] = {
     "vector_store": 5,
     "llm": 5,  # the LLM client
     "fusion": 6,
+    "ordering": 6,  # known-item rules after reranking
     "planner": 6,
     "reranker": 6,
     "router": 7,

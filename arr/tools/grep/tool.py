@@ -207,8 +207,9 @@ class GrepTool:
         counters = search.counters
         narrowing = self._narrowing(scope, call) if roots else None
         terms = query_terms(call.query, call.regex)
+        planned = stages(call.query, call.regex, terms, self.max_any_word_rows)
         cut = search.answer(
-            stages(call.query, call.regex, terms, self.max_any_word_rows),
+            planned[:1] if call.phrase else planned,
             terms,
             lambda stage: self._word_indexes.files_to_scan(narrowing, stage, call.path, counters),
         )

@@ -35,11 +35,17 @@ _WORD = re.compile(r"[^\W_]+")
 _CODE_LINE = re.compile(r"\w\s*\(|\w\s*=[^=]|\w\[")  # a call, an assignment, an index
 
 
-def phrase_words(query: str) -> tuple[str, ...] | None:
+def phrase_words(
+    query: str,
+    min_words: int = MIN_WORDS,
+    quoted_min_words: int = QUOTED_MIN_WORDS,
+    code_lines: bool = True,
+) -> tuple[str, ...] | None:
     """The query's words (lower case) to look for as a run, or None when too short."""
     inside = quoted(query)
     words = _WORD.findall((inside if inside is not None else query).lower())
-    least = QUOTED_MIN_WORDS if inside is not None or code_line(query) else MIN_WORDS
+    short = inside is not None or (code_lines and code_line(query))
+    least = quoted_min_words if short else min_words
     return tuple(words) if len(words) >= least else None
 
 
@@ -182,13 +188,26 @@ def _inside_a_pdf(item: EvidenceChunk) -> bool:
     return anchor.startswith("page=") and anchor != "page=1"
 
 
-def exact_positions(query: str, ranked: Sequence[EvidenceChunk]) -> list[int]:
+def exact_positions(
+    query: str,
+    ranked: Sequence[EvidenceChunk],
+    *,
+    citations: bool = True,
+    titles: bool = True,
+    authors: bool = True,
+    phrases: bool = True,
+    code_lines: bool = True,
+    min_words: int = MIN_WORDS,
+    quoted_min_words: int = QUOTED_MIN_WORDS,
+    looked_at: int = LOOKED_AT,
+) -> list[int]:
     """Positions of the items titled by the query, then of those that hold the query's words as
     a run (or, for an author-year citation, the bibliography entries it names), each in ranked
-    order."""
-    label = citation_label(query)
+    order. Each kind of match can be switched off (:class:`arr.ordering.exact_first.ExactFirst`
+    takes them from the config)."""
+    label = citation_label(query) if citations else None
     if label is not None:
-        head = ranked[:LOOKED_AT]
+        head = ranked[:looked_at]
         entries = [i for i, c in enumerate(head) if label in c.full_text().lower()]
         # then the paper itself, where the folder holds it: the pages cited so, page 1 first
         papers = [i for i, c in enumerate(head) if i not in entries and cited_as(label, c)]
@@ -197,20 +216,20 @@ def exact_positions(query: str, ranked: Sequence[EvidenceChunk]) -> list[int]:
     asked = tuple(_WORD.findall((inside if inside is not None else query).lower()))
     titled = [
         i
-        for i, c in enumerate(ranked[:LOOKED_AT])
-        if is_titled(asked, c.location.title)
-        or by_author(asked, c.location.citation, c.location.title)
+        for i, c in enumerate(ranked[:looked_at])
+        if (titles and is_titled(asked, c.location.title))
+        or (authors and by_author(asked, c.location.citation, c.location.title))
     ]
     # a PDF's first page first; among equals, the title that is the query before one that
     # opens with it (colortbl.pdf before colortbl-DE.pdf, "The colortbl package ... Übersetzung")
     titled.sort(key=lambda i: (_inside_a_pdf(ranked[i]), not titled_exactly(asked, ranked[i])))
-    words = phrase_words(query)
+    words = phrase_words(query, min_words, quoted_min_words, code_lines) if phrases else None
     if words is None:
         return titled
     rarest = max(words, key=len)
     first = set(titled)
     return titled + [
         i
-        for i, item in enumerate(ranked[:LOOKED_AT])
+        for i, item in enumerate(ranked[:looked_at])
         if i not in first and holds(item.full_text(), words, rarest)
     ]

@@ -1,0 +1,339 @@
+"""A paper's identity (title, authors, year, DOI, arXiv id) from evidence, each field with where
+it came from, and a citation only when both its authors and its year are known.
+
+Evidence, in order of trust (the first that gives a field wins it):
+
+1. a bibliography record that names the PDF (``bib``: :mod:`arr.readers.bib_records`), given by
+   the workspace;
+2. the PDF's own metadata (``metadata``), only where page 1 agrees: its title's words stand at
+   the top of page 1, its first author's surname is printed there. A publisher's name in
+   ``/Author``, a template's ``/Title`` and a file's dates are not evidence; **a file date is
+   never a paper's year**;
+3. identifiers printed on page 1 (``arxiv``: ``arXiv:1706.03762`` gives 2017 and the id;
+   ``doi``);
+4. page 1's layout (``layout``, :mod:`arr.readers.pdf_layout`): the title is the largest type of
+   the front matter (the lines before the abstract), never a masthead, a conference header, an
+   arXiv stamp, an e-mail, an affiliation or a copyright line; a line in smaller type after a
+   title ending with a colon is its subtitle; the authors are the name cells between the title
+   and the abstract (affiliations and e-mails beside them skipped); the year is the one a venue,
+   copyright or date line of page 1 gives (``Appearing in Proceedings of ... 2015``, ``JMLR:
+   Workshop and Conference Proceedings vol 49:1-15, 2016``, ``November 2022``), never a year
+   cited in the text.
+
+A field no evidence gives stays unknown: a wrong citation is worse than none. Plain string work
+over plain values (testable without a PDF); runs inside the reading worker.
+"""
+
+from __future__ import annotations
+
+import re
+import time
+import unicodedata
+from dataclasses import dataclass, field
+
+from arr.readers.citation import cite, names_on, surname
+from arr.readers.pdf_layout import Line
+from arr.readers.pdf_text import unspaced
+
+MAX_TITLE_LINES = 4
+MAX_FRONT_LINES = 40  # lines looked at for the title and the byline when no abstract is found
+TITLE_SCALE = 1.15  # a layout title's type is at least this much larger than the body's
+RUN_ON = 0.8  # a title's next line in type this much of its first's still belongs to it
+SUBTITLE_SCALE = 1.05  # a subtitle's type is larger than the body's by this much
+MAX_AUTHORS = 12
+
+# the line that ends the front matter: the abstract, or a first section
+_FRONT_END = re.compile(
+    r"(?i)^(?:abstract\b|a b s t r a c t\b|summary$|keywords?\b|index terms\b|"
+    r"(?:1\.?|i\.)\s+introduction\b|introduction$)"
+)
+# lines that are never a title or an author: mastheads, headers, stamps, addresses, notes
+_MASTHEAD = re.compile(
+    r"(?i)(?:@|https?://|www\.|\bdoi\b|10\.\d{4,9}/|arxiv:|\bissn\b|\bisbn\b|copyright|\u00a9|"
+    r"\(c\)\s*\d{4}|\bproceedings\b|\bconference\b|\bworkshop\b|\bsymposium\b|\bjournal\b|"
+    r"\btransactions\b|\bjmlr\b|\bvol\.|\bvolume\b|\bpp\.|\bpreprint\b|\bsubmitted\b|"
+    r"\baccepted\b|\breceived\b|\bpublished\b|\bappearing in\b|\bunder review\b|"
+    r"\btechnical report\b|\bletters\b|\bpress\b|\bcorresponding author\b|\ball rights\b)"
+)
+# a line that states where or when the paper appeared: its year is the paper's
+_VENUE = re.compile(
+    r"(?i)(?:copyright|\u00a9|\(c\)\s*\d{4}|\bproceedings\b|\bconference\b|\bworkshop\b|"
+    r"\bsymposium\b|\bjournal\b|\btransactions\b|\bjmlr\b|\bvol\.|\bvolume\b|\bappearing in\b|"
+    r"\bpublished\b|\baccepted\b|\bto appear\b|\bin press\b|\bletters\b|\bpreprint\b)"
+)
+# a year cited in prose: ``et al.``, ``Friedman (2001)``, ``Friedman, 2001``, ``[12]``
+_CITED_IN_TEXT = re.compile(
+    r"(?i)\bet al\b|[a-z]\s*\(\s*(?:19|20)\d\d[a-z]?\s*[);,]|[a-z]{3},\s*(?:19|20)\d\d[a-z]?\b|"
+    r"\[\d+|arxiv:"
+)
+_MONTH = (
+    r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
+    r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
+)
+_DATE_LINE = re.compile(
+    rf"(?i)^(?:(?:version|v\.?\s?\d[\w.]*|revised|updated|draft|date|dated)\b[\s\w.,:]*)?"
+    rf"(?:\d{{1,2}}\s+{_MONTH}\.?,?\s+(?:19|20)\d\d|{_MONTH}\.?\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d\d|"
+    rf"(?:19|20)\d\d[/-]\d{{1,2}}[/-]\d{{1,2}}|\d{{1,2}}[./]\d{{1,2}}[./](?:19|20)\d\d|"
+    rf"(?:19|20)\d\d)\.?$"
+)
+_YEAR = re.compile(r"(?<![\d./:-])((?:19|20)\d\d)(?![\d])")
+_ARXIV = re.compile(r"(?i)\barxiv:\s*(\d{2})(\d{2})\.(\d{4,5})(v\d+)?")
+_ARXIV_OLD = re.compile(r"(?i)\barxiv:\s*([a-z-]+(?:\.[a-z]{2})?)/(\d{2})(\d{2})(\d{3})")
+_DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+[^\s\"<>{}.,;:)\]])")
+_EMAIL = re.compile(r"\S+@\S+|\{[^}]*\}@\S+")
+# a name's marks: footnote symbols, superscript digits or letters glued to a name, spacing
+# accents split from their letters (``Tubingen \u0308``)
+_NAME_MARKS = re.compile(r"[\u2217\u2020\u2021\u00a7\u00b6*\u2022\u2663\u2660\u2665\u2666\u22c6]+")
+# an accent PDFium gives apart from its letter, before it (``Matth \u0308aus``, ``G \u0301abor``)
+_SPLIT_ACCENT = re.compile(
+    "\\s?([\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7\u02da`\u0300-\u036f])\\s?([^\\W\\d_])?"
+)
+_COMBINING = dict(
+    zip(
+        "\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7\u02da`",
+        "\u0308\u0301\u0302\u0303\u0306\u030c\u030a\u0300",
+        strict=True,
+    )
+)
+
+
+def _accented(match: re.Match[str]) -> str:
+    mark = _COMBINING.get(match[1], match[1])
+    return f"{match[2]}{mark}" if match[2] else ""
+
+
+def joined_accents(text: str) -> str:
+    """Accents split from their letters put back on them (``G\u00e1bor Bal\u00e1zs``)."""
+    return unicodedata.normalize("NFC", _SPLIT_ACCENT.sub(_accented, text))
+
+
+@dataclass(frozen=True, slots=True)
+class Identity:
+    """What is known of a paper, each field with its source (``bib``, ``zotero``,
+    ``metadata``, ``arxiv``, ``doi``, ``layout``)."""
+
+    title: str | None = None
+    authors: tuple[str, ...] = ()
+    year: int | None = None
+    doi: str | None = None
+    arxiv: str | None = None
+    sources: dict[str, str] = field(default_factory=dict)
+
+    def citation(self) -> str | None:
+        """``Acharya et al. 2015``, only when both the authors and the year are known."""
+        if not self.authors or not self.year:
+            return None
+        return cite(list(self.authors), self.year)
+
+    def shown(self) -> str | None:
+        """Where each known field came from, and the identifiers: ``title: layout; authors:
+        metadata; year: arxiv; doi: 10.1145/357172.357176``; None when nothing is known."""
+        parts = [f"{name}: {self.sources[name]}" for name in ("title", "authors", "year")
+                 if name in self.sources]  # fmt: skip
+        parts += [f"doi: {self.doi}"] if self.doi else []
+        parts += [f"arxiv: {self.arxiv}"] if self.arxiv else []
+        return "; ".join(parts) or None
+
+    def fields(self) -> dict[str, str]:
+        """The identity as the view keeps it: sources (``title_from``) and identifiers."""
+        out = {f"{name}_from": where for name, where in self.sources.items()}
+        if self.doi:
+            out["doi"] = self.doi
+        if self.arxiv:
+            out["arxiv"] = self.arxiv
+        if self.authors:
+            out["authors"] = "; ".join(self.authors)
+        if self.year:
+            out["year"] = str(self.year)
+        return out
+
+
+def _letters(text: str) -> str:
+    text = unicodedata.normalize("NFKD", text)
+    return "".join(c.lower() for c in text if c.isalnum())
+
+
+def front_matter(lines: list[Line]) -> list[Line]:
+    """Page 1's lines before its abstract (or first section); the first ``MAX_FRONT_LINES``
+    when it has neither."""
+    for at, line in enumerate(lines[: MAX_FRONT_LINES * 2]):
+        if at and _FRONT_END.match(line.text):
+            return lines[:at]
+    return lines[:MAX_FRONT_LINES]
+
+
+def _body_size(lines: list[Line]) -> float:
+    sizes = sorted(line.size for line in lines for _ in line.text if line.size > 0)
+    return sizes[len(sizes) // 2] if sizes else 0.0
+
+
+def masthead(text: str) -> bool:
+    return bool(_MASTHEAD.search(text))
+
+
+def _titled(text: str) -> bool:
+    letters = sum(c.isalpha() for c in text)
+    return letters >= 4 and letters >= len(text.replace(" ", "")) / 2
+
+
+def layout_title(lines: list[Line]) -> tuple[str | None, int]:
+    """The front matter's largest type (not a masthead), its lines joined, and the index of
+    the line after it; (None, 0) when no type stands out from the body's."""
+    front = front_matter(lines)
+    body = _body_size(lines)
+    candidates = [line.size for line in front if not masthead(line.text) and _titled(line.text)]
+    if not candidates or body <= 0:
+        return None, 0
+    largest = max(candidates)
+    if largest < TITLE_SCALE * body:
+        return None, 0
+    start = next(
+        at for at, line in enumerate(front)
+        if line.size >= 0.95 * largest and not masthead(line.text) and _titled(line.text)
+    )  # fmt: skip
+    end = start
+    while (
+        end < len(front)
+        and end - start < MAX_TITLE_LINES
+        and front[end].size >= RUN_ON * largest
+        and not masthead(front[end].text)
+        # a line in smaller type that names people is the byline, not more of the title
+        and (end == start or front[end].size >= 0.95 * largest or not names_in(front[end]))
+    ):
+        end += 1
+    parts = [front[at].text for at in range(start, end)]
+    # a subtitle in smaller type after a colon (``Deep Retrieval:`` / ``Learning to ...``)
+    while (
+        end < len(front)
+        and parts[-1].rstrip().endswith((":", "\u2014", "-"))
+        and front[end].size >= SUBTITLE_SCALE * body
+        and not masthead(front[end].text)
+        and names_in(front[end]) == []
+        and len(parts) < MAX_TITLE_LINES + 1
+    ):
+        parts.append(front[end].text)
+        end += 1
+    title = " ".join(" ".join(parts).split())
+    title = unspaced(_NAME_MARKS.sub("", title).strip())
+    return (title[:300] or None), end
+
+
+def _person_text(cell: str) -> str:
+    """A cell as a name would be read: e-mails, marks, split accents and superscripts out;
+    an all-capital byline in title case (``JOHN SMITH`` -> ``John Smith``)."""
+    text = _EMAIL.sub(" ", cell)
+    text = _NAME_MARKS.sub(" ", text)
+    text = joined_accents(text)
+    letters = [c for c in text if c.isalpha()]
+    if letters and all(c.isupper() for c in letters) and len(letters) > 3:
+        text = " ".join(w if len(w.rstrip(".")) == 1 else w.capitalize() for w in text.split())
+    return " ".join(text.split()).strip(" ,;")
+
+
+def names_in(line: Line) -> list[str]:
+    """The people a line's cells name (a cell that is not names adds none)."""
+    found: list[str] = []
+    for cell in line.cells:
+        text = _person_text(cell)
+        if not text or masthead(cell.replace("@", "")) and "@" not in cell:
+            continue
+        names = names_on(text)
+        if names:
+            found += names
+    return found
+
+
+def layout_authors(lines: list[Line], after: int) -> list[str]:
+    """The names between the title (ending at line ``after``) and the abstract."""
+    front = front_matter(lines)
+    found: list[str] = []
+    for line in front[after:]:
+        for name in names_in(line):
+            if name not in found:
+                found.append(name)
+    return found[:MAX_AUTHORS]
+
+
+def layout_year(lines: list[Line], page_text: list[str], latest: int | None = None) -> int | None:
+    """The year a venue, copyright or date line of page 1 states (not one cited in prose)."""
+    latest = latest or time.gmtime().tm_year + 1
+
+    def plausible(found: str) -> int | None:
+        year = int(found)
+        return year if 1900 <= year <= latest else None
+
+    texts = [line.text for line in lines] + list(page_text)
+    for text in texts:  # a venue or a copyright line, anywhere on page 1
+        if len(text) > 300 or not _VENUE.search(text) or _CITED_IN_TEXT.search(text):
+            continue
+        for match in _YEAR.finditer(text):
+            if year := plausible(match[1]):
+                return year
+    for line in front_matter(lines):  # a date line in the front matter
+        text = line.text.strip()
+        if len(text) <= 60 and _DATE_LINE.match(text):
+            for match in _YEAR.finditer(text):
+                if year := plausible(match[1]):
+                    return year
+    return None
+
+
+def identifiers(page_text: list[str]) -> tuple[str | None, int | None, str | None]:
+    """(arXiv id, the year its number gives, DOI) printed on page 1."""
+    text = "\n".join(page_text)
+    arxiv = year = None
+    if match := _ARXIV.search(text):
+        yy, mm = int(match[1]), int(match[2])
+        if 1 <= mm <= 12 and 7 <= yy <= 99:  # the YYMM.NNNN(N) scheme began in April 2007
+            arxiv, year = f"{match[1]}{match[2]}.{match[3]}", 2000 + yy
+    elif match := _ARXIV_OLD.search(text):
+        yy = int(match[2])
+        arxiv = f"{match[1]}/{match[2]}{match[3]}{match[4]}"
+        year = 1900 + yy if yy >= 91 else 2000 + yy
+    doi = _DOI.search(text)
+    return arxiv, year, (doi[1] if doi else None)
+
+
+def metadata_agrees(
+    title: str | None, authors: list[str], page_text: list[str]
+) -> tuple[bool, bool]:
+    """Whether page 1 prints the metadata's title (its letters among the first lines) and its
+    first author's surname."""
+    top = _letters(" ".join(page_text[:40]))
+    title_ok = bool(title) and len(_letters(title or "")) >= 8 and _letters(title or "") in top
+    whole = _letters(" ".join(page_text))
+    first = _letters(surname(authors[0])) if authors else ""
+    return title_ok, bool(first) and len(first) >= 2 and first in whole
+
+
+def read_identity(
+    lines: list[Line],
+    page_text: list[str],
+    metadata_title: str | None,
+    metadata_people: list[str],
+) -> Identity:
+    """A PDF's identity from its metadata (where page 1 agrees) and page 1."""
+    sources: dict[str, str] = {}
+    title_ok, authors_ok = metadata_agrees(metadata_title, metadata_people, page_text)
+    title, after = layout_title(lines)
+    if title_ok:
+        title, sources["title"] = metadata_title, "metadata"
+    elif title:
+        sources["title"] = "layout"
+    if authors_ok:
+        authors, sources["authors"] = list(metadata_people), "metadata"
+    else:
+        authors = layout_authors(lines, after) if after else []
+        if authors:
+            sources["authors"] = "layout"
+    arxiv, arxiv_year, doi = identifiers(page_text)
+    year = layout_year(lines, page_text)
+    if year:
+        sources["year"] = "layout"
+    elif arxiv_year:
+        year, sources["year"] = arxiv_year, "arxiv"
+    if doi:
+        sources["doi"] = "doi"
+    if arxiv:
+        sources["arxiv"] = "arxiv"
+    return Identity(title, tuple(authors), year, doi, arxiv, sources)
