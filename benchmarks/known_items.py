@@ -134,7 +134,8 @@ def questions(folder: Path, gold: list[dict], texts: dict[str, list[str]]) -> li
                 continue
             out.append({"kind": "phrase", "query": phrase, "pdf": name, "page": page})
             break
-    return out
+    # only what a researcher can type (pdftotext gives a broken font's control characters)
+    return [case for case in out if case["query"].isprintable()]
 
 
 SYSTEMS = (

@@ -247,7 +247,10 @@ def run_memory(
         status = container.get("status")
         if status not in (None, "draft", "published", "retracted"):
             raise ConfigError(f"status must be draft, published or retracted, got {status!r}")
-        memories = store.list(resolve_scope(scope, named) if scope else None, status)
+        from arr.memory.shown import shown_memory
+
+        listed = store.list(resolve_scope(scope, named) if scope else None, status)
+        memories = [shown_memory(m) for m in listed]
         if as_json:
             _emit({"memories": [m.model_dump(mode="json") for m in memories]})
             return 0
@@ -286,8 +289,11 @@ def run_memory(
         if found is None:
             raise MemoryStoreError(f"no memory with id {texts['id'][:200]!r}")
         from arr.cli.terminal import json_for_terminal
+        from arr.memory.shown import shown_memory
 
-        shown = json.dumps(found.model_dump(mode="json"), indent=2, ensure_ascii=False)
+        shown = json.dumps(
+            shown_memory(found).model_dump(mode="json"), indent=2, ensure_ascii=False
+        )
         print(json_for_terminal(shown))  # parseable JSON that a terminal shows inertly
         return 0
     if action == "add":

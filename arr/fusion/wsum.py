@@ -118,13 +118,17 @@ SUPPORTERS = 4
 
 
 def file_supported(
-    path_of: Mapping[str, str], scores: Mapping[str, float], weight: float
+    path_of: Mapping[str, str],
+    scores: Mapping[str, float],
+    weight: float,
+    page_weight: float | None = None,
 ) -> dict[str, float]:
     """Each item's fused score plus ``weight`` times the fused scores of the best
     ``SUPPORTERS`` other items of its file: a file that several chunks and channels point at is
     more likely the place (bug localisation ranks files; a tree's answer is a place in a file).
     ``path_of`` maps the ids of places in files to their paths; other items (documents of a
-    collection, memories) are unchanged."""
+    collection, memories) are unchanged. ``page_weight`` (None: ``weight``) is the share for
+    the pages of a PDF (their work key holds the paper's title after a NUL)."""
     per_file: dict[str, list[float]] = {}
     for item, value in scores.items():
         path = path_of.get(item)
@@ -143,8 +147,13 @@ def file_supported(
             return head_sum - value
         return best_sum
 
+    paged = weight if page_weight is None else page_weight
+
+    def share(path: str) -> float:
+        return paged if "\0" in path else weight
+
     return {
-        item: value + weight * support(path, value)
+        item: value + share(path) * support(path, value)
         if (path := path_of.get(item)) is not None
         else value
         for item, value in scores.items()
@@ -174,6 +183,7 @@ class WSumFusion:
         fitted_on: str | None = FITTED_ON,
         code_gap_weight: float | None = 0.2,
         file_support: float = 0.5,
+        page_support: float | None = None,
         path_weight: float = 0.6,
         path_words: str = "naming",
     ) -> None:
@@ -185,6 +195,11 @@ class WSumFusion:
             else check_number_in("code_gap_weight", code_gap_weight, 1.0, nullable=True)
         )
         self.file_support = check_number_in("file_support", file_support, 1.0)
+        self.page_support = (
+            None
+            if page_support is None
+            else check_number_in("page_support", page_support, 1.0, nullable=True)
+        )
         self.path_weight = check_number_in("path_weight", path_weight, 10.0)
         if path_words not in WORDS:
             raise ValueError(f"path_words must be one of {list(WORDS)}, got {path_words!r}")
@@ -209,10 +224,11 @@ class WSumFusion:
             return alone
         weights = {c: w["weight"] for c, w in self._factors(query, channels).items()}
         scores = weighted_sum(channels, self.norm, weights)
-        if self.file_support or self.path_weight:
+        if self.file_support or self.page_support or self.path_weight:
             path_of = _paths(channels)
-            if self.file_support:
-                scores = file_supported(_works(channels), scores, self.file_support)
+            if self.file_support or self.page_support:
+                works = _works(channels)
+                scores = file_supported(works, scores, self.file_support, self.page_support)
             if self.path_weight and query:
                 scores = path_boosted(scores, path_of, query, self.path_weight, self.path_words)
         return assemble(channels, scores, self.top_k)

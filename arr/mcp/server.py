@@ -221,7 +221,9 @@ class ArrService:
         # Drafts and retracted memories are never retrievable; another scope's look the same.
         if found is None or found.status != "published" or found.scope != key:
             raise ServiceError(NOT_FOUND, f"no published memory {_echo(memory_id)} in this scope")
-        return json.loads(found.model_dump_json())
+        from arr.memory.shown import shown_memory
+
+        return json.loads(shown_memory(found).model_dump_json())
 
     def _name_of(self, key: ScopeKey) -> str:
         return next(n for n, k in self.allowed.items() if k == key)

@@ -59,9 +59,14 @@ def top_bookmarks(document: object) -> list[tuple[int, str]]:
 
 
 def clean_title(text: str) -> str:
-    """A bookmark's title as shown: NFKC, one line, no control or format characters."""
+    """A bookmark's title as shown: NFKC, one line, no control or format characters. A format
+    character (zero width) is removed, not made a space, as page text removes it: a token split
+    by one (``AKIA\u200bQZ7R...``) is the token the secret rules judge."""
     text = unicodedata.normalize("NFKC", text)
-    kept = "".join(" " if unicodedata.category(c) in _CONTROL else c for c in text)
+    kept = "".join(
+        "" if unicodedata.category(c) == "Cf" else " " if unicodedata.category(c) in _CONTROL else c
+        for c in text
+    )
     title = " ".join(kept.split())[:MAX_TITLE]
     return title if any(c.isalnum() for c in title) else ""
 

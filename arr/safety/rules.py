@@ -2,24 +2,25 @@
 
 Used by the grep channel (before and after its engine runs) and by indexing (a file skipped here
 never reaches an index). Name rules are case-insensitive. Content rules look for private key
-blocks, cloud access keys, GitHub/Slack tokens, JWTs and ``api_key = "<high-entropy>"``-style
-assignments; a file that matches is skipped whole, so no byte of it can appear in a snippet.
-The regexes have no nested quantifiers, so they run in linear time on hostile content.
+blocks, cloud access keys, GitHub/Slack/Hugging Face tokens, JWTs (:mod:`arr.safety.secret_rules`)
+and ``api_key = "<high-entropy>"``-style assignments in every form (:mod:`arr.safety.keyword_rule`);
+a file that matches is skipped whole, so no byte of it can appear in a snippet. Linear in the
+content by construction: the token rules run on RE2, the keyword rule's tail is bounded and
+runs only where a keyword stands (a test judges a 1 MB run of each rule's own prefix).
 """
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import math
 import os
-import re
 import threading
-from collections import Counter, OrderedDict
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
-from arr.safety.secret_rules import RULES, VALIDATORS
+from arr.safety.keyword_rule import secret_assignments
+from arr.safety.secret_rules import RULES, VALIDATORS, span_of
 
 # Sensitive names. Source: whispers 2.4.0's ``rules/files.yml`` ("known files with potentially
 # sensitive information"; BSD-3-Clause, arr/licenses/whispers-2.4.0-LICENSE; the list descends from
@@ -186,17 +187,6 @@ ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
 assert not any(c in g for g in ENGINE_EXCLUDE_GLOBS for c in ",{}[]\\")
 ENGINE_EXCLUDE_GLOB = "!{" + ",".join(g.removeprefix("!") for g in ENGINE_EXCLUDE_GLOBS) + "}"
 
-# ``<...key|secret|token|password|passwd> = "<value>"``: keywords found in the lower-cased
-# content, then this tail is matched at the keyword's end in the original bytes.
-_ASSIGNMENT_KEYWORDS = (b"key", b"secret", b"token", b"password", b"passwd")
-_ASSIGNMENT_TAIL = re.compile(rb"[\"']?\s{0,5}[:=]\s{0,5}[\"']?([A-Za-z0-9/+_=\-.]{16,200})")
-_HAS_DIGIT = re.compile(rb"[0-9]")
-_HAS_LETTER = re.compile(rb"[A-Za-z]")
-MIN_SECRET_ENTROPY = 3.5  # bits per character; English words and placeholders stay below
-# hex digits alone (at most 4 bits/char; 1 random 64-digit value in 5,000 fell under 3.5):
-HEX_SECRET_ENTROPY = 3.0  # detect-secrets' HexHighEntropyString limit
-_HEX = re.compile(rb"[0-9a-fA-F]{16,}")
-
 
 def is_sensitive_name(relative_path: str) -> bool:
     """True for a path any of whose parts is a secret-bearing name (case-insensitive)."""
@@ -219,48 +209,6 @@ def is_sensitive_filename(name: str) -> bool:
     )
 
 
-def shannon_entropy(value: bytes) -> float:
-    counts = Counter(value)
-    total = len(value)
-    return -sum(c / total * math.log2(c / total) for c in counts.values()) if total else 0.0
-
-
-_IDENTIFIER = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
-_DOTTED = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+")
-
-
-def _is_code(content: bytes, match: re.Match[bytes]) -> bool:
-    """The value is code, not a secret: ``key = apply_rotary_pos_emb_2d(...)`` (a call, an
-    attribute, a lower-case identifier), ``min_key = self.order.__getitem__`` (an unquoted
-    attribute chain), ``key: PositionalIndexer2D,`` (a bare name inside a signature) or
-    ``auto *local_key = PYBIND11_MODULE_LOCAL_ID;`` (a bare name ending a statement)."""
-    value = match.group(1)
-    after = content[match.end(1) : match.end(1) + 1]
-    quoted = match.group(0)[-len(value) - 1 : -len(value)] in (b'"', b"'")
-    if _IDENTIFIER.fullmatch(value):
-        if after in (b"(", b".", b"["):
-            return True
-        # a lower-case name is code; a quoted run of letters and digits is a value ("9f2c...")
-        if value.islower() and not (quoted and b"_" not in value and _HAS_DIGIT.search(value)):
-            return True
-        if not quoted and after in (b",", b")", b"]", b"|", b";"):
-            return True
-    if not quoted and _DOTTED.fullmatch(value):
-        return True
-    return b"." in value and after == b"("
-
-
-def _assignment_matches(content: bytes) -> Iterator[re.Match[bytes]]:
-    lowered = content.lower()  # ASCII-only lowering keeps byte offsets
-    for keyword in _ASSIGNMENT_KEYWORDS:
-        start = lowered.find(keyword)
-        while start != -1:
-            match = _ASSIGNMENT_TAIL.match(content, start + len(keyword))
-            if match and not _is_code(content, match):
-                yield match
-            start = lowered.find(keyword, start + 1)
-
-
 def token_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
     """(kind, start, end) of the known token formats (arr/safety/secret_rules.py): the anchor test
     runs at C speed, so a regex only runs on the contents that could match."""
@@ -269,22 +217,14 @@ def token_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
             valid = VALIDATORS.get(kind)
             for match in pattern.finditer(content):
                 if valid is None or valid(match):
-                    yield kind, match.start(), match.end()
+                    yield kind, *span_of(match)
 
 
 def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
     """Every credential-like value, lazily: token formats, then ``key = "<high entropy>"``."""
     yield from token_spans(content)
-    for match in _assignment_matches(content):
-        value = match.group(1)
-        # Secrets mix letters and digits; identifiers such as ``num_hidden_layers`` do not.
-        if (
-            _HAS_DIGIT.search(value)
-            and _HAS_LETTER.search(value)
-            and shannon_entropy(value)
-            >= (HEX_SECRET_ENTROPY if _HEX.fullmatch(value) else MIN_SECRET_ENTROPY)
-        ):
-            yield "secret_assignment", match.start(1), match.end(1)
+    for start, end in secret_assignments(content):
+        yield "secret_assignment", start, end
 
 
 def credential_kind(content: bytes) -> str | None:

@@ -23,13 +23,24 @@ for formats that are not research infrastructure; a ``*_TOKEN = "<high-entropy v
 assignment of any of them is still caught by the keyword rule in :mod:`arr.safety.rules`.
 
 ARR's own rules, where detect-secrets has none (each tested): Slack app-level tokens
-(``xapp-``), PuTTY key files version 3, Google API keys, JWTs with a JSON payload, and the
+(``xapp-``), PuTTY key files version 3, Google API keys, JWTs with a JSON payload, Hugging Face
+tokens (``hf_`` and 34 letters, as gitleaks' ``huggingface-access-token``), and the
 keyword-gated high-entropy assignment in :mod:`arr.safety.rules`.
+
+Linear by construction: every pattern is compiled by RE2 (``google-re2``), whose matching time
+is linear in the text whatever the pattern (no backtracking). Python's ``re`` took 8.4 s, 50 s
+and 47 s on 96 KB runs of ``eyJ``, ``sk-`` and ``//`` (the JWT, OpenAI and npm patterns). RE2
+has no look-ahead: where a vendored pattern ends in ``(?!...)``, the token is the group ``t``
+and the pattern consumes the one character after it (or the end). A private key's rule spans
+its whole block (``BEGIN`` to ``END``, or to the end of the text when ``END`` is missing), so a
+redaction hides the key's body, not its first line alone.
 """
 
 from __future__ import annotations
 
-import re
+from typing import Any
+
+import re2 as re
 
 RULE_SET = "detect-secrets 1.5.0 (Apache-2.0), vendored; plus ARR's own rules"
 
@@ -41,7 +52,9 @@ RULES: tuple[tuple[str, tuple[bytes, ...], re.Pattern[bytes]], ...] = (
         (b"PRIVATE KEY", b"PuTTY-User-Key-File-"),
         re.compile(
             rb"-----BEGIN [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----"
-            rb"|BEGIN SSH2 ENCRYPTED PRIVATE KEY|PuTTY-User-Key-File-[23]"
+            rb"(?:(?s:.)*?-----END [A-Z0-9 ]{0,40}PRIVATE KEY(?: BLOCK)?-----|(?s:.)*)"
+            rb"|BEGIN SSH2 ENCRYPTED PRIVATE KEY(?s:.)*?(?:END SSH2 ENCRYPTED PRIVATE KEY|$)"
+            rb"|PuTTY-User-Key-File-[23](?s:.)*?(?:Private-MAC: [0-9a-fA-F]+|$)"
         ),
     ),
     # detect-secrets: AWSKeyDetector
@@ -49,11 +62,16 @@ RULES: tuple[tuple[str, tuple[bytes, ...], re.Pattern[bytes]], ...] = (
         "cloud_access_key",
         (),  # no anchors: the regex's own prefix search is faster than nine substring scans
         re.compile(
-            rb"(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16}(?![0-9A-Z])"
+            rb"(?P<t>(?:A3T[A-Z0-9]|ABIA|ACCA|AKIA|ASIA|AGPA|AIDA|AROA|ANPA)[0-9A-Z]{16})"
+            rb"(?:[^0-9A-Z]|$)"
         ),
     ),
     # ours: Google API keys
-    ("google_api_key", (b"AIza",), re.compile(rb"AIza[0-9A-Za-z_\-]{35}(?![0-9A-Za-z_\-])")),
+    (
+        "google_api_key",
+        (b"AIza",),
+        re.compile(rb"(?P<t>AIza[0-9A-Za-z_\-]{35})(?:[^0-9A-Za-z_\-]|$)"),
+    ),
     # detect-secrets: GitHubTokenDetector (fine-grained tokens: ours)
     (
         "github_token",
@@ -77,11 +95,11 @@ RULES: tuple[tuple[str, tuple[bytes, ...], re.Pattern[bytes]], ...] = (
             b"gloas-",
         ),
         re.compile(
-            rb"(?:glpat|gldt|glft|glsoat|glrt)-[A-Za-z0-9_\-]{20,50}(?!\w)"
-            rb"|GR1348941[A-Za-z0-9_\-]{20,50}(?!\w)"
-            rb"|glcbt-(?:[0-9a-fA-F]{2}_)?[A-Za-z0-9_\-]{20,50}(?!\w)"
-            rb"|glimt-[A-Za-z0-9_\-]{25}(?!\w)|glptt-[A-Za-z0-9_\-]{40}(?!\w)"
-            rb"|glagent-[A-Za-z0-9_\-]{50,1024}(?!\w)|gloas-[A-Za-z0-9_\-]{64}(?!\w)"
+            rb"(?P<t>(?:glpat|gldt|glft|glsoat|glrt)-[A-Za-z0-9_\-]{20,50}"
+            rb"|GR1348941[A-Za-z0-9_\-]{20,50}"
+            rb"|glcbt-(?:[0-9a-fA-F]{2}_)?[A-Za-z0-9_\-]{20,50}"
+            rb"|glimt-[A-Za-z0-9_\-]{25}|glptt-[A-Za-z0-9_\-]{40}"
+            rb"|glagent-[A-Za-z0-9_\-]{50,1000}[A-Za-z0-9_\-]{0,24}|gloas-[A-Za-z0-9_\-]{64})(?:\W|$)"
         ),
     ),
     # detect-secrets: SlackDetector (tokens, webhooks); app-level tokens xapp-: ours
@@ -129,6 +147,12 @@ RULES: tuple[tuple[str, tuple[bytes, ...], re.Pattern[bytes]], ...] = (
         (b"://",),
         re.compile(rb"://([^{}\s/:@]+):([^{}\s/:@?#\[\]]+)@"),
     ),
+    # ours (gitleaks' huggingface-access-token): hf_ and 34 letters
+    (
+        "huggingface_token",
+        (b"hf_",),
+        re.compile(rb"(?P<t>hf_[A-Za-z]{34})(?:[^A-Za-z0-9_]|$)"),
+    ),
     # ours: JWTs with a JSON payload (detect-secrets decodes; the eyJ prefix of both parts is
     # the base64 of '{"')
     (
@@ -146,7 +170,7 @@ PLACEHOLDER_PASSWORDS = frozenset(
 )
 
 
-def real_url_password(match: re.Match[bytes]) -> bool:
+def real_url_password(match: Any) -> bool:
     """False for the placeholder passwords of examples and tests: a known placeholder, the user
     name again, a run of one character, or a template (``$``, ``%``, ``<``, ``*``)."""
     user, password = match.group(1), match.group(2)
@@ -161,3 +185,10 @@ def real_url_password(match: re.Match[bytes]) -> bool:
 
 # kind -> a check of each match; a match it refuses is not a credential
 VALIDATORS = {"basic_auth_url": real_url_password}
+
+
+def span_of(match: Any) -> tuple[int, int]:
+    """The credential's span: the group ``t`` where the pattern consumed the character after
+    the token (RE2 has no look-ahead), else the whole match."""
+    index = match.re.groupindex
+    return match.span(index[b"t"] if b"t" in index else index["t"]) if index else match.span()
