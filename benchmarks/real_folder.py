@@ -335,6 +335,9 @@ def bench_real_folder(out: Path) -> None:
     for label, search in (
         ("bm25s over pdftotext pages", bm25s_pages(texts)),
         ("ARR default", arr_search(folder, [])),
+        ("ARR ordering=none", arr_search(folder, ["ordering=none"])),
+        ("ARR pages support (page_support=0.5)", arr_search(folder, ["fusion.page_support=0.5"])),
+        ("ARR file names by every word", arr_search(folder, ["fusion.path_words=all"])),
         ("ARR bm25", arr_search(folder, ["tools=[bm25]"])),
     ):
         for kind, (r1, r10, p1, p10) in sorted(score(cases, search).items()):

@@ -167,7 +167,8 @@ WEIGHTINGS = ("equal", "standout")
 FITTED_ON = (
     "code_gap_weight 0.2: CoSQA dev, grid 0.0-1.0 (benchmarks.fusion); file_support 0.5: wsgold "
     "Sphinx and Werkzeug, grid 0.0-0.5 (benchmarks.wsgold); path_weight 0.6: wsgold Sphinx, grid "
-    "0.0-1.0, checked on Werkzeug (benchmarks.wsgold)"
+    "0.0-1.0, checked on Werkzeug (benchmarks.wsgold); page_support 0.0: papersdev known items, "
+    "grid 0/0.2/0.5, checked on pdfgold (benchmarks.known_items, benchmarks.papers)"
 )
 
 
@@ -183,7 +184,7 @@ class WSumFusion:
         fitted_on: str | None = FITTED_ON,
         code_gap_weight: float | None = 0.2,
         file_support: float = 0.5,
-        page_support: float | None = None,
+        page_support: float | None = 0.0,
         path_weight: float = 0.6,
         path_words: str = "naming",
     ) -> None:

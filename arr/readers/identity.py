@@ -70,12 +70,17 @@ _MONTH = (
     r"(?:jan(?:uary)?|feb(?:ruary)?|mar(?:ch)?|apr(?:il)?|may|june?|july?|aug(?:ust)?|"
     r"sep(?:t(?:ember)?)?|oct(?:ober)?|nov(?:ember)?|dec(?:ember)?)"
 )
-_DATE_LINE = re.compile(
-    rf"(?i)^(?:(?:version|v\.?\s?\d[\w.]*|revised|updated|draft|date|dated)\b[\s\w.,:]*)?"
-    rf"(?:\d{{1,2}}\s+{_MONTH}\.?,?\s+(?:19|20)\d\d|{_MONTH}\.?\s+(?:\d{{1,2}},?\s+)?(?:19|20)\d\d|"
-    rf"(?:19|20)\d\d[/-]\d{{1,2}}[/-]\d{{1,2}}|\d{{1,2}}[./]\d{{1,2}}[./](?:19|20)\d\d|"
-    rf"(?:19|20)\d\d)\.?$"
+# a date as a title page states it: ``November 2022``, ``21 June 2020``, ``June 21, 2020``,
+# ``2018/01/21``, ``2018-01-21``, ``21.01.2018``
+_DATE = re.compile(
+    rf"(?i)\b(?:\d{{1,2}}\s+{_MONTH}\.?,?\s+(?:19|20)\d\d|{_MONTH}\.?\s+(?:\d{{1,2}},?\s+)?"
+    rf"(?:19|20)\d\d|(?:19|20)\d\d[/-]\d{{1,2}}[/-]\d{{1,2}}|\d{{1,2}}[./]\d{{1,2}}[./](?:19|20)\d\d)\b"
 )
+# a line that is a year alone, or a version and a year (``Version 2.07, 2009``)
+_YEAR_LINE = re.compile(
+    r"(?i)^(?:(?:version|v\.?\s?\d[\w.]*|release|edition)[\s\w.,:]*)?(?:19|20)\d\d\.?$"
+)
+DATE_LINE_WORDS = 8  # a date line is short: a sentence that holds a date is not one
 _YEAR = re.compile(r"(?<![\d./:-])((?:19|20)\d\d)(?![\d])")
 _ARXIV = re.compile(r"(?i)\barxiv:\s*(\d{2})(\d{2})\.(\d{4,5})(v\d+)?")
 _ARXIV_OLD = re.compile(r"(?i)\barxiv:\s*([a-z-]+(?:\.[a-z]{2})?)/(\d{2})(\d{2})(\d{3})")
@@ -271,8 +276,11 @@ def layout_year(lines: list[Line], page_text: list[str], latest: int | None = No
                 return year
     for line in front_matter(lines):  # a date line in the front matter
         text = line.text.strip()
-        if len(text) <= 60 and _DATE_LINE.match(text):
-            for match in _YEAR.finditer(text):
+        if len(text.split()) > DATE_LINE_WORDS or _CITED_IN_TEXT.search(text):
+            continue
+        found = _DATE.search(text) or _YEAR_LINE.match(text)
+        if found:
+            for match in _YEAR.finditer(found[0]):
                 if year := plausible(match[1]):
                     return year
     return None
@@ -302,7 +310,8 @@ def metadata_agrees(
     top = _letters(" ".join(page_text[:40]))
     title_ok = bool(title) and len(_letters(title or "")) >= 8 and _letters(title or "") in top
     whole = _letters(" ".join(page_text))
-    first = _letters(surname(authors[0])) if authors else ""
+    name = surname(authors[0]) if authors else ""
+    first = _letters(name.removeprefix("The ") if " " in name else name)  # a body: its words
     return title_ok, bool(first) and len(first) >= 2 and first in whole
 
 

@@ -380,9 +380,47 @@ def test_the_pages_of_one_volume_support_each_other_only_within_a_paper() -> Non
             page(3, "Paper A", "grep", 3.0, 3),
         ],
     }
-    fused = plain_wsum(norm="min-max-floor", file_support=0.5).fuse(rankings)
+    fused = plain_wsum(norm="min-max-floor", file_support=0.5, page_support=None).fuse(rankings)
     scores = {c.id: c.score for c in fused}
     alone = plain_wsum(norm="min-max-floor").fuse(rankings)
     base = {c.id: c.score for c in alone}
     assert scores["doc:vol.pdf#page=7"] == pytest.approx(base["doc:vol.pdf#page=7"])
     assert scores["doc:vol.pdf#page=2"] > base["doc:vol.pdf#page=2"]
+
+
+def test_pages_stand_alone_by_default_while_a_files_chunks_still_support_each_other() -> None:
+    """``page_support`` 0 (the default): a long paper's many half-matching pages do not lift it
+    over the paper one page of which matches best; chunks of a code file still support each
+    other (``file_support``)."""
+    from arr.fusion.wsum import WSumFusion
+    from arr.models import EvidenceChunk, Location
+    from tests.conftest import SCOPE_A
+
+    def item(cid: str, path: str, score: float, rank: int, page: bool) -> EvidenceChunk:
+        if page:
+            where = Location(path=path, anchor=f"page={rank}", title=path)
+        else:
+            where = Location(path=path, start_line=rank, end_line=rank)
+        return EvidenceChunk(id=cid, scope=SCOPE_A, channel="bm25", location=where,
+                             snippet=cid, score=score, ranks={"bm25": rank})  # fmt: skip
+
+    def both(found: list[EvidenceChunk]) -> dict[str, list[EvidenceChunk]]:
+        return {
+            "bm25": found,
+            "vector": [c.model_copy(update={"channel": "vector"}) for c in found],
+        }
+
+    low = item("other#9", "other.pdf", 1.0, 9, True)  # the list's low end
+    pages = [item(f"long#{n}", "long.pdf", 5.0 - n / 100, n + 2, True) for n in range(4)]
+    fused = WSumFusion(weighting="equal").fuse_for_query(
+        "q", both([item("right#1", "right.pdf", 5.05, 1, True), *pages, low])
+    )
+    assert fused[0].id == "right#1"
+    code = [item(f"a.py#{n}", "a.py", 5.0 - n / 100, n + 2, False) for n in range(4)]
+    fused = WSumFusion(weighting="equal").fuse_for_query(
+        "q",
+        both(
+            [item("b.py#1", "b.py", 5.05, 1, False), *code, item("z.py#9", "z.py", 1.0, 9, False)]
+        ),
+    )
+    assert fused[0].id == "a.py#0"  # four chunks of a.py support its best
