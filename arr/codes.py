@@ -110,9 +110,13 @@ NO_TEXT = "no_text"
 TOO_MANY_PAGES = "pdf_too_many_pages"
 EXTRACT_TIMEOUT = "extract_timeout"
 EXTRACT_MEMORY = "extract_memory"
+# a text layer that is mostly control, private-use or unmapped characters (a broken font
+# encoding): indexed, it would be junk found by nothing and shown as nonsense
+GARBLED_TEXT = "garbled_text"
 READER_REASONS: tuple[str, ...] = (
     PDF_ENCRYPTED,
     NO_TEXT,
+    GARBLED_TEXT,
     UNREADABLE,
     TOO_MANY_PAGES,
     EXTRACT_TIMEOUT,

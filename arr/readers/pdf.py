@@ -68,10 +68,10 @@ def paper_identity(
     identifiers, its layout."""
     from arr.readers.citation import metadata_authors
     from arr.readers.identity import read_identity
-    from arr.readers.pdf_text import _metadata_title
+    from arr.readers.pdf_titles import metadata_title
 
     first = pages[0] if pages else []
-    return read_identity(layout, first, _metadata_title(info), metadata_authors(info.get("Author")))
+    return read_identity(layout, first, metadata_title(info), metadata_authors(info.get("Author")))
 
 
 def byline(lines: list[str], opening: str | None, first_page: bool = False) -> list[str]:

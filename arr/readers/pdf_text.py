@@ -41,8 +41,10 @@ from typing import NamedTuple
 from arr.readers.outline import top_bookmarks
 from arr.readers.pdf_layout import Line
 from arr.readers.pdf_layout import page_lines as layout_lines
+from arr.readers.pdf_titles import metadata_title, plausible_heading, plausible_title
 from arr.readers.view import (
     EXTRACT_TIMEOUT,
+    GARBLED_TEXT,
     NO_TEXT,
     PDF_ENCRYPTED,
     TOO_MANY_PAGES,
@@ -72,6 +74,26 @@ _PAGE_NUMBER = re.compile(
 )
 _DIGITS = re.compile(r"\d+")
 MIN_TEXT_CHARS = 16  # fewer non-space characters in the whole file: no text layer (a scan)
+# more of a file's characters than this unmapped (control, private use, U+FFFD): junk, skipped
+# with a name (a real PDF read so was 59% control characters; text PDFs are under 1%)
+MAX_GARBLED_SHARE = 0.3
+_GARBLED = frozenset({"Cc", "Co", "Cn", "Cs"})
+
+
+def garbled_share(pages: list[list[str]]) -> float:
+    """The share of a file's visible characters that no font mapped to a letter: control and
+    private-use characters, unassigned code points, U+FFFD (sampled: at most 200,000)."""
+    seen = garbled = 0
+    for page in pages:
+        for line in page:
+            for char in line:
+                if char == " ":
+                    continue
+                seen += 1
+                garbled += char == "\ufffd" or unicodedata.category(char) in _GARBLED
+            if seen >= 200_000:
+                return garbled / seen
+    return garbled / seen if seen else 0.0
 
 
 def clean_page(raw: str) -> list[str]:
@@ -275,66 +297,6 @@ def _metadata(document: object) -> dict[str, str]:
     return {k: str(v)[:1000] for k, v in found.items() if isinstance(v, str)}
 
 
-def _metadata_title(info: dict[str, str]) -> str | None:
-    title = " ".join(unicodedata.normalize("NFKC", info.get("Title", "")).split())
-    return title[:300] if plausible_title(title) else None
-
-
-_FILE_NAME = re.compile(
-    r"(?i)(?:^microsoft (?:word|powerpoint|excel) - |\.(?:dvi|pdf|ps|eps|doc|docx|rtf|odt|tex|"
-    r"txt|indd|qxd|pptx?|xlsx?|pages|key|html?)$|^[\w.-]+\.[a-z]{2,4}$)"
-)
-_NOT_TITLES = frozenset(
-    {
-        "untitled",
-        "untitled document",
-        "no title",
-        "title",
-        "document",
-        "paper",
-        "article",
-        "slides",
-        "presentation",
-        "powerpoint presentation",
-        "microsoft word document",
-        "abstract",
-        "contents",
-        "no title given",
-        "insert title here",
-        "title of the paper",
-    }
-)
-_DOI = re.compile(r"(?i)^(?:doi:?\s*|https?://(?:dx\.)?doi\.org/)?10\.\d{4,9}/\S+$")
-
-
-def plausible_heading(heading: str | None) -> bool:
-    """A page-1 heading that can stand for the title: plausible as a title, a word of three
-    letters or more (not the letters of a figure, ``R R a``), not one phrase said twice (a
-    running head set in large type)."""
-    if not heading or not plausible_title(heading):
-        return False
-    words = heading.split()
-    half = len(words) // 2
-    if half and len(words) % 2 == 0 and words[:half] == words[half:]:
-        return False
-    return any(sum(c.isalpha() for c in word) >= 3 for word in words)
-
-
-def plausible_title(title: str) -> bool:
-    """Whether a metadata title is plausibly the document's own: not a file or a producer's
-    name for it (``paper.dvi``, ``Microsoft Word - Kalman15.doc``), not ``untitled``, not a
-    DOI, no control characters, some letters, more than one short word."""
-    if not title or any(unicodedata.category(c) in ("Cc", "Cf", "Co", "Cs") for c in title):
-        return False
-    lowered = title.lower().strip(" .")
-    if lowered in _NOT_TITLES or lowered.startswith("untitled") or _DOI.match(title):
-        return False
-    if _FILE_NAME.search(title.strip()):
-        return False
-    letters = sum(c.isalpha() for c in title)
-    return letters >= 4 and letters >= len(title) / 2
-
-
 class Extracted(NamedTuple):
     title: str | None
     pages: list[list[str]]  # the lines of each page
@@ -384,12 +346,19 @@ def extract(raw: bytes, max_pages: int, budget_s: float) -> Extracted:
         opening = headings[0] if headings else None
         info = _metadata(document)
         bookmarks = top_bookmarks(document)
-        title = _metadata_title(info) or (opening if plausible_heading(opening) else None)
+        title = metadata_title(info) or (opening if plausible_heading(opening) else None)
     finally:
         document.close()
     if sum(len("".join(line.split())) for page in pages for line in page) < MIN_TEXT_CHARS:
         raise Unreadable(NO_TEXT, "no text layer (a scan? OCR is not done)")
     pages = drop_running_lines(resolve_breaks(pages))
+    share = garbled_share(pages)
+    if share > MAX_GARBLED_SHARE:
+        raise Unreadable(
+            GARBLED_TEXT,
+            f"{share:.0%} of its text is control, private-use or unmapped characters (a broken "
+            "font encoding; pdftotext or OCR may read it)",
+        )
     if title is None:  # the first line, when it can stand for a title (not a figure's "-6 -4")
         line = next((ln for page in pages for ln in page if ln.strip()), "")
         first = unspaced(" ".join(line.split()))

@@ -20,6 +20,7 @@ from dataclasses import dataclass, field
 # here for the readers: the strings are arr.codes'.
 from arr.codes import EXTRACT_MEMORY as EXTRACT_MEMORY
 from arr.codes import EXTRACT_TIMEOUT as EXTRACT_TIMEOUT
+from arr.codes import GARBLED_TEXT as GARBLED_TEXT
 from arr.codes import NO_TEXT as NO_TEXT
 from arr.codes import PDF_ENCRYPTED as PDF_ENCRYPTED
 from arr.codes import READER_REASONS

@@ -37,6 +37,7 @@ REASON_WORDS: dict[str, str] = {
     "non_utf8_name": "a file name that is not UTF-8",
     "pdf_encrypted": "needs a password",
     "no_text": "no text to index",
+    "garbled_text": "its text layer is mostly unmapped characters (a broken font encoding)",
     "pdf_too_many_pages": "more pages than the limit",
     "extract_timeout": "reading took longer than the per-file budget",
     "extract_memory": "reading needed more memory than the limit",

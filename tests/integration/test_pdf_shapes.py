@@ -13,7 +13,7 @@ import pytest
 
 from arr.readers import Readers
 from arr.readers.pdf import PdfReader
-from arr.readers.pdf_text import plausible_title
+from arr.readers.pdf_titles import plausible_title
 from arr.readers.view import Unreadable
 from tests.readers_fixtures import pdf_bytes, sized_pdf_bytes
 
@@ -226,7 +226,7 @@ def test_a_page_is_reflowed_into_sentences_no_longer_than_grep_shows() -> None:
 def test_a_first_heading_stands_for_the_title_only_when_it_can(
     heading: str | None, plausible: bool
 ) -> None:
-    from arr.readers.pdf_text import plausible_heading
+    from arr.readers.pdf_titles import plausible_heading
 
     assert plausible_heading(heading) is plausible
 
@@ -281,3 +281,18 @@ def test_a_title_under_a_journal_header_and_a_logo_inside_a_title_are_read_whole
     view = READER.read(sized_pdf_bytes([page]))
     assert view.title == "The LATEX Project Public License"
     assert view.units[0].citation is not None and view.units[0].citation.startswith("Mittelbach")
+
+
+def test_a_text_layer_of_unmapped_characters_is_a_named_skip_not_junk_indexed() -> None:
+    """A PDF whose font encoding is broken gives PDFium control characters for its letters (a
+    real one: 59% of its text): skipped as ``garbled_text``, with the share in words; a few
+    stray control characters in real text do not make a file garbled."""
+    from arr.readers.view import GARBLED_TEXT, Unreadable
+    from tests.readers_fixtures import raw_text_pdf_bytes
+
+    with pytest.raises(Unreadable) as raised:
+        READER.read(raw_text_pdf_bytes(bytes(range(1, 31)) * 5 + b" Hello world"))
+    assert raised.value.reason == GARBLED_TEXT and "%" in raised.value.detail
+    text = b"Replicated state machines tolerate faults \x01 in practice and in theory."
+    view = READER.read(raw_text_pdf_bytes(text))
+    assert "Replicated state machines" in " ".join(view.lines)
