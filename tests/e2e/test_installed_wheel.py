@@ -35,6 +35,34 @@ def run(command: list[str], cwd: Path, env: dict[str, str]) -> subprocess.Comple
     return done
 
 
+# What a checkout without git (a source archive) leaves out of a build, as .gitignore does.
+_NOT_SOURCE = {".git", ".venv", "outputs", "build", "dist", "__pycache__", ".pytest_cache",
+               ".ruff_cache", "state"}  # fmt: skip
+
+
+def source_files() -> list[str]:
+    """The files a release is built from: git's tracked and unignored files in a clone; in a
+    source archive (no git), every file on disk outside build outputs, caches and state."""
+    if (REPO / ".git").exists() and shutil.which("git"):
+        found = subprocess.run(
+            ["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, text=True,
+            capture_output=True,
+        )  # fmt: skip
+        if found.returncode == 0:
+            return found.stdout.splitlines()
+    return [
+        str(path.relative_to(REPO))
+        for path in REPO.rglob("*")
+        if path.is_file()
+        and not _NOT_SOURCE & set(path.relative_to(REPO).parts)
+        # hidden folders are caches and derived indexes (.hypothesis, data/**/.index), but .ci
+        and not any(p.startswith(".") and p != ".ci" for p in path.relative_to(REPO).parts[:-1])
+        and ".egg-info" not in str(path)
+        and not path.name.endswith(".pyc")
+        and ".sqlite3" not in path.name
+    ]
+
+
 @pytest.fixture(scope="module")
 def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str, str]]:
     base = tmp_path_factory.mktemp("wheel")
@@ -45,10 +73,7 @@ def installed(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, dict[str,
     # Built from a clean copy of the tracked files, as a release would be (the checkout's
     # own build/ or outputs/ never leak into the wheel, and the build writes nothing here).
     source = base / "source"
-    files = subprocess.check_output(
-        ["git", "ls-files", "-co", "--exclude-standard"], cwd=REPO, text=True
-    )
-    for name in files.splitlines():
+    for name in source_files():
         if (REPO / name).is_file():
             (source / name).parent.mkdir(parents=True, exist_ok=True)
             shutil.copy2(REPO / name, source / name)
@@ -237,3 +262,16 @@ def test_llm_check_from_the_wheel_against_a_real_server(
         "arr: llm check failed: llm_transport: connection refused (is the server running on "
         "that port?) (http://127.0.0.1:9/v1)"
     )
+
+
+def test_a_source_archive_without_git_is_built_from_its_files(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``make test`` from a source archive (no ``.git``): the wheel's sources are the files on
+    disk, without caches, build outputs, derived indexes or state."""
+    for name in ("arr/a.py", "conf/b.yaml", ".ci/run", ".hypothesis/c", "outputs/d",
+                 "data/demo/.index/e", "arr/__pycache__/f.pyc", "data/m.sqlite3"):  # fmt: skip
+        (tmp_path / name).parent.mkdir(parents=True, exist_ok=True)
+        (tmp_path / name).write_text("x")
+    monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
+    assert sorted(source_files()) == [".ci/run", "arr/a.py", "conf/b.yaml"]
