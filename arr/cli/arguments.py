@@ -57,8 +57,9 @@ commands:
                              lexical channels first, then vectors; --lexical: no vectors
   skipped [scope=NAME] [output=json]
                              every file the last index left out, with its reason and detail
-  search query=TEXT scope=NAME [top_k=N] [--json]
-                             answer one query (--json: the full RouterResult)
+  search TEXT [-n N | --limit N] [--scope NAME] [--json]   (or query=TEXT scope=NAME top_k=N)
+                             answer one query, options in any position (--json: the full
+                             RouterResult)
   memory add id=ID scope=NAME title=TEXT body=TEXT [tags=a,b]
   memory publish id=ID | memory retract id=ID | memory list [scope=NAME] [status=S]
   memory show id=ID | memory export file=OUT.jsonl | memory import file=IN.jsonl
@@ -86,6 +87,41 @@ def is_bare(arg: str) -> bool:
     the query, ``arr memory show ID`` as the id (``query=...`` still works, and is needed for
     a query that starts like ``lr=3e-4``)."""
     return not arg.startswith("-") and _OVERRIDE_SHAPE.match(arg) is None
+
+
+_LIMIT_FLAGS = ("-n", "--limit", "--top-k")
+
+
+def search_options(args: list[str]) -> list[str]:
+    """``arr search`` as ``rg`` and ``git`` users type it, options in any position: ``-n 3`` /
+    ``--limit 3`` / ``--limit=3`` (``top_k=3``), ``--scope NAME`` (``scope=NAME``), ``--json``;
+    the first bare word anywhere is the query (``arr search --json paxos -n 3``). ``key=value``
+    overrides work as before; a value a Hydra flag takes (``--cfg job``) is never the query."""
+    out: list[str] = []
+    asked = any(arg.startswith("query=") for arg in args)
+    iterator = iter(args)
+    for arg in iterator:
+        flag, equals, value = arg.partition("=")
+        if flag in _LIMIT_FLAGS or flag == "--scope":
+            if not equals:
+                following = next(iterator, None)
+                if following is None:
+                    raise ArrError(f"{flag} needs a value")
+                value = following
+            if flag != "--scope" and not value.isdigit():
+                raise ArrError(f"{flag} needs a number of results (1-1000), got {value[:40]!r}")
+            out.append(f"{'scope' if flag == '--scope' else 'top_k'}={value}")
+        elif arg in _HYDRA_VALUE_FLAGS:
+            out.append(arg)
+            following = next(iterator, None)
+            if following is not None:
+                out.append(following)
+        elif not asked and is_bare(arg):
+            asked = True
+            out.append(f"query={arg}")
+        else:
+            out.append(arg)
+    return out
 
 
 def split_arguments(args: list[str]) -> tuple[dict[str, str], list[str]]:

@@ -21,6 +21,7 @@ from arr.cli.arguments import (
     command_help,
     hydra_flags,
     is_bare,
+    search_options,
     split_arguments,
     take_workspace_flag,
 )
@@ -132,8 +133,11 @@ def _main(argv: list[str] | None = None) -> int:
             rest = [f"id={rest[0]}", *rest[1:]]
     if command == "index" and "--lexical" in rest:  # the quick start: no embedding at all
         rest = [("lexical=true" if a == "--lexical" else a) for a in rest]
-    if command == "search" and rest and is_bare(rest[0]):
-        rest = [f"query={rest[0]}", *rest[1:]]  # `arr search "why did the loss spike"`
+    if command == "search":  # `arr search "why did the loss spike" -n 3 --json`
+        try:
+            rest = search_options(rest)
+        except ArrError as exc:
+            return fail(str(exc), kind=error_kind(exc))
     texts, overrides = split_arguments(rest)
     multirun = any(o in ("-m", "--multirun") for o in overrides)
     try:
