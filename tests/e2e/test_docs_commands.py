@@ -90,8 +90,10 @@ def check_arr(words: list[str]) -> None:
         rest = rest[1:]
         if rest and cli.is_bare(rest[0]):
             rest = rest[1:]
-    if command == "search" and rest and cli.is_bare(rest[0]):
-        rest = rest[1:]
+    if command == "search":  # options in any position, as the CLI reads them
+        from arr.cli.arguments import search_options
+
+        rest = [a for a in search_options(rest) if not a.startswith("query=")]
     flags = [a for a in rest if a.startswith("-")]
     assert all(f in HYDRA_FLAGS or f.startswith("--shell") for f in flags), flags
     _, overrides = cli.split_arguments([a for a in rest if not a.startswith("-")])
