@@ -130,14 +130,14 @@ class Identity:
             return None
         return cite(list(self.authors), self.year)
 
-    def shown(self) -> str | None:
-        """Where each known field came from, and the identifiers: ``title: layout; authors:
-        metadata; year: arxiv; doi: 10.1145/357172.357176``; None when nothing is known."""
-        parts = [f"{name}: {self.sources[name]}" for name in ("title", "authors", "year")
-                 if name in self.sources]  # fmt: skip
+    def shown(self) -> str:
+        """Where each field came from (``unknown`` when no evidence gave it), and the
+        identifiers: ``title: layout; authors: metadata; year: arxiv; doi: 10.1145/357172``."""
+        parts = [f"{name}: {self.sources.get(name, 'unknown')}"
+                 for name in ("title", "authors", "year")]  # fmt: skip
         parts += [f"doi: {self.doi}"] if self.doi else []
         parts += [f"arxiv: {self.arxiv}"] if self.arxiv else []
-        return "; ".join(parts) or None
+        return "; ".join(parts)
 
     def fields(self) -> dict[str, str]:
         """The identity as the view keeps it: sources (``title_from``) and identifiers."""

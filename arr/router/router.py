@@ -193,7 +193,8 @@ class RetrievalRouter:
         self._execute(outcome.plan, key, run, deadline, query)
         rankings: Mapping[str, Sequence[EvidenceChunk]] = run.rankings
         # with one channel there is nothing to fuse, merge across channels or move forward
-        several = sum(1 for found in rankings.values() if found) > 1
+        answered = sum(1 for found in rankings.values() if found)
+        several = answered > 1
         chunk_lines = self._chunk_lines if several else None
         if chunk_lines:  # one item per place (arr.fusion.places)
             rankings = place_rankings(rankings, chunk_lines)
@@ -205,7 +206,7 @@ class RetrievalRouter:
             fused = lone_hits_forward(fused, rankings)
         with within(deadline):  # an LLM reranker's call ends by the search's deadline
             ranked, reranker_name = steps.rerank(self.reranker, query, fused, run.degradations)
-        answered = sum(1 for found in rankings.values() if found)
+        ranked = steps.identified(self.tools, key, ranked)  # a .bib's record names its PDF
         ranked = steps.ordered(self.ordering, query, ranked, run.traces, answered, run.degradations)
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]

@@ -9,7 +9,7 @@ from collections.abc import Mapping, Sequence
 
 from arr import codes
 from arr.llm.client import STRUCTURED_REFUSED
-from arr.models import Degradation, EvidenceChunk, ToolTrace, replaced
+from arr.models import Degradation, EvidenceChunk, ScopeKey, ToolTrace, replaced
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 
 _FALLBACK_PLANNER = RuleQueryPlanner()
@@ -86,6 +86,22 @@ def explain_weights(
         detail = " x ".join(f"{k} {v:.2f}" for k, v in parts.items() if k != "weight")
         note = f"fusion weight {parts['weight']:.2f} = {detail}{paths_note}"
         traces[number] = replaced(trace, note=note)
+
+
+def identified(
+    tools: Mapping[str, object], scope: ScopeKey, ranked: list[EvidenceChunk]
+) -> list[EvidenceChunk]:
+    """PDF pages shown with the identity the scope's own ``.bib`` gives them
+    (:mod:`arr.workspace.bib_identity`); a bibliography that cannot be read leaves them as
+    their reader named them."""
+    from arr.tools.contract import OnWorkspace, has
+    from arr.workspace.bib_identity import with_bib_identity
+
+    workspace = next((t.workspace for t in tools.values() if has(t, OnWorkspace)), None)
+    try:
+        return with_bib_identity(workspace, scope, ranked)
+    except (OSError, ValueError):  # a .bib that vanished or cannot be decoded: names as read
+        return ranked
 
 
 def ordered(

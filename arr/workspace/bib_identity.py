@@ -1,0 +1,159 @@
+"""A PDF identified by the workspace's own bibliography: the ``.bib`` entry that names the PDF
+(its ``file`` field, as Zotero with Better BibTeX, JabRef or Mendeley write it), else the one
+whose title is the PDF's, gives the title, the authors, the year and the DOI shown with its
+pages (``location.identity``: ``title: bib; authors: bib; year: bib; bib: refs.bib#lamport78``).
+
+A researcher's reference manager knows a paper better than its first page does, so a record
+outranks what the PDF's own reader found (:mod:`arr.readers.identity`). It is applied when an
+answer is shown, never stored in an index: an edited ``.bib`` is seen by the next search (its
+records are read again when a ``.bib`` of the scope changed size or time). A ``.bib`` is read
+under the one file rule, whole: one holding a credential is not used. Only the pages of the
+PDF's first paper are renamed (not the other works of a collected volume).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+import threading
+import weakref
+from dataclasses import dataclass, field
+
+from arr.models import EvidenceChunk, Location, ScopeKey, replaced
+from arr.readers.bib_records import BibRecord, records, title_key
+from arr.readers.citation import cite_surnames
+from arr.safety import file_rule
+from arr.workspace.sources import SourceFile
+
+MAX_BIB_BYTES = 50_000_000
+
+
+@dataclass
+class Lookup:
+    """A scope's records by the label of the PDF they name, by its file name (when one record
+    names it), and by title."""
+
+    by_label: dict[str, tuple[str, BibRecord]] = field(default_factory=dict)
+    by_name: dict[str, tuple[str, BibRecord] | None] = field(default_factory=dict)
+    by_title: dict[str, tuple[str, BibRecord] | None] = field(default_factory=dict)
+
+    def find(self, location: Location) -> tuple[str, BibRecord] | None:
+        path = location.path or ""
+        found = self.by_label.get(path) or self.by_name.get(posixpath.basename(path))
+        return found or self.by_title.get(title_key(location.title)) if location.title else found
+
+
+def _label_of(bib: SourceFile, named: str, roots: dict[str, str]) -> str | None:
+    """The scope label of the file a record names: a relative path from the ``.bib``'s folder,
+    or an absolute path under one of the scope's roots (None when it lies elsewhere)."""
+    bib_relative = bib.path[len(bib.root) + 1 :]
+    prefix = bib.label[: len(bib.label) - len(bib_relative)]
+    if not os.path.isabs(named):
+        joined = posixpath.normpath(posixpath.join(posixpath.dirname(bib_relative), named))
+        return None if joined.startswith("..") else prefix + joined
+    for root, root_prefix in roots.items():
+        if named.startswith(root + os.sep):
+            return root_prefix + named[len(root) + 1 :]
+    return None
+
+
+def build_lookup(bibs: list[SourceFile], all_roots: dict[str, str]) -> Lookup:
+    found = Lookup()
+    for bib in bibs:
+        relative = bib.path[len(bib.root) + 1 :]
+        raw, _ = file_rule.read_path(bib.root, relative, MAX_BIB_BYTES)  # content judged too
+        if raw is None:
+            continue
+        for record in records(raw.decode("utf-8", "replace")):
+            entry = (f"{bib.label}#{record.key}", record)
+            for named in record.files:
+                label = _label_of(bib, named, all_roots)
+                if label is not None:
+                    found.by_label.setdefault(label, entry)
+                name = posixpath.basename(named.replace("\\", "/"))
+                found.by_name[name] = None if name in found.by_name else entry
+            key = title_key(record.title)
+            if len(key) >= 12:  # a title of a few letters names no paper
+                found.by_title[key] = None if key in found.by_title else entry
+    return found
+
+
+def identified(item: EvidenceChunk, lookup: Lookup) -> EvidenceChunk:
+    """The item with its PDF's identity from the record that names it (its page's citation
+    with the record's authors and year), or as it was."""
+    where = item.location
+    anchor = where.anchor or ""
+    if not anchor.startswith("page=") or where.identity is None:
+        return item
+    found = lookup.find(where)
+    if found is None:
+        return item
+    entry, record = found
+    cited = cite_surnames(list(record.surnames), record.year, record.more)
+    parts = [f"{name}: bib" for name, known in
+             (("title", record.title), ("authors", record.surnames), ("year", record.year))
+             if known]  # fmt: skip
+    parts += [f"doi: {record.doi}"] if record.doi else []
+    parts.append(f"bib: {entry}")
+    page = anchor.partition("=")[2]
+    location = replaced(
+        where,
+        title=record.title or where.title,
+        citation=f"{cited}, p. {page}" if cited and record.year else where.citation,
+        identity="; ".join(parts),
+    )
+    return replaced(item, location=location)
+
+
+class BibIdentities:
+    """The lookups of a workspace's scopes, read again when a scope's ``.bib`` files change."""
+
+    def __init__(self) -> None:
+        self._cached: dict[ScopeKey, tuple[tuple[tuple[str, int, int], ...], Lookup]] = {}
+        self._lock = threading.Lock()
+
+    def lookup(self, workspace: object, scope: ScopeKey) -> Lookup | None:
+        files = workspace.source_files(scope)  # type: ignore[attr-defined]
+        bibs = [f for f in files if f.label.lower().endswith(".bib")]
+        if not bibs:
+            return None
+        state = tuple((f.label, f.size, f.mtime_ns) for f in bibs)
+        with self._lock:
+            cached = self._cached.get(scope)
+        if cached is not None and cached[0] == state:
+            return cached[1]
+        roots = {}
+        spec = workspace.spec_for(scope)  # type: ignore[attr-defined]
+        paths = workspace.root_paths(spec) if spec is not None else []  # type: ignore[attr-defined]
+        for root in paths:
+            roots[os.path.realpath(root)] = f"{root.name}/" if len(paths) > 1 else ""
+        found = build_lookup(bibs, roots)
+        with self._lock:
+            self._cached[scope] = (state, found)
+        return found
+
+
+# per workspace object (a pydantic model: not hashable, so by id, checked through a weak
+# reference that dies with it)
+_BY_WORKSPACE: dict[int, tuple[weakref.ref[object], BibIdentities]] = {}
+_GUARD = threading.Lock()
+
+
+def with_bib_identity(
+    workspace: object | None, scope: ScopeKey, ranked: list[EvidenceChunk]
+) -> list[EvidenceChunk]:
+    """``ranked`` with every PDF page a scope's ``.bib`` names shown with that record's
+    identity; unchanged where no page is a PDF's or the scope has no ``.bib``."""
+    if workspace is None or not any((c.location.anchor or "").startswith("page=") for c in ranked):
+        return ranked
+    with _GUARD:
+        held = _BY_WORKSPACE.get(id(workspace))
+        if held is None or held[0]() is not workspace:
+            for key in [k for k, (ref, _) in _BY_WORKSPACE.items() if ref() is None]:
+                del _BY_WORKSPACE[key]
+            held = _BY_WORKSPACE[id(workspace)] = (weakref.ref(workspace), BibIdentities())
+        identities = held[1]
+    lookup = identities.lookup(workspace, scope)
+    if lookup is None:
+        return ranked
+    return [identified(item, lookup) for item in ranked]

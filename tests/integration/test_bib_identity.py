@@ -1,0 +1,98 @@
+"""A PDF named by the workspace's own bibliography (issue 52): the ``.bib`` entry whose ``file``
+field names the PDF (Zotero/Better BibTeX, JabRef, Mendeley), or whose title is the PDF's,
+gives the title, authors, year and DOI shown with its pages, says so in ``location.identity``,
+and an edited ``.bib`` is seen by the next search (nothing is stored in an index)."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+from arr.readers.bib_records import file_paths, records
+from tests.conftest import SCOPE_A, lexical_router
+from tests.integration.test_readers import root, workspace
+from tests.readers_fixtures import headed_pdf_bytes, write
+
+BODY = [f"Line {n} on logical clocks and the ordering of events in a system." for n in range(30)]
+# the title page names no author and no year: the PDF alone gives no citation
+PAPER = [("Time, Clocks, and the Ordering of Events", BODY)]
+BIB = """@article{lamport78,
+  author = {Lamport, Leslie},
+  title = {Time, Clocks, and the Ordering of Events in a Distributed System},
+  year = {1978},
+  doi = {10.1145/359545.359563},
+  file = {:papers/clocks.pdf:PDF}
+}
+"""
+
+
+def test_file_fields_as_reference_managers_write_them() -> None:
+    assert file_paths(":papers/a.pdf:PDF") == ("papers/a.pdf",)  # JabRef
+    assert file_paths("/home/me/Zotero/storage/AB12/A - 2020 - T.pdf;/x/y.html") == (
+        "/home/me/Zotero/storage/AB12/A - 2020 - T.pdf",
+    )  # Zotero with Better BibTeX: the PDF, not the snapshot
+    assert file_paths("Full Text:C\\:/Users/me/a.pdf:application/pdf") == ("C:/Users/me/a.pdf",)
+    (found,) = records("@misc{x, author = {Diego Ongaro and John Ousterhout and others},"
+                       " title = {In Search of {Raft}}, year = 2014}")  # fmt: skip
+    assert (
+        found.surnames == ("Ongaro", "Ousterhout")
+        and found.more
+        and found.title == ("In Search of Raft")
+    )
+
+
+def test_a_bib_entry_names_its_pdf_and_an_edit_is_seen_by_the_next_search(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    write(root(ws) / "papers" / "clocks.pdf", headed_pdf_bytes(PAPER))
+    write(root(ws) / "refs.bib", BIB.encode())
+    router = lexical_router(ws)
+    pages = [
+        e for e in router.search("logical clocks ordering events", SCOPE_A).evidence
+        if (e.location.path or "").endswith(".pdf")
+    ]  # fmt: skip
+    assert pages
+    where = pages[0].location
+    assert where.citation == "Lamport 1978, p. 1"
+    assert where.title == "Time, Clocks, and the Ordering of Events in a Distributed System"
+    assert where.identity is not None
+    assert "authors: bib" in where.identity and "bib: refs.bib#lamport78" in where.identity
+    assert "doi: 10.1145/359545.359563" in where.identity
+    bib = root(ws) / "refs.bib"
+    bib.write_text(BIB.replace("1978", "1979"))
+    os.utime(bib, ns=(bib.stat().st_atime_ns, bib.stat().st_mtime_ns + 10**9))
+    again = router.search("logical clocks ordering events", SCOPE_A).evidence
+    assert any(e.location.citation == "Lamport 1979, p. 1" for e in again)
+
+
+def test_without_a_record_the_pdf_says_what_is_unknown(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    write(root(ws) / "papers" / "clocks.pdf", headed_pdf_bytes(PAPER))
+    router = lexical_router(ws)
+    pages = [
+        e for e in router.search("logical clocks ordering events", SCOPE_A).evidence
+        if (e.location.path or "").endswith(".pdf")
+    ]  # fmt: skip
+    assert pages and pages[0].location.citation is None  # no author, no year: no citation
+    assert pages[0].location.identity == "title: metadata; authors: unknown; year: unknown" or (
+        pages[0].location.identity == "title: layout; authors: unknown; year: unknown"
+    )
+
+
+def test_a_title_equal_to_the_pdfs_names_it_and_a_bib_with_a_secret_is_not_used(
+    tmp_path: Path,
+) -> None:
+    ws = workspace(tmp_path)
+    write(root(ws) / "papers" / "clocks.pdf", headed_pdf_bytes(PAPER))
+    by_title = BIB.replace("file = {:papers/clocks.pdf:PDF}", "note = {read}").replace(
+        "in a Distributed System", ""
+    )
+    write(root(ws) / "refs.bib", by_title.encode())
+    router = lexical_router(ws)
+    found = router.search("logical clocks ordering events", SCOPE_A).evidence
+    assert any(e.location.citation == "Lamport 1978, p. 1" for e in found)
+    secret = by_title.replace("note = {read}", "note = {AKIAQ7XZ3B9KJ2LMN4PR}")
+    bib = root(ws) / "refs.bib"
+    bib.write_text(secret)
+    os.utime(bib, ns=(bib.stat().st_atime_ns, bib.stat().st_mtime_ns + 10**9))
+    found = router.search("logical clocks ordering events", SCOPE_A).evidence
+    assert not any(e.location.citation == "Lamport 1978, p. 1" for e in found)
