@@ -1,7 +1,9 @@
-"""A PDF identified by the workspace's own bibliography: the ``.bib`` entry that names the PDF
-(its ``file`` field, as Zotero with Better BibTeX, JabRef or Mendeley write it), else the one
-whose title is the PDF's, gives the title, the authors, the year and the DOI shown with its
-pages (``location.identity``: ``title: bib; authors: bib; year: bib; bib: refs.bib#lamport78``).
+"""A PDF identified by the workspace's own bibliography: a Zotero data folder's item whose
+attachment it is (``zotero.sqlite`` beside ``storage/<KEY>/x.pdf``:
+:mod:`arr.workspace.zotero_records`), else the ``.bib`` entry that names the PDF (its ``file``
+field, as Zotero with Better BibTeX, JabRef or Mendeley write it), else the one whose title is
+the PDF's, gives the title, the authors, the year and the DOI shown with its pages
+(``location.identity``: ``title: bib; authors: bib; year: bib; bib: refs.bib#lamport78``).
 
 A researcher's reference manager knows a paper better than its first page does, so a record
 outranks what the PDF's own reader found (:mod:`arr.readers.identity`). It is applied when an
@@ -15,6 +17,8 @@ from __future__ import annotations
 
 import os
 import posixpath
+import re
+import stat
 import threading
 import weakref
 from dataclasses import dataclass, field
@@ -57,8 +61,51 @@ def _label_of(bib: SourceFile, named: str, roots: dict[str, str]) -> str | None:
     return None
 
 
-def build_lookup(bibs: list[SourceFile], all_roots: dict[str, str]) -> Lookup:
+_STORED = re.compile(r"(?:^|/)storage/[A-Z0-9]{8}/[^/]+\.pdf$", re.IGNORECASE)
+
+
+def zotero_databases(files: list[SourceFile]) -> list[SourceFile]:
+    """The ``zotero.sqlite`` of each Zotero data folder whose stored PDFs the walk found (the
+    walk itself skips databases as binary): a regular file, never through a link."""
+    found: dict[str, SourceFile] = {}
+    for source in files:
+        relative = source.path[len(source.root) + 1 :]
+        match = _STORED.search(relative)
+        if match is None:
+            continue
+        folder = relative[: match.start() + (1 if relative[match.start()] == "/" else 0)]
+        database = folder + "zotero.sqlite"
+        if database in found:
+            continue
+        try:
+            info = os.lstat(os.path.join(source.root, database))
+        except OSError:
+            continue
+        if stat.S_ISREG(info.st_mode):
+            label = source.label[: len(source.label) - len(relative)] + database
+            found[database] = SourceFile(
+                label, os.path.join(source.root, database), info.st_size, info.st_mtime_ns,
+                source.root,
+            )  # fmt: skip
+    return list(found.values())
+
+
+def add_zotero(found: Lookup, database: SourceFile) -> None:
+    """The stored PDFs of a Zotero data folder (``zotero.sqlite`` beside ``storage/``)."""
+    from arr.workspace.zotero_records import zotero_records
+
+    relative = database.path[len(database.root) + 1 :]
+    folder = database.label[: -len("zotero.sqlite")]  # the data folder's label, with its /
+    for stored, record in zotero_records(database.root, relative).items():
+        found.by_label.setdefault(folder + stored, (f"{database.label}#{record.key}", record))
+
+
+def build_lookup(
+    bibs: list[SourceFile], all_roots: dict[str, str], zotero: list[SourceFile] = ()
+) -> Lookup:
     found = Lookup()
+    for database in zotero:  # a reference manager's own database first: the most trusted
+        add_zotero(found, database)
     for bib in bibs:
         relative = bib.path[len(bib.root) + 1 :]
         raw, _ = file_rule.read_path(bib.root, relative, MAX_BIB_BYTES)  # content judged too
@@ -115,9 +162,10 @@ class BibIdentities:
     def lookup(self, workspace: object, scope: ScopeKey) -> Lookup | None:
         files = workspace.source_files(scope)  # type: ignore[attr-defined]
         bibs = [f for f in files if f.label.lower().endswith(".bib")]
-        if not bibs:
+        zotero = zotero_databases(files)
+        if not bibs and not zotero:
             return None
-        state = tuple((f.label, f.size, f.mtime_ns) for f in bibs)
+        state = tuple((f.label, f.size, f.mtime_ns) for f in (*zotero, *bibs))
         with self._lock:
             cached = self._cached.get(scope)
         if cached is not None and cached[0] == state:
@@ -127,7 +175,7 @@ class BibIdentities:
         paths = workspace.root_paths(spec) if spec is not None else []  # type: ignore[attr-defined]
         for root in paths:
             roots[os.path.realpath(root)] = f"{root.name}/" if len(paths) > 1 else ""
-        found = build_lookup(bibs, roots)
+        found = build_lookup(bibs, roots, zotero)
         with self._lock:
             self._cached[scope] = (state, found)
         return found

@@ -96,3 +96,53 @@ def test_a_title_equal_to_the_pdfs_names_it_and_a_bib_with_a_secret_is_not_used(
     os.utime(bib, ns=(bib.stat().st_atime_ns, bib.stat().st_mtime_ns + 10**9))
     found = router.search("logical clocks ordering events", SCOPE_A).evidence
     assert not any(e.location.citation == "Lamport 1978, p. 1" for e in found)
+
+
+def zotero_database(path: Path, key: str, name: str) -> None:
+    """A Zotero data folder's database as Zotero 5+ shapes it (the tables ARR reads): one
+    journal article by Leslie Lamport, 1978, with a stored PDF attachment."""
+    import sqlite3
+
+    connection = sqlite3.connect(path)
+    connection.executescript(
+        """
+        CREATE TABLE items (itemID INTEGER PRIMARY KEY, itemTypeID INT, key TEXT);
+        CREATE TABLE itemAttachments (itemID INTEGER PRIMARY KEY, parentItemID INT,
+            linkMode INT, contentType TEXT, path TEXT);
+        CREATE TABLE fields (fieldID INTEGER PRIMARY KEY, fieldName TEXT);
+        CREATE TABLE itemDataValues (valueID INTEGER PRIMARY KEY, value);
+        CREATE TABLE itemData (itemID INT, fieldID INT, valueID INT);
+        CREATE TABLE creators (creatorID INTEGER PRIMARY KEY, firstName TEXT, lastName TEXT,
+            fieldMode INT);
+        CREATE TABLE itemCreators (itemID INT, creatorID INT, creatorTypeID INT, orderIndex INT);
+        INSERT INTO items VALUES (1, 22, 'PARENT01'), (2, 3, '{key}');
+        INSERT INTO itemAttachments VALUES (2, 1, 0, 'application/pdf', 'storage:{name}');
+        INSERT INTO fields VALUES (1, 'title'), (2, 'date'), (3, 'DOI');
+        INSERT INTO itemDataValues VALUES
+            (1, 'Time, Clocks, and the Ordering of Events in a Distributed System'),
+            (2, '1978-07-00 July 1978'), (3, '10.1145/359545.359563');
+        INSERT INTO itemData VALUES (1, 1, 1), (1, 2, 2), (1, 3, 3);
+        INSERT INTO creators VALUES (1, 'Leslie', 'Lamport', 0);
+        INSERT INTO itemCreators VALUES (1, 1, 1, 0);
+        """.format(key=key, name=name)
+    )
+    connection.commit()
+    connection.close()
+
+
+def test_a_zotero_data_folder_names_its_stored_pdfs(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    folder = root(ws) / "Zotero"
+    write(folder / "storage" / "AB12CD34" / "Lamport - 1978 - Time.pdf", headed_pdf_bytes(PAPER))
+    zotero_database(folder / "zotero.sqlite", "AB12CD34", "Lamport - 1978 - Time.pdf")
+    router = lexical_router(ws)
+    pages = [
+        e for e in router.search("logical clocks ordering events", SCOPE_A).evidence
+        if (e.location.path or "").endswith(".pdf")
+    ]  # fmt: skip
+    assert pages and pages[0].location.citation == "Lamport 1978, p. 1"
+    assert "bib: Zotero/zotero.sqlite#zotero:AB12CD34" in (pages[0].location.identity or "")
+    # a database of another shape (or damaged) is no evidence, and breaks nothing
+    (folder / "zotero.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
+    again = router.search("logical clocks ordering events", SCOPE_A).evidence
+    assert again and all(e.location.citation != "Lamport 1978, p. 1" for e in again)

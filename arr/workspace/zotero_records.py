@@ -1,0 +1,85 @@
+"""A Zotero data folder inside a scope (``zotero.sqlite`` beside ``storage/<KEY>/paper.pdf``):
+each stored PDF attachment named by its parent item's metadata (title, creators in order,
+year, DOI), as :mod:`arr.readers.bib_records` names them from a ``.bib``.
+
+The database is read under the one file rule (no link, inside the root, a size cap) into a
+private temporary copy, which is opened read-only: a running Zotero's lock is never waited on
+or taken, and the researcher's file is never written. Zotero's schema (5.x and later):
+``items`` (the attachment's ``key`` is its storage folder), ``itemAttachments`` (``path``:
+``storage:paper.pdf``), ``itemData``/``itemDataValues``/``fields`` (``title``, ``date``,
+``DOI``), ``creators``/``itemCreators`` (``orderIndex``). A database of another shape is
+not used.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import sqlite3
+import tempfile
+
+from arr.readers.bib_records import BibRecord
+from arr.safety import file_rule
+
+MAX_ZOTERO_BYTES = 1_000_000_000
+_YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
+_QUERY = """
+SELECT attachment.key, itemAttachments.path, itemAttachments.parentItemID
+FROM itemAttachments JOIN items AS attachment ON attachment.itemID = itemAttachments.itemID
+WHERE itemAttachments.path LIKE 'storage:%' AND itemAttachments.parentItemID IS NOT NULL
+"""
+_FIELDS = """
+SELECT fields.fieldName, itemDataValues.value FROM itemData
+JOIN fields ON fields.fieldID = itemData.fieldID
+JOIN itemDataValues ON itemDataValues.valueID = itemData.valueID
+WHERE itemData.itemID = ? AND fields.fieldName IN ('title', 'date', 'DOI')
+"""
+_CREATORS = """
+SELECT creators.firstName, creators.lastName FROM itemCreators
+JOIN creators ON creators.creatorID = itemCreators.creatorID
+WHERE itemCreators.itemID = ? ORDER BY itemCreators.orderIndex
+"""
+
+
+def zotero_records(root: str, relative: str) -> dict[str, BibRecord]:
+    """``storage/<KEY>/<file>.pdf`` (relative to the data folder) -> its item's record, from
+    the ``zotero.sqlite`` at ``relative`` under ``root``; {} when it cannot be read."""
+    raw, _ = file_rule.read_path(root, relative, MAX_ZOTERO_BYTES, check_content=False)
+    if raw is None or not raw.startswith(b"SQLite format 3\x00"):
+        return {}
+    handle, copy = tempfile.mkstemp(suffix=".sqlite")
+    try:
+        with os.fdopen(handle, "wb") as out:
+            out.write(raw)
+        del raw
+        connection = sqlite3.connect(f"file:{copy}?mode=ro", uri=True)
+        try:
+            return _read(connection)
+        finally:
+            connection.close()
+    except sqlite3.Error:  # another shape, or damaged: not evidence
+        return {}
+    finally:
+        os.unlink(copy)
+
+
+def _read(connection: sqlite3.Connection) -> dict[str, BibRecord]:
+    out: dict[str, BibRecord] = {}
+    for key, path, parent in connection.execute(_QUERY).fetchall():
+        name = str(path).removeprefix("storage:")
+        if not name.lower().endswith(".pdf") or "/" in name or not re.fullmatch(r"\w+", key):
+            continue
+        fields = dict(connection.execute(_FIELDS, (parent,)).fetchall())
+        people = connection.execute(_CREATORS, (parent,)).fetchall()
+        year = _YEAR.search(str(fields.get("date") or ""))
+        out[f"storage/{key}/{name}"] = BibRecord(
+            key=f"zotero:{key}",
+            title=str(fields["title"]) if fields.get("title") else None,
+            authors=tuple(" ".join(p for p in (first, last) if p) for first, last in people),
+            surnames=tuple(str(last) for _, last in people if last),
+            more=False,
+            year=int(year[1]) if year else None,
+            doi=str(fields["DOI"]) if fields.get("DOI") else None,
+            files=(f"storage/{key}/{name}",),
+        )
+    return out
