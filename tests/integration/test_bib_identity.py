@@ -105,7 +105,7 @@ def zotero_database(path: Path, key: str, name: str) -> None:
 
     connection = sqlite3.connect(path)
     connection.executescript(
-        """
+        f"""
         CREATE TABLE items (itemID INTEGER PRIMARY KEY, itemTypeID INT, key TEXT);
         CREATE TABLE itemAttachments (itemID INTEGER PRIMARY KEY, parentItemID INT,
             linkMode INT, contentType TEXT, path TEXT);
@@ -124,7 +124,7 @@ def zotero_database(path: Path, key: str, name: str) -> None:
         INSERT INTO itemData VALUES (1, 1, 1), (1, 2, 2), (1, 3, 3);
         INSERT INTO creators VALUES (1, 'Leslie', 'Lamport', 0);
         INSERT INTO itemCreators VALUES (1, 1, 1, 0);
-        """.format(key=key, name=name)
+        """
     )
     connection.commit()
     connection.close()
