@@ -14,14 +14,25 @@ commits a collection that is searched exactly, the store writes what the exact s
 A snapshot is written to a temporary folder and renamed into place; a build removes it before
 it changes the collection, so a reader never takes an old snapshot for the new collection (it
 reads Chroma meanwhile). Answers are the exact search's own: the same vectors, the same order.
+
+Nothing in it is trusted for where it lies: its record carries a *binding*, a hash of the
+folder it was written to (the workspace's index folder and the collection's name), its build
+version and its item count, so a snapshot copied or linked in from another workspace is not
+served; the folder and every file are opened without following a link and must be regular
+files with one name; the offsets of texts and records must rise from 0 to the file's own size
+before anything is read (a damaged index claiming a 3 GB passage allocated it). A snapshot that
+fails any check is not served (the search reads Chroma) and the next ``arr index`` writes it
+anew.
 """
 
 from __future__ import annotations
 
 import contextlib
+import hashlib
 import json
 import os
 import shutil
+import stat
 import tempfile
 import threading
 from collections.abc import Iterable
@@ -98,6 +109,7 @@ def write_pages(
         for name, ends in offsets.items():
             np.save(staging / f"{name}.idx.npy", np.asarray(ends, dtype=np.int64))
         record = {"format": FORMAT, "version": version, "count": count, "manifest": manifest}
+        record["binding"] = binding(folder, version, count)
         (staging / "manifest.json").write_text(json.dumps(record), encoding="utf-8")
         remove_snapshot(folder)
         os.replace(staging, folder)
@@ -105,6 +117,38 @@ def write_pages(
     finally:
         if staging is not None:
             shutil.rmtree(staging, ignore_errors=True)
+
+
+def binding(folder: Path, version: str, count: int) -> str:
+    """What ties a snapshot to the place it was written for: the folder's real path (the
+    workspace's index folder and the collection's name), the build version, the item count."""
+    where = os.path.join(os.path.realpath(folder.parent), folder.name)
+    return hashlib.sha256(f"{FORMAT}\0{where}\0{version}\0{count}".encode()).hexdigest()
+
+
+def _open_plain(path: Path) -> BinaryIO:
+    """A snapshot file opened for reading: never through a link, a regular file with one name
+    (raises OSError otherwise)."""
+    descriptor = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_CLOEXEC)
+    info = os.fstat(descriptor)
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        os.close(descriptor)
+        raise OSError(f"{path.name} is not a regular file with one name")
+    return os.fdopen(descriptor, "rb")
+
+
+def _offsets(handle: BinaryIO, ends: Any, rows: int) -> Any:
+    """The offsets of a blob file checked against the file: one more than its rows, from 0,
+    never falling, ending at its size (raises ValueError otherwise)."""
+    ends = np.asarray(ends)
+    size = os.fstat(handle.fileno()).st_size
+    if ends.ndim != 1 or len(ends) != rows + 1 or ends.dtype.kind not in "iu":
+        raise ValueError("offsets of another shape")
+    if len(ends) and (
+        int(ends[0]) != 0 or int(ends[-1]) != size or bool(np.any(np.diff(ends) < 0))
+    ):
+        raise ValueError("offsets beyond the file or falling")
+    return ends
 
 
 def append_blobs(handle: BinaryIO, ends: Any, values: list[bytes]) -> int:
@@ -192,23 +236,42 @@ class Snapshot:
         ]
 
 
-def open_snapshot(folder: Path, version: str) -> Snapshot | None:
-    """The snapshot of build ``version`` in ``folder``, or None (absent, another build's, or
-    damaged: the caller reads Chroma instead)."""
-    found = read_manifest(folder)
-    if found is None or found[1] != version:
-        return None
+def open_snapshot(folder: Path, version: str, written_for: Path | None = None) -> Snapshot | None:
+    """The snapshot of build ``version`` in ``folder``, or None (absent, another build's or
+    another place's, linked, or damaged: the caller reads Chroma instead). ``written_for``:
+    the folder its binding names, when a build moved it aside (default: ``folder``)."""
     try:
-        ids = json.loads((folder / "ids.json").read_text(encoding="utf-8"))
-        matrix = np.load(folder / "vectors.npy", mmap_mode="r")
-        blobs = tuple(
-            (open(folder / f"{name}.bin", "rb"), np.load(folder / f"{name}.idx.npy"))  # noqa: SIM115
-            for name in ("documents", "metadatas")
-        )
-    except (OSError, ValueError):
+        if not stat.S_ISDIR(os.lstat(folder).st_mode):  # a link to a folder elsewhere
+            return None
+    except OSError:
+        return None
+    record = read_record(folder)
+    if record is None or record["version"] != version:
+        return None
+    count = record.get("count")
+    bound = binding(written_for or folder, version, count) if isinstance(count, int) else None
+    if bound is None or record.get("binding") != bound:
+        return None
+    handles: list[BinaryIO] = []
+    try:
+        with _open_plain(folder / "ids.json") as handle:
+            ids = json.loads(handle.read().decode("utf-8"))
+        with _open_plain(folder / "vectors.npy") as handle:
+            matrix = np.load(folder / "vectors.npy", mmap_mode="r")
+        blobs = []
+        for name in ("documents", "metadatas"):
+            handles.append(_open_plain(folder / f"{name}.bin"))
+            with _open_plain(folder / f"{name}.idx.npy") as index:
+                ends = np.load(index, allow_pickle=False)
+            blobs.append((handles[-1], _offsets(handles[-1], ends, count)))
+    except (OSError, ValueError, UnicodeDecodeError):
+        for handle in handles:
+            handle.close()
         return None
     documents, metadatas = blobs
-    if not (len(ids) == matrix.shape[0] == len(documents[1]) - 1 == len(metadatas[1]) - 1):
+    if not (isinstance(ids, list) and len(ids) == matrix.shape[0] == count):
+        for handle in handles:
+            handle.close()
         return None
     return Snapshot(version, ids, matrix, documents, metadatas)
 
@@ -243,8 +306,16 @@ class SnapshotReads:
         version = manifest.get("build_token") or manifest.get("built_at")
         folder = self._snapshot_folder(name)
         record = read_record(folder) if renew and self.snapshots else None
-        if record is not None and version is not None:
-            record |= {"version": str(version), "manifest": manifest}
+        whole = record is not None and open_snapshot(folder, record["version"])
+        if whole:  # the same vectors, checked whole: only its record is renewed
+            whole.close()
+        if record is not None and whole and version is not None:
+            count = int(record["count"])
+            record |= {
+                "version": str(version),
+                "manifest": manifest,
+                "binding": binding(folder, str(version), count),
+            }
             with contextlib.suppress(OSError):
                 atomic_write.write_text(folder / "manifest.json", json.dumps(record))
                 return

@@ -193,7 +193,7 @@ def start_spool(folder: Path, version: str | None, count: int) -> Spool | None:
         except OSError:
             remove_snapshot(folder)
         else:
-            base = open_snapshot(aside, version) if version is not None else None
+            base = open_snapshot(aside, version, folder) if version is not None else None
     if (0 if base is None else len(base.ids)) != count:
         if base is not None:
             base.close()
