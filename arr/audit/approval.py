@@ -143,7 +143,7 @@ class ApprovalLedger:
             at = datetime.now(timezone.utc).isoformat(timespec="microseconds")
             text = json.dumps(body, sort_keys=True, ensure_ascii=False)
             digest = _hash(prev, at, request_id, stage, text)
-            conn.execute(
+            inserted = conn.execute(
                 "INSERT INTO ledger (at, request_id, stage, body, prev_hash, hash, mac) "
                 "VALUES (?,?,?,?,?,?,?)",
                 (at, request_id, stage, text, prev, digest, audit_key.sign(self.path, digest)),
@@ -151,6 +151,8 @@ class ApprovalLedger:
             conn.execute("COMMIT")
             if first_keyed:
                 audit_key.remember_keyed(self.path, digest)
+            if inserted.lastrowid is not None:  # the head, outside the workspace
+                audit_key.remember_head(self.path, int(inserted.lastrowid), digest)
             return digest
         except BaseException:
             # Only a transaction that began can be rolled back; otherwise the original error

@@ -258,7 +258,8 @@ def _compare_memories(
 
 def remember_first_keyed(conn: sqlite3.Connection) -> None:
     """After a commit: mark, outside the workspace, where this store's keyed chain began (one
-    stat once it is marked)."""
+    stat once it is marked) and the row it has reached now (its head: a copy restored from
+    before, or a cut tail, is then named by verify)."""
     database = database_path(conn)
     if audit_key.unmarked(database):
         try:
@@ -269,3 +270,9 @@ def remember_first_keyed(conn: sqlite3.Connection) -> None:
             return  # the write is committed; the mark is made after the next one
         if first is not None:
             audit_key.remember_keyed(database, first[0])
+    try:
+        last = conn.execute("SELECT seq, hash FROM audit ORDER BY seq DESC LIMIT 1").fetchone()
+    except sqlite3.Error:
+        return
+    if last is not None:
+        audit_key.remember_head(database, int(last[0]), str(last[1]))

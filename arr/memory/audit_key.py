@@ -22,6 +22,7 @@ import os
 import stat
 from pathlib import Path
 
+from arr import atomic_write
 from arr.errors import ArrError
 
 KEY_ENV = "ARR_AUDIT_KEY"
@@ -48,21 +49,52 @@ def _workspace_of(database: Path) -> Path | None:
 
 
 def check_location(database: Path, path: Path | None = None) -> None:
-    """Refuse a key inside the database's folder or its workspace (anyone who can write the
-    store could then read the key)."""
+    """Refuse a key inside the database's folder, its workspace or any scope root of that
+    workspace (anyone who can write the store, or search a scope, could then read the key),
+    and a key whose folder others can write (they could swap the key); for every use, verify
+    included."""
     _check_location(str(database), str(path or key_path()))
+
+
+def _scope_roots(workspace: Path | None) -> list[Path]:
+    """The trusted roots of every scope of the workspace (its ``.arr/workspace.yaml``)."""
+    if workspace is None:
+        return []
+    try:
+        from arr.workspace.file import read_file
+
+        parsed = read_file(workspace)
+    except Exception:  # no workspace file, or an unreadable one: the folders above still hold
+        return []
+    found = []
+    for entry in parsed.scopes.values():
+        for root in entry.roots:
+            path = Path(root) if os.path.isabs(root) else workspace / root
+            found.append(path.resolve())
+    return found
 
 
 @functools.lru_cache(maxsize=64)
 def _check_location(database_text: str, key_text: str) -> None:
     database = Path(database_text)
     key = Path(key_text).expanduser().resolve()
-    for inside in (Path(database).resolve().parent, _workspace_of(database)):
+    workspace = _workspace_of(database)
+    for inside in (Path(database).resolve().parent, workspace, *_scope_roots(workspace)):
         if inside is not None and (key == inside or inside in key.parents):
             raise AuditKeyError(
                 f"the audit key {str(key)!r} lies inside {str(inside)!r}, beside what it "
-                f"protects; set {KEY_ENV} to a file outside the workspace"
+                f"protects or where a search reads; set {KEY_ENV} to a file outside the "
+                "workspace and every scope's roots"
             )
+    try:
+        folder = os.stat(key.parent)
+    except OSError:
+        return  # no folder yet: made 0700 with the key
+    if folder.st_mode & 0o022 and not folder.st_mode & stat.S_ISVTX:
+        raise AuditKeyError(
+            f"the audit key's folder {str(key.parent)!r} can be written by others (mode "
+            f"{stat.S_IMODE(folder.st_mode):o}): they could replace the key; chmod 700 it"
+        )
 
 
 def _read(path: Path) -> bytes | None:
@@ -179,6 +211,53 @@ def remember_keyed(database: Path, first_hash: str) -> None:
         pass  # a read-only config folder: verify then trusts what the store shows
 
 
+def remember_head(database: Path, seq: int, row_hash: str) -> None:
+    """Record, outside the workspace, the last row this store's chain has reached (after the
+    row's commit; only forward: a slower writer never moves it back). A store found behind it
+    was rolled back to an older copy or lost its last rows; one with another row there was
+    replaced."""
+    head = _mark(database).with_suffix(".head")
+    found = recorded_head(database)
+    if found is not None and found[0] >= seq:
+        return
+    try:
+        head.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+        atomic_write.write_text(head, f"{seq} {row_hash}\n")
+    except OSError:
+        pass  # a read-only config folder: verify then trusts what the store shows
+
+
+def recorded_head(database: Path) -> tuple[int, str] | None:
+    """(sequence, hash) of the last row this store was seen to reach, if recorded."""
+    try:
+        seq, row_hash = _mark(database).with_suffix(".head").read_text("utf-8").split()[:2]
+        return int(seq), row_hash
+    except (OSError, ValueError):
+        return None
+
+
+def head_problems(database: Path, rows: list[dict], what: str) -> list[str]:
+    """A store behind its recorded head (rolled back, its tail cut), or holding another row
+    where the head was (replaced by another copy)."""
+    head = recorded_head(database)
+    if head is None:
+        return []
+    seq, row_hash = head
+    last = rows[-1]["seq"] if rows else 0
+    if last < seq:
+        return [
+            f"the {what} ends at row {last} but reached row {seq} (hash {row_hash[:16]}...): "
+            "it was rolled back to an older copy, or its last rows were removed"
+        ]
+    there = next((r for r in rows if r["seq"] == seq), None)
+    if there is not None and there.get("hash") != row_hash:
+        return [
+            f"row {seq} of the {what} is not the row it reached (hash {row_hash[:16]}...): "
+            "the store was replaced by another copy"
+        ]
+    return []
+
+
 def keyed_since(database: Path) -> str | None:
     """The hash of the row that began this store's keyed chain, if it was ever keyed here."""
     try:
@@ -194,7 +273,7 @@ def check_macs(database: Path, rows: list[dict], what: str) -> tuple[list[str], 
     the MAC of its hash under the key."""
     keyed = [r for r in rows if r.get("mac") is not None]
     since = keyed_since(database)
-    problems: list[str] = []
+    problems: list[str] = head_problems(database, rows, what)
     if since is not None and not any(r.get("hash") == since for r in keyed):
         problems.append(
             f"the {what} began a keyed chain here (at row hash {since[:16]}...) that is gone: "
@@ -211,8 +290,10 @@ def check_macs(database: Path, rows: list[dict], what: str) -> tuple[list[str], 
     ]
     try:
         key = load(create=False)
+        if key is not None:  # a key beside what it protects, or where a search reads it,
+            check_location(database)  # authenticates nothing
     except AuditKeyError as exc:
-        return [*problems, str(exc)], "the key could not be read"
+        return [*problems, str(exc)], "the key could not be read or lies where others read it"
     if key is None:
         problems.append(
             f"rows {first}-{rows[-1]['seq']} carry MACs but there is no audit key at "

@@ -178,6 +178,7 @@ def test_a_rewritten_consistent_chain_is_caught_by_the_kept_head(tmp_path: Path)
     # what a chain cannot see, nor its key when its holder rewrote it (the mark of where the
     # keyed chain began is rewritten too: the holder of the key controls its folder)
     audit_key._mark(store.path).unlink(missing_ok=True)
+    audit_key._mark(store.path).with_suffix(".head").unlink(missing_ok=True)  # and the head
     assert problems(store.path) == []
     lines, ok = audit_report.verify([store.path], kept_heads=[kept])
     assert not ok and "removed or rewritten" in lines[-1]
