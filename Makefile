@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-index bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout bench-cold clean
+.PHONY: help setup demo test test-fast lint bench bench-identity bench-known bench-index bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout bench-cold clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -46,6 +46,12 @@ bench-index: setup ## benchmark: the first hour on a tree: embedding fp32 vs int
 
 bench-wsgold: setup ## benchmark: file-level answers on the Werkzeug and Sphinx trees (../shared/data/wsgold)
 	$(BIN)/python -m benchmarks.wsgold
+
+bench-identity: setup ## benchmark: paper identity (title, first author, year, citation) against publishers' records (../shared/data/papersdev), beside /Title, pdftitle, pdftotext
+	$(BIN)/python -m benchmarks.identity
+
+bench-known: setup ## benchmark: known-item questions of four kinds on papersdev, each known-item rule on and off, beside bm25s over pdftotext pages
+	$(BIN)/python -m benchmarks.known_items
 
 bench-papers: setup ## benchmark: papers as PDF vs the same text (../shared/data/pdfgold): extraction, arr index, page-level nDCG
 	$(BIN)/python -m benchmarks.papers

@@ -19,10 +19,11 @@ matched whole, so "parser" names ``form_parser.py`` and not ``formparser.py``.
 
 Which query words may name a file (``words``): ``naming`` (the default) counts a word of an
 identifier-shaped token (``form_parser``, ``FormParser``, ``a.b``, ``path/x``, a quoted or
-back-ticked name), a word that is not an ordinary English word (``csp``, ``reloader``,
-``autodoc``: the packaged model's vocabulary decides) and a word that is a candidate file's
-whole stem (``rules`` names ``rules.py``); an English word of prose that a longer file name
-happens to share does not (``file system`` in a description of a lock service named a file
+back-ticked name), a capitalised word where a sentence would not capitalise it (a name:
+``Chen 2015``, ``the Raft paper``), a word that is not an ordinary English word (``csp``,
+``reloader``, ``autodoc``: the packaged model's vocabulary decides) and a word that is a
+candidate file's whole stem (``rules`` names ``rules.py``); an English word of prose that a
+longer file name happens to share does not (``file system`` in a description of a lock service named a file
 system paper's file; ``state`` and ``machines`` named ``...replicated-state-machines.pdf``).
 ``all`` counts every word (the rule before; ``fusion.path_words=all``).
 """
@@ -111,9 +112,13 @@ def naming_words(query: str) -> tuple[frozenset[str], frozenset[str]]:
     prose: set[str] = set()
     text = query[:2000]
     quoted = {m[1] for m in _QUOTED.finditer(text)}
-    for token in _TOKEN.findall(text):
+    tokens = _TOKEN.findall(text)
+    for position, token in enumerate(tokens):
         bare = token.strip("`'\"()[]{},;:!?")
-        shaped = bare in quoted or bool(_IDENTIFIER.search(bare))
+        # a capital where a sentence does not put one is a name (``Chen 2015``, ``the Raft
+        # paper``): the first word of a sentence of 4+ words is capitalised by spelling alone
+        proper = bare[:1].isupper() and (position > 0 or len(tokens) <= 3)
+        shaped = bare in quoted or proper or bool(_IDENTIFIER.search(bare))
         for word in _WORD.findall(bare):
             if len(word) < MIN_STEM or word.lower() in _STOP:
                 continue

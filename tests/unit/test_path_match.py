@@ -127,3 +127,26 @@ def test_through_the_router_the_named_file_comes_first_and_the_trace_says_why(
     assert all("file names matched: pkg/reloader.py" in n for n in notes)
     assert not any("file names matched" in t.note for t in before.traces)
     assert after.scope_leak_count == 0
+
+
+def test_prose_words_a_longer_file_name_shares_do_not_name_it() -> None:
+    """Issue 52: "file system" in a description of a lock service lifted a file-system paper's
+    file, "state" and "machines" a file named for replicated state machines. A file name is
+    named by an identifier, a name, a word that is not ordinary English, or its whole stem."""
+    from arr.fusion.path_match import naming_words, path_matches
+
+    paths = ["papers/gfs-file-system.pdf", "papers/replicated-state-machines.pdf",
+             "papers/chubby.pdf", "src/rules.py", "src/_reloader.py",
+             "papers/chen15.pdf"]  # fmt: skip
+    assert (
+        path_matches("a lock service with a file system interface for state machines", paths) == {}
+    )
+    assert set(path_matches("the routing rules are wrong", paths)) == {"src/rules.py"}
+    assert set(path_matches("reloader path split on Windows", paths)) == {"src/_reloader.py"}
+    assert set(path_matches("Chen 2015", paths)) == {"papers/chen15.pdf"}
+    # the rule before stays selectable (fusion.path_words=all)
+    assert set(path_matches("a file system interface", paths, "all")) == {
+        "papers/gfs-file-system.pdf"
+    }
+    named, prose = naming_words("fix FormParser and `csp` in form_parser")
+    assert {"form", "pars", "csp"} <= named and "fix" not in named | prose
