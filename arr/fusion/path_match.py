@@ -23,8 +23,9 @@ back-ticked name), a capitalised word where a sentence would not capitalise it (
 ``Chen 2015``, ``the Raft paper``), a word that is not an ordinary English word (``csp``,
 ``reloader``, ``autodoc``: the packaged model's vocabulary decides) and a word that is a
 candidate file's whole stem (``rules`` names ``rules.py``); an English word of prose that a
-longer file name happens to share does not (``file system`` in a description of a lock service named a file
-system paper's file; ``state`` and ``machines`` named ``...replicated-state-machines.pdf``).
+longer file name happens to share does not (``file system`` in a description of a lock
+service named a file system paper's file; ``state`` and ``machines`` named
+``...replicated-state-machines.pdf``).
 ``all`` counts every word (the rule before; ``fusion.path_words=all``).
 """
 
