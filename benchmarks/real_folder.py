@@ -158,7 +158,7 @@ def bm25s_over(ids: list[tuple[str, int]], corpus: list[str]):  # type: ignore[n
         tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
         if not tokens.vocab:  # stop words only: bm25s has nothing to look up
             return []
-        results, scores = retriever.retrieve(tokens, k=10, show_progress=False)
+        results, scores = retriever.retrieve(tokens, k=min(10, len(ids)), show_progress=False)
         return [ids[i] for i, s in zip(results[0], scores[0], strict=True) if s > 0]
 
     return search

@@ -219,6 +219,7 @@ def verify_ledger(path: Path) -> tuple[list[str], int, str, list[str]]:
     from arr.memory.audit import read_only, schema_names
     from arr.memory.schema_check import schema_problems
 
+    head = audit_key.recorded_head(Path(path))  # before the rows: see check_macs
     try:
         conn = read_only(path)
         try:
@@ -243,7 +244,8 @@ def verify_ledger(path: Path) -> tuple[list[str], int, str, list[str]]:
         prev = row["hash"]
         stages.setdefault(row["request_id"], set()).add(row["stage"])
     unreceipted = sorted(r for r, seen in stages.items() if "receipt" not in seen)
-    problems += audit_key.check_macs(Path(path), [dict(r) for r in rows], "approvals ledger")[0]
+    found = audit_key.check_macs(Path(path), [dict(r) for r in rows], "approvals ledger", head)
+    problems += found[0]
     return problems, len(rows), prev, unreceipted
 
 

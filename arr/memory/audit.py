@@ -136,19 +136,22 @@ def verify_memory_db(path: Path) -> tuple[list[str], int, str]:
     break found: the schema (arr.memory.schema_check: tables, columns, triggers, the full-text
     rows), chain links and hashes, recorded tampering, and memories whose state the log does
     not account for. A damaged or foreign file is a problem, never an exception."""
+    head = audit_key.recorded_head(Path(path))  # before the rows: see audit_key.check_macs
     try:
         conn = read_only(path)
     except sqlite3.DatabaseError as exc:
         return [f"unreadable: {exc}"], 0, GENESIS
     try:
-        return _verify(conn, Path(path))
+        return _verify(conn, Path(path), head)
     except sqlite3.DatabaseError as exc:
         return [f"unreadable: {exc}"], 0, GENESIS
     finally:
         conn.close()
 
 
-def _verify(conn: sqlite3.Connection, path: Path) -> tuple[list[str], int, str]:
+def _verify(
+    conn: sqlite3.Connection, path: Path, head: tuple[int, str] | None = None
+) -> tuple[list[str], int, str]:
     tables = schema_names(conn, "table")
     if "memories" not in tables:
         return ["not a memory database (no memories table)"], 0, GENESIS
@@ -184,7 +187,7 @@ def _verify(conn: sqlite3.Connection, path: Path) -> tuple[list[str], int, str]:
     _compare_memories(conn, expected, problems)
     if "memory_fts" in tables:
         problems += fts_problems(conn)
-    problems += audit_key.check_macs(path, rows, "memory audit")[0]
+    problems += audit_key.check_macs(path, rows, "memory audit", head)[0]
     return problems, len(rows), running
 
 

@@ -236,10 +236,13 @@ def recorded_head(database: Path) -> tuple[int, str] | None:
         return None
 
 
-def head_problems(database: Path, rows: list[dict], what: str) -> list[str]:
+def head_problems(
+    database: Path, rows: list[dict], what: str, head: tuple[int, str] | None
+) -> list[str]:
     """A store behind its recorded head (rolled back, its tail cut), or holding another row
-    where the head was (replaced by another copy)."""
-    head = recorded_head(database)
+    where the head was (replaced by another copy). ``head`` must be read *before* the rows:
+    a writer records its head after its commit, so rows read later hold at least it (read
+    after the rows, a concurrent append's head is ahead of what was read, a false alarm)."""
     if head is None:
         return []
     seq, row_hash = head
@@ -266,14 +269,17 @@ def keyed_since(database: Path) -> str | None:
         return None
 
 
-def check_macs(database: Path, rows: list[dict], what: str) -> tuple[list[str], str]:
+def check_macs(
+    database: Path, rows: list[dict], what: str, head: tuple[int, str] | None = None
+) -> tuple[list[str], str]:
     """(problems, a one-line account) of the MACs of a chain's rows (dicts with ``seq``,
     ``hash`` and ``mac``), read-only: rows before the keyed chain began are covered by the
     chain alone (the first keyed row's hash vouches for them); after it, every row must carry
-    the MAC of its hash under the key."""
+    the MAC of its hash under the key. ``head``: :func:`recorded_head`, read before the rows
+    (None: the rows are not checked against a head)."""
     keyed = [r for r in rows if r.get("mac") is not None]
     since = keyed_since(database)
-    problems: list[str] = head_problems(database, rows, what)
+    problems: list[str] = head_problems(database, rows, what, head)
     if since is not None and not any(r.get("hash") == since for r in keyed):
         problems.append(
             f"the {what} began a keyed chain here (at row hash {since[:16]}...) that is gone: "

@@ -58,15 +58,20 @@ def top_bookmarks(document: object) -> list[tuple[int, str]]:
     return sorted(found.items())
 
 
+_FORMAT = frozenset({"Cf"})  # format characters: zero width, removed
+
+
+def _shown(char: str) -> str:
+    kind = unicodedata.category(char)
+    return "" if kind in _FORMAT else " " if kind in _CONTROL else char
+
+
 def clean_title(text: str) -> str:
     """A bookmark's title as shown: NFKC, one line, no control or format characters. A format
     character (zero width) is removed, not made a space, as page text removes it: a token split
     by one (``AKIA\u200bQZ7R...``) is the token the secret rules judge."""
     text = unicodedata.normalize("NFKC", text)
-    kept = "".join(
-        "" if unicodedata.category(c) == "Cf" else " " if unicodedata.category(c) in _CONTROL else c
-        for c in text
-    )
+    kept = "".join(_shown(char) for char in text)
     title = " ".join(kept.split())[:MAX_TITLE]
     return title if any(c.isalnum() for c in title) else ""
 

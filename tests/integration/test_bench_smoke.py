@@ -33,7 +33,31 @@ SMOKE = {
     "bench-freshness": ("benchmarks.freshness", "edit-to-answer best"),
     # without an indexed real folder it says so (test_cold_bench_runs_on_a_tiny_folder runs it)
     "bench-cold": ("benchmarks.cold", "no indexed real folder"),
+    "bench-identity": ("benchmarks.identity", "ARR citation right"),
+    # without pdftotext (poppler-utils) it says so; with it, a tiny folder is asked
+    "bench-known": ("benchmarks.known_items", "known items"),
 }
+
+
+def tiny_papers(folder: Path) -> Path:
+    """Two typeset papers with their publisher's records (``gold.jsonl``), as papersdev."""
+    from tests.readers_fixtures import headed_pdf_bytes
+
+    body = [f"Line {n} of the method, its proofs and experiments on data." for n in range(25)]
+    gold = []
+    for number, (title, given, family) in enumerate(
+        [("Sparse Recovery with Few Samples", "Ada", "Lovelace"),
+         ("Bandits under Knapsack Constraints", "Alan", "Turing")]
+    ):  # fmt: skip
+        name = f"v1/paper{number}.pdf"
+        lines = [f"{given} {family}", "Abstract", f"We study {title.lower()} carefully.", *body,
+                 "Appearing in Proceedings of the Conference on Learning 2015."]  # fmt: skip
+        (folder / "v1").mkdir(parents=True, exist_ok=True)
+        (folder / name).write_bytes(headed_pdf_bytes([(title, lines), (None, body), (None, body)]))
+        gold.append({"path": name, "title": title, "year": 2015,
+                     "authors": [{"given": given, "family": family}]})  # fmt: skip
+    (folder / "gold.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gold))
+    return folder
 
 
 WORDS = (
@@ -91,6 +115,7 @@ def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
         "ARR_BENCH_INDEX_TREE": str(tree.parent),
         "ARR_BENCH_INDEX_DOCS": "20",
         "ARR_COSQA": str(tmp_path / "scifact"),
+        "ARR_BENCH_IDENTITY": str(tiny_papers(tmp_path / "papers")),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
