@@ -55,7 +55,7 @@ commands:
   index [scope=NAME] [rebuild=true] [--lexical]
                              bring indexes up to date (incremental; rebuild=true: from scratch);
                              lexical channels first, then vectors; --lexical: no vectors
-  skipped [scope=NAME] [output=json]
+  skipped [scope=NAME | --scope NAME] [output=json | --json]
                              every file the last index left out, with its reason and detail
   search TEXT [-n N | --limit N] [--scope NAME] [--json]   (or query=TEXT scope=NAME top_k=N)
                              answer one query, options in any position (--json: the full

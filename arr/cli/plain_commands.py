@@ -131,7 +131,8 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
         from arr.cli import skip_list
         from arr.workspace.locations import default_state_dir, resolve_workspace
 
-        return skip_list.run(args, default_state_dir(resolve_workspace(workspace)))
+        folder = resolve_workspace(workspace)
+        return skip_list.run(args, default_state_dir(folder), _scope_names(folder))
     if command == "report":
         from arr.eval.compare import compare
 
@@ -164,3 +165,16 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
         print("arr: audit verification failed (see above)", file=sys.stderr)
         return 1
     return 0
+
+
+def _scope_names(folder: Path | None) -> list[str] | None:
+    """The scopes of the workspace at ``folder`` (None when it has no workspace file: the
+    demo, whose scopes are the config's)."""
+    if folder is None:
+        return None
+    try:
+        from arr.workspace.file import read_file
+
+        return list(read_file(folder).scopes)
+    except Exception:  # no or an unreadable workspace file: nothing to check names against
+        return None

@@ -73,18 +73,41 @@ def table(rows: list[tuple[str, str, str]], limit: int | None = SHOWN) -> list[s
     return out
 
 
+def _flags(args: list[str]) -> list[str]:
+    """``--json`` and ``--scope NAME`` / ``--scope=NAME`` as the ``key=value`` they mean."""
+    out: list[str] = []
+    iterator = iter(args)
+    for arg in iterator:
+        if arg == "--json":
+            out.append("output=json")
+        elif arg == "--scope":
+            out.append(f"scope={next(iterator, '')}")
+        elif arg.startswith("--scope="):
+            out.append("scope=" + arg.partition("=")[2])
+        else:
+            out.append(arg)
+    return out
+
+
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else "..." + text[-(limit - 3) :]
 
 
-def run(args: list[str], state_dir: Path) -> int:
-    """``arr skipped [scope=<name>] [output=json]``: every skipped file of the last index."""
+def run(args: list[str], state_dir: Path, known: list[str] | None = None) -> int:
+    """``arr skipped [scope=<name>] [output=json]``: every skipped file of the last index
+    (``--json`` and ``--scope NAME`` too); a scope the workspace does not have (``known``) is
+    refused with the names it has, never answered with an empty list."""
     from arr.errors import ConfigError
 
+    args = _flags(args)
     options = dict(a.split("=", 1) for a in args if "=" in a)
     unknown = [a for a in args if "=" not in a] + sorted(set(options) - {"scope", "output"})
     if unknown or options.get("output", "text") not in ("text", "json"):
-        raise ConfigError("usage: arr skipped [scope=<name>] [output=text|json]")
+        raise ConfigError(
+            "usage: arr skipped [scope=<name> | --scope <name>] [output=text|json | --json]"
+        )
+    if known is not None and "scope" in options and options["scope"] not in known:
+        raise ConfigError(f"unknown scope {options['scope'][:80]!r}; known scopes: {sorted(known)}")
     lists = read(state_dir)
     if "scope" in options:
         lists = {s: r for s, r in lists.items() if s == options["scope"]}
