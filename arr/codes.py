@@ -69,6 +69,9 @@ REFRESHED = "refreshed"
 FRESH_WITHIN_TOLERANCE = "fresh_within_tolerance"
 FRESH_WITH_OVERLAY = "fresh_with_overlay"
 RERANKER_ERROR = "reranker_error"
+# the scope's .bib or Zotero database could not be read while an answer was shown: its PDFs
+# are named as their reader named them (arr.workspace.bib_identity)
+BIBLIOGRAPHY_UNREADABLE = "bibliography_unreadable"
 # a known-item rule (arr.ordering) raised, or added or dropped items: the reranked order stands
 ORDERING_FAILED = "ordering_failed"
 

@@ -129,8 +129,10 @@ def bench_identity(folder: Path, limit: int | None = None) -> dict:
                 counts[f"cite_{verdict}"] += 1
                 ok_title = title_right(view.title, row["title"])
                 counts["title"] += ok_title
-                for field, where in view.identity.items():
-                    if field.endswith("_from"):
+                # where each field came from, as a search shows it (location.identity)
+                for part in ((first.identity or "") if first else "").split("; "):
+                    field, _, where = part.partition(": ")
+                    if field in ("title", "authors", "year"):
                         sources[f"{field}:{where}"] += 1
                 if not ok_title:
                     misses.append(f"{row['path']}: title {view.title!r} (gold {row['title']!r})")

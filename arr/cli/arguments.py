@@ -89,7 +89,32 @@ def is_bare(arg: str) -> bool:
     return not arg.startswith("-") and _OVERRIDE_SHAPE.match(arg) is None
 
 
-_LIMIT_FLAGS = ("-n", "--limit", "--top-k")
+# flags that stand for a key: ``--scope NAME`` / ``--scope=NAME`` is ``scope=NAME``
+_KEY_FLAGS = {"--scope": "scope", "-n": "top_k", "--limit": "top_k", "--top-k": "top_k"}
+
+
+def flag_options(args: list[str], flags: tuple[str, ...] = ("--scope",)) -> list[str]:
+    """``--json`` and each of ``flags`` (``FLAG VALUE`` or ``FLAG=VALUE``) as the ``key=value``
+    they stand for (``output=json``, ``scope=NAME``, ``top_k=N``), in any position."""
+    out: list[str] = []
+    iterator = iter(args)
+    for arg in iterator:
+        flag, equals, value = arg.partition("=")
+        if arg == "--json":
+            out.append("output=json")
+        elif flag in flags:
+            if not equals:
+                following = next(iterator, None)
+                if following is None:
+                    raise ArrError(f"{flag} needs a value")
+                value = following
+            key = _KEY_FLAGS[flag]
+            if key == "top_k" and not value.isdigit():
+                raise ArrError(f"{flag} needs a number of results (1-1000), got {value[:40]!r}")
+            out.append(f"{key}={value}")
+        else:
+            out.append(arg)
+    return out
 
 
 def search_options(args: list[str]) -> list[str]:
@@ -99,19 +124,9 @@ def search_options(args: list[str]) -> list[str]:
     overrides work as before; a value a Hydra flag takes (``--cfg job``) is never the query."""
     out: list[str] = []
     asked = any(arg.startswith("query=") for arg in args)
-    iterator = iter(args)
+    iterator = iter(flag_options(args, tuple(_KEY_FLAGS)))
     for arg in iterator:
-        flag, equals, value = arg.partition("=")
-        if flag in _LIMIT_FLAGS or flag == "--scope":
-            if not equals:
-                following = next(iterator, None)
-                if following is None:
-                    raise ArrError(f"{flag} needs a value")
-                value = following
-            if flag != "--scope" and not value.isdigit():
-                raise ArrError(f"{flag} needs a number of results (1-1000), got {value[:40]!r}")
-            out.append(f"{'scope' if flag == '--scope' else 'top_k'}={value}")
-        elif arg in _HYDRA_VALUE_FLAGS:
+        if arg in _HYDRA_VALUE_FLAGS:
             out.append(arg)
             following = next(iterator, None)
             if following is not None:

@@ -73,22 +73,6 @@ def table(rows: list[tuple[str, str, str]], limit: int | None = SHOWN) -> list[s
     return out
 
 
-def _flags(args: list[str]) -> list[str]:
-    """``--json`` and ``--scope NAME`` / ``--scope=NAME`` as the ``key=value`` they mean."""
-    out: list[str] = []
-    iterator = iter(args)
-    for arg in iterator:
-        if arg == "--json":
-            out.append("output=json")
-        elif arg == "--scope":
-            out.append(f"scope={next(iterator, '')}")
-        elif arg.startswith("--scope="):
-            out.append("scope=" + arg.partition("=")[2])
-        else:
-            out.append(arg)
-    return out
-
-
 def _cut(text: str, limit: int) -> str:
     return text if len(text) <= limit else "..." + text[-(limit - 3) :]
 
@@ -97,9 +81,10 @@ def run(args: list[str], state_dir: Path, known: list[str] | None = None) -> int
     """``arr skipped [scope=<name>] [output=json]``: every skipped file of the last index
     (``--json`` and ``--scope NAME`` too); a scope the workspace does not have (``known``) is
     refused with the names it has, never answered with an empty list."""
+    from arr.cli.arguments import flag_options
     from arr.errors import ConfigError
 
-    args = _flags(args)
+    args = flag_options(args)
     options = dict(a.split("=", 1) for a in args if "=" in a)
     unknown = [a for a in args if "=" not in a] + sorted(set(options) - {"scope", "output"})
     if unknown or options.get("output", "text") not in ("text", "json"):

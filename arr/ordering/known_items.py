@@ -22,7 +22,7 @@ class KnownItemOrdering:
             tuple(rules) if rules is not None else (FewPagesPerPdf(), ExactFirst(), NamedFirst())
         )
         for rule in self.rules:
-            if not callable(getattr(rule, "order", None)):
+            if not isinstance(rule, OrderingRule):
                 raise ValueError(f"ordering rule {rule!r} has no order(query, ranked, ...)")
 
     def order(

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Protocol
+from typing import Protocol, runtime_checkable
 
 from arr.models import EvidenceChunk, ToolTrace, replaced
 
 
+@runtime_checkable
 class OrderingRule(Protocol):
     name: str
 

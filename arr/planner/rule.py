@@ -73,7 +73,7 @@ class RuleQueryPlanner:
         if len(query) > self.line_max_chars and len(chosen) > 1:
             chosen = [t for t in chosen if t != self.line_tool]
         chosen = chosen or sorted(tools)
-        phrased = (self.line_tool,) if phrase and shape != "mixed" else ()
+        phrased = (self.line_tool,) if phrase else ()  # a mixed query's grep finds the name
         plan = self._plan_for(query[:2000], tuple(chosen), phrased)
         return PlanOutcome(plan=plan, planner=self.name)
 

@@ -82,8 +82,8 @@ def records(text: str) -> list[BibRecord]:
         entry = text[match.start() : end]
         names = [n.strip() for n in re.split(r"\s+and\s+", _title(entry, _AUTHOR) or "") if n]
         others = bool(names) and names[-1].lower() == "others"
-        people = tuple(_person(n) for n in (names[:-1] if others else names) if n.strip())
         named = names[:-1] if others else names
+        people = tuple(_person(n) for n in named if n.strip())
         surnames = tuple(
             p.split(",")[0].strip() if "," in p else p.split()[-1] for p in named if p.strip()
         )

@@ -7,9 +7,11 @@ source file`` keeps the name), else the lines under the page's opening heading: 
 of lines that read as names (``Diego Ongaro and John Ousterhout``, ``Karl Berry`` then ``Olaf
 Weber``), footnote marks aside; a line naming an institution (``Stanford University``), a
 date or a sentence ends the run. Year: the first year (1900 to next year) on the lines under
-the heading (``2020/01/04``, ``November 2022``, ``Version 2.07, 2009/08/19``), else the year
-the PDF was made (its metadata). Nothing readable -> no citation: a wrong name is worse than
-none. Plain string work on a page's first lines; runs inside the reading worker.
+the heading (``2020/01/04``, ``November 2022``, ``Version 2.07, 2009/08/19``); never a file's
+date. These are the parts; page 1's paper is identified from evidence by
+:mod:`arr.readers.identity`, and a work inside a volume by the lines under its heading. Nothing
+readable -> no citation: a wrong name is worse than none. Plain string work on a page's first
+lines; runs inside the reading worker.
 """
 
 from __future__ import annotations
@@ -22,7 +24,11 @@ NAME_LINES = 8  # lines under a heading looked at for the authors
 INNER_NAME_LINES = 2  # under a heading inside a PDF: a new paper's byline stands right there
 YEAR_LINES = 12  # and for the year
 MAX_AUTHORS = 12
-_MARKS = re.compile(r"[\u2217\u2020\u2021\u00a7\u00b6*\u2022]+|(?<=[a-z])\d+(?:,\d+)*\b")
+# footnote symbols set beside a name or a title (asterisks, daggers, section marks, suits)
+_SYMBOLS = r"[\u2217\u2020\u2021\u00a7\u00b6*\u2022\u2663\u2660\u2665\u2666\u22c6]+"
+FOOTNOTE_MARKS = re.compile(_SYMBOLS)
+# and superscript numbers glued to a name (``Rossum1,2``)
+_MARKS = re.compile(_SYMBOLS + r"|(?<=[a-z])\d+(?:,\d+)*\b")
 _SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?|;\s*|\s+and\s+|\s*&\s*)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d.])(19\d\d|20\d\d)(?![\d])")
 # a word of a person's name: Ongaro, McKay, O'Neil, Jean-Pierre, Łukasz, van, de; or an
@@ -149,13 +155,6 @@ def year_under(lines: list[str], skip: int, latest: int | None = None) -> int | 
             if 1900 <= int(match[1]) <= latest:
                 return int(match[1])
     return None
-
-
-def metadata_year(date: str | None) -> int | None:
-    """The year of a PDF date (``D:20221130213302Z``), when plausible."""
-    match = re.match(r"(?:D:)?(\d{4})", (date or "").strip())
-    year = int(match[1]) if match else 0
-    return year if 1900 <= year <= time.gmtime().tm_year + 1 else None
 
 
 def surname(name: str) -> str:

@@ -31,7 +31,8 @@ import time
 import unicodedata
 from dataclasses import dataclass, field
 
-from arr.readers.citation import cite, names_on, surname
+from arr.readers.bib_records import title_key
+from arr.readers.citation import FOOTNOTE_MARKS, cite, names_on, surname
 from arr.readers.pdf_layout import Line
 from arr.readers.pdf_text import unspaced
 
@@ -86,9 +87,6 @@ _ARXIV = re.compile(r"(?i)\barxiv:\s*(\d{2})(\d{2})\.(\d{4,5})(v\d+)?")
 _ARXIV_OLD = re.compile(r"(?i)\barxiv:\s*([a-z-]+(?:\.[a-z]{2})?)/(\d{2})(\d{2})(\d{3})")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+[^\s\"<>{}.,;:)\]])")
 _EMAIL = re.compile(r"\S+@\S+|\{[^}]*\}@\S+")
-# a name's marks: footnote symbols, superscript digits or letters glued to a name, spacing
-# accents split from their letters (``Tubingen \u0308``)
-_NAME_MARKS = re.compile(r"[\u2217\u2020\u2021\u00a7\u00b6*\u2022\u2663\u2660\u2665\u2666\u22c6]+")
 # an accent PDFium gives apart from its letter, before it (``Matth \u0308aus``, ``G \u0301abor``)
 _SPLIT_ACCENT = re.compile(
     "\\s?([\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7\u02da`\u0300-\u036f])\\s?([^\\W\\d_])?"
@@ -138,24 +136,6 @@ class Identity:
         parts += [f"doi: {self.doi}"] if self.doi else []
         parts += [f"arxiv: {self.arxiv}"] if self.arxiv else []
         return "; ".join(parts)
-
-    def fields(self) -> dict[str, str]:
-        """The identity as the view keeps it: sources (``title_from``) and identifiers."""
-        out = {f"{name}_from": where for name, where in self.sources.items()}
-        if self.doi:
-            out["doi"] = self.doi
-        if self.arxiv:
-            out["arxiv"] = self.arxiv
-        if self.authors:
-            out["authors"] = "; ".join(self.authors)
-        if self.year:
-            out["year"] = str(self.year)
-        return out
-
-
-def _letters(text: str) -> str:
-    text = unicodedata.normalize("NFKD", text)
-    return "".join(c.lower() for c in text if c.isalnum())
 
 
 def front_matter(lines: list[Line]) -> list[Line]:
@@ -219,7 +199,7 @@ def layout_title(lines: list[Line]) -> tuple[str | None, int]:
         parts.append(front[end].text)
         end += 1
     title = " ".join(" ".join(parts).split())
-    title = unspaced(_NAME_MARKS.sub("", title).strip())
+    title = unspaced(FOOTNOTE_MARKS.sub("", title).strip())
     return (title[:300] or None), end
 
 
@@ -227,7 +207,7 @@ def _person_text(cell: str) -> str:
     """A cell as a name would be read: e-mails, marks, split accents and superscripts out;
     an all-capital byline in title case (``JOHN SMITH`` -> ``John Smith``)."""
     text = _EMAIL.sub(" ", cell)
-    text = _NAME_MARKS.sub(" ", text)
+    text = FOOTNOTE_MARKS.sub(" ", text)
     text = joined_accents(text)
     letters = [c for c in text if c.isalpha()]
     if letters and all(c.isupper() for c in letters) and len(letters) > 3:
@@ -307,11 +287,11 @@ def metadata_agrees(
 ) -> tuple[bool, bool]:
     """Whether page 1 prints the metadata's title (its letters among the first lines) and its
     first author's surname."""
-    top = _letters(" ".join(page_text[:40]))
-    title_ok = bool(title) and len(_letters(title or "")) >= 8 and _letters(title or "") in top
-    whole = _letters(" ".join(page_text))
+    top = title_key(" ".join(page_text[:40]))
+    title_ok = bool(title) and len(title_key(title or "")) >= 8 and title_key(title or "") in top
+    whole = title_key(" ".join(page_text))
     name = surname(authors[0]) if authors else ""
-    first = _letters(name.removeprefix("The ") if " " in name else name)  # a body: its words
+    first = title_key(name.removeprefix("The ") if " " in name else name)  # a body: its words
     return title_ok, bool(first) and len(first) >= 2 and first in whole
 
 

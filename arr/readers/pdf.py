@@ -38,8 +38,8 @@ class PdfReader:
         title, pages, headings, info, bookmarks, layout = extract(
             raw, self.max_pages, self.budget_s
         )
-        found = paper_identity(title, pages, layout, info)
-        if found.title:
+        found = paper_identity(pages, layout, info)
+        if found.title:  # else the page's heading or first line (pdf_text.extract)
             title = found.title
             headings = [found.title, *headings[1:]] if headings else headings
         works = work_titles(bookmarks, headings, lambda n: bool(byline(pages[n], headings[n])))
@@ -56,14 +56,11 @@ class PdfReader:
             file_lines=False,
             title=title,
             citations=cited,
-            identity=found.fields(),
             identities=[shown if first else None for first in firsts],
         )
 
 
-def paper_identity(
-    title: str | None, pages: list[list[str]], layout: list, info: dict[str, str]
-) -> Identity:
+def paper_identity(pages: list[list[str]], layout: list, info: dict[str, str]) -> Identity:
     """Page 1's paper (:mod:`arr.readers.identity`): the metadata where page 1 agrees, its
     identifiers, its layout."""
     from arr.readers.citation import metadata_authors
@@ -74,21 +71,18 @@ def paper_identity(
     return read_identity(layout, first, metadata_title(info), metadata_authors(info.get("Author")))
 
 
-def byline(lines: list[str], opening: str | None, first_page: bool = False) -> list[str]:
-    """The people named under a page's heading. On page 1, the first run of name lines among
-    the next ``NAME_LINES`` (a title page's authors may stand under a subtitle or a date); on a
-    later page, right under the heading (a new paper's byline, not a chapter's first lines)
-    and not English words alone (``Getting Started``)."""
+def byline(lines: list[str], opening: str | None) -> list[str]:
+    """The people named right under a page's heading (a new paper's byline in a volume, not a
+    chapter's first lines), not English words alone (``Getting Started``); a page without a
+    heading names no one. Page 1's authors are its identity's (:mod:`arr.readers.identity`)."""
     from arr.readers.citation import INNER_NAME_LINES, NAME_LINES, authors_under, heading_lines
     from arr.readers.pdf_text import english_words
 
-    if not opening:  # no heading: page 1's first line stands for it; a later page has none
-        return authors_under(lines, 1, NAME_LINES) if first_page else []
+    if not opening:
+        return []
     skip = heading_lines(lines, opening)
-    window, words = (
-        (NAME_LINES, frozenset[str]()) if first_page else (INNER_NAME_LINES, english_words())
-    )
-    return authors_under(lines, skip, window, words) or authors_under(
+    words = english_words()
+    return authors_under(lines, skip, INNER_NAME_LINES, words) or authors_under(
         lines[:skip], 1, NAME_LINES, words
     )
 

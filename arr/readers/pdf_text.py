@@ -17,11 +17,12 @@ pdflatex writes is column by column (measured on ``../shared/data/pdfgold``, see
   ``Page 7``, ``7 of 12``, roman numerals), or a first/last line repeated on most pages;
   never the last text of a page (slides whose pages are one line each keep it) and never
   every line of a document;
-- the title: the metadata's when it is plausibly the paper's (:func:`plausible_title`: not a
-  file name, ``untitled``, a word processor's or TeX's name for the file, a DOI, control
-  characters), else the first page's leading run of large type (font sizes from PDFium;
-  letter-spaced capitals joined), else its first line when it can stand for a title (letters,
-  no control characters: not a figure's axis labels), else none.
+- the fallback title, where page 1's identity (:mod:`arr.readers.identity`: the metadata's
+  title where page 1 prints it, else page 1's layout) names none: the metadata's when it is
+  plausibly the paper's (:mod:`arr.readers.pdf_titles`; it is also what the walls judge, so a
+  credential in it withholds the file), else the first page's leading run of large type (font
+  sizes from PDFium; letter-spaced capitals joined), else its first line when it can stand
+  for a title (letters, no control characters: not a figure's axis labels), else none.
 
 This module runs inside the reading worker (:mod:`arr.readers.worker`), never in the
 searching process: a hostile PDF can only exhaust the worker.

@@ -49,6 +49,5 @@ def reflowed(view: View) -> View:
         view.title,
         view.counters,
         citations=cited,
-        identity=view.identity,
         identities=known,
     )

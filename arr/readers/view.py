@@ -66,9 +66,6 @@ class View:
     # text indexed with a line's chunk but never part of the view (grep does not see it): a
     # BibTeX entry's citation label, the cited keys of a LaTeX line spelled as words
     notes: dict[int, str] = field(default_factory=dict)
-    # a paper's identity as read, with where each field came from (arr.readers.identity):
-    # {"title_from": "layout", "authors_from": "bib", "year_from": "arxiv", "doi": "10.1/x", ...}
-    identity: dict[str, str] = field(default_factory=dict)
 
     def unit_at(self, line: int) -> Unit | None:
         """The unit that holds view line ``line`` (units are in line order)."""
@@ -98,7 +95,6 @@ class View:
                 "title": self.title,
                 "counters": self.counters,
                 "notes": sorted(self.notes.items()),
-                "identity": self.identity,
             },
             ensure_ascii=False,
         )
@@ -113,7 +109,6 @@ class View:
             found.get("title"),
             dict(found.get("counters") or {}),
             {int(line): str(text) for line, text in found.get("notes") or []},
-            {str(k): str(v) for k, v in (found.get("identity") or {}).items()},
         )
 
 
@@ -123,7 +118,6 @@ def build_view(
     title: str | None = None,
     counters: dict[str, int] | None = None,
     citations: list[str | None] | None = None,
-    identity: dict[str, str] | None = None,
     identities: list[str | None] | None = None,
 ) -> View:
     """A view from its units in order: (anchor, title, lines) each, and each one's citation
@@ -138,15 +132,7 @@ def build_view(
         cited = citations[number] if citations else None
         known = identities[number] if identities else None
         units.append(Unit(start, len(lines), anchor, heading, cited, known))
-    return View(
-        tuple(lines),
-        tuple(units),
-        file_lines,
-        title,
-        dict(counters or {}),
-        {},
-        dict(identity or {}),
-    )
+    return View(tuple(lines), tuple(units), file_lines, title, dict(counters or {}))
 
 
 def in_place_view(

@@ -84,8 +84,7 @@ def without_payloads(view: View) -> View:
     counters = dict(view.counters)
     if changed:
         counters["payload_lines_cut"] = counters.get("payload_lines_cut", 0) + changed
-    identity = {k: _text(v) or "" for k, v in view.identity.items()}
-    return View(tuple(lines), units, view.file_lines, _text(view.title), counters, notes, identity)
+    return View(tuple(lines), units, view.file_lines, _text(view.title), counters, notes)
 
 
 # A wrap a typesetter or a viewer makes: a line end (with its indentation) between two token
@@ -117,7 +116,6 @@ def credential_in(view: View) -> str | None:
     parts += [u.citation for u in view.units if u.citation]
     parts += [u.identity for u in view.units if u.identity]
     parts += list(view.notes.values())
-    parts += list(view.identity.values())
     text = "\n".join(parts)
     # two joins: the whole text (a token wrapped over several lines), and each line with the
     # next alone (a fixed-length token at a wrap, which the whole join runs into the next word)

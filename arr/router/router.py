@@ -32,6 +32,7 @@ from arr.models import (
     trusted,
 )
 from arr.ordering.known_items import KnownItemOrdering
+from arr.ordering.rule import OrderingRule
 from arr.planner.rule import PlanOutcome
 from arr.router import steps
 from arr.router.admission import (
@@ -78,7 +79,7 @@ class RetrievalRouter:
         refresh_max_files: int = 200,
         merge_places: bool = True,
         plan_share: float = 0.5,
-        ordering: object | None = None,
+        ordering: OrderingRule | None = None,
     ) -> None:
         if workers < 1:
             raise ConfigError(f"router.workers must be >= 1, got {workers}")
@@ -206,7 +207,7 @@ class RetrievalRouter:
             fused = lone_hits_forward(fused, rankings)
         with within(deadline):  # an LLM reranker's call ends by the search's deadline
             ranked, reranker_name = steps.rerank(self.reranker, query, fused, run.degradations)
-        ranked = steps.identified(self.tools, key, ranked)  # a .bib's record names its PDF
+        ranked = steps.identified(self.tools, key, ranked, run.degradations)  # a .bib names PDFs
         ranked = steps.ordered(self.ordering, query, ranked, run.traces, answered, run.degradations)
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]

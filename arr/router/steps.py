@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from arr import codes
 from arr.llm.client import STRUCTURED_REFUSED
 from arr.models import Degradation, EvidenceChunk, ScopeKey, ToolTrace, replaced
+from arr.ordering.rule import OrderingRule
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 
 _FALLBACK_PLANNER = RuleQueryPlanner()
@@ -89,23 +90,33 @@ def explain_weights(
 
 
 def identified(
-    tools: Mapping[str, object], scope: ScopeKey, ranked: list[EvidenceChunk]
+    tools: Mapping[str, object],
+    scope: ScopeKey,
+    ranked: list[EvidenceChunk],
+    degradations: list[Degradation],
 ) -> list[EvidenceChunk]:
     """PDF pages shown with the identity the scope's own ``.bib`` gives them
     (:mod:`arr.workspace.bib_identity`); a bibliography that cannot be read leaves them as
-    their reader named them."""
+    their reader named them, with a ``bibliography_unreadable`` degradation."""
     from arr.tools.contract import OnWorkspace, has
     from arr.workspace.bib_identity import with_bib_identity
 
     workspace = next((t.workspace for t in tools.values() if has(t, OnWorkspace)), None)
     try:
         return with_bib_identity(workspace, scope, ranked)
-    except (OSError, ValueError):  # a .bib that vanished or cannot be decoded: names as read
+    except (OSError, ValueError) as exc:  # a .bib that vanished mid-read: names as read
+        degradations.append(
+            Degradation(
+                stage="identity",
+                code=codes.BIBLIOGRAPHY_UNREADABLE,
+                detail=f"{type(exc).__name__}: {exc}"[:300],
+            )
+        )
         return ranked
 
 
 def ordered(
-    ordering: object,
+    ordering: OrderingRule,
     query: str,
     ranked: list[EvidenceChunk],
     traces: list[ToolTrace],
@@ -115,7 +126,7 @@ def ordered(
     """The known-item rules' order (:mod:`arr.ordering`); a broken rule leaves the reranked
     order, with an ``ordering_failed`` degradation."""
     try:
-        found = ordering.order(query, list(ranked), traces, channels)  # type: ignore[attr-defined]
+        found = ordering.order(query, list(ranked), traces, channels)
     except Exception as exc:  # a broken rule must never break a search
         degradations.append(
             Degradation(

@@ -21,7 +21,9 @@ import tempfile
 from arr.readers.bib_records import BibRecord
 from arr.safety import file_rule
 
-MAX_ZOTERO_BYTES = 1_000_000_000
+# read whole into memory once per change of the database, in the searching process: a bound on
+# that memory (a library of tens of thousands of items is under 100 MB); a larger one is not used
+MAX_ZOTERO_BYTES = 256_000_000
 _YEAR = re.compile(r"\b(1[5-9]\d\d|20\d\d)\b")
 _QUERY = """
 SELECT attachment.key, itemAttachments.path, itemAttachments.parentItemID

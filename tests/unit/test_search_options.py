@@ -12,8 +12,8 @@ from arr.errors import ArrError
 @pytest.mark.parametrize(
     ("args", "expected"),
     [
-        (["paxos", "-n", "3", "--json"], ["query=paxos", "top_k=3", "--json"]),
-        (["--json", "paxos", "--limit", "3"], ["--json", "query=paxos", "top_k=3"]),
+        (["paxos", "-n", "3", "--json"], ["query=paxos", "top_k=3", "output=json"]),
+        (["--json", "paxos", "--limit", "3"], ["output=json", "query=paxos", "top_k=3"]),
         (["-n", "3", "paxos"], ["top_k=3", "query=paxos"]),
         (["--limit=5", "--scope", "papers", "x y"], ["top_k=5", "scope=papers", "query=x y"]),
         (["--scope=code", "paxos"], ["scope=code", "query=paxos"]),
