@@ -24,6 +24,8 @@ special-case a format: bm25 and vector index the view's units
 from __future__ import annotations
 
 import hashlib
+import os
+import stat
 import threading
 from collections import OrderedDict
 from concurrent.futures import Future
@@ -48,7 +50,7 @@ MEMORY_VIEWS = 64
 # each reader's version (a new version reads every file of its format again) and the walls':
 # bumped here, the one place a reader's output version is kept
 VERSIONS = {".pdf": "pdf-13", ".ipynb": "ipynb-2", ".tex": "tex-3", ".bib": "bib-4"}
-WALLS_VERSION = "walls-1"
+WALLS_VERSION = "walls-2"
 
 
 def suffix_of(name: str) -> str | None:
@@ -149,16 +151,16 @@ class Readers:
 
     def _judged(self, suffix: str, raw: bytes) -> View | Unreadable:
         """The reader's view under the guard, then the walls (payloads, credentials)."""
-        from arr.readers.walls import credential_in, without_payloads
+        from arr.readers.walls import walled
         from arr.safety import file_rule
 
         try:
-            view = self.guard.read(suffix, raw)
+            judged = walled(self.guard.read(suffix, raw))  # the worker's reply, judged again
         except Unreadable as exc:
             return exc
-        if credential_in(view):  # before payloads are cut: a token is judged whole
+        if isinstance(judged, str):
             return Unreadable(file_rule.CREDENTIAL, "credential-like text")
-        view = without_payloads(view)
+        view = judged
         if suffix == ".pdf":  # typeset lines judged; grep's lines are sentences from here
             from arr.readers.reflow import reflowed
 
@@ -173,11 +175,15 @@ class Readers:
         if self.cache_dir is None:
             self.view(name, raw, within_s)
             return None
-        path = self._path(self.digest(name, raw), ".txt")
-        if path.is_file():  # written only for a view that passed: no need to load it again
+        try:
+            path = self._path(self.digest(name, raw), ".txt")
+        except OSError:
+            self.view(name, raw, within_s)
+            return None
+        if _plain_file(path):  # written only for a view that passed: no need to load it again
             return path
         view = self.view(name, raw, within_s)
-        if not path.is_file():
+        if not _plain_file(path):  # none, or a link put there: replaced by the view itself
             from arr import atomic_write
 
             try:
@@ -190,7 +196,10 @@ class Readers:
     # ---- the cache ----------------------------------------------------------------------
     def _path(self, key: str, suffix: str) -> Path:
         assert self.cache_dir is not None
-        return self.cache_dir / key[:2] / f"{key}{suffix}"
+        folder = self.cache_dir / key[:2]
+        if folder.is_symlink():  # a link put in the index folder: never read or written through
+            folder.unlink()  # (an OSError here: the caller does without the cache)
+        return folder / f"{key}{suffix}"
 
     def _remembered(self, key: str) -> View | Unreadable | None:
         with self._lock:
@@ -210,7 +219,10 @@ class Readers:
         if self.cache_dir is None:
             return None
         try:
-            text = self._path(key, ".json").read_text(encoding="utf-8")
+            path = self._path(key, ".json")
+            if not _plain_file(path):
+                return None  # not cached, or a link put in its place: read again
+            text = path.read_text(encoding="utf-8")
             if text.startswith('{"refused"'):
                 import json
 
@@ -241,3 +253,12 @@ class Readers:
 
     def close(self) -> None:
         self.guard.close()
+
+
+def _plain_file(path: Path) -> bool:
+    """A regular file of one name, no link: what the cache itself writes."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return False
+    return stat.S_ISREG(info.st_mode) and info.st_nlink == 1

@@ -13,12 +13,19 @@ version, in the searching process (the worker's output is not trusted to have do
   view's lines, its titles and its notes, and the token formats run once more on the text with
   line and page wraps joined (``ghp_...`` broken at a line end, over a page end, or at a space
   after a long run), so a token is judged as a reader would show it after any join. A view
-  that holds one is refused whole (``credential``), as a plain file is.
+  that holds one is refused whole (``credential``), as a plain file is;
+- **size** (:func:`capped`): a line longer than ``MAX_LINE_CHARS`` keeps its head, and a view's
+  text stops at ``MAX_VIEW_CHARS`` (the lines after it are emptied, so line numbers hold): an
+  output cap that counted lines alone kept a notebook's one 99 MB output line whole.
+
+The worker applies all three (:func:`walled`) inside the file's budget and memory limit; the
+searching process applies them again on the reply it does not trust, on text already bounded.
 """
 
 from __future__ import annotations
 
 import re
+from dataclasses import replace
 
 from arr.readers.view import Unit, View
 
@@ -30,6 +37,9 @@ _RUN = re.compile(r"[A-Za-z0-9+/]{40,}={0,2}")
 _CONTINUED = re.compile(r"[A-Za-z0-9+/]{16,}={0,2}")
 _UPPER, _LOWER, _DIGIT = re.compile("[A-Z]"), re.compile("[a-z]"), re.compile("[0-9]")
 DATA, BASE64 = "[data]", "[base64]"
+MAX_LINE_CHARS = 10_000  # a paragraph set as one line is ~2,000; nothing read needs more
+MAX_VIEW_CHARS = 20_000_000  # a 2,000-page book is ~10 million characters
+CUT = " [cut]"
 
 
 def _is_payload(run: str) -> bool:
@@ -126,3 +136,38 @@ def credential_in(view: View) -> str | None:
         or token_kind(joined(text).encode("utf-8", "surrogatepass"))
         or token_kind(_SPACE_WRAP.sub("", pairs).encode("utf-8", "surrogatepass"))
     )
+
+
+def capped(view: View) -> View:
+    """The view within the character caps (counted ``line_chars_cut``, ``view_chars_cut``)."""
+    lines, long_cut, left, emptied = [], 0, MAX_VIEW_CHARS, 0
+    for line in view.lines:
+        if len(line) > MAX_LINE_CHARS:
+            line, long_cut = line[:MAX_LINE_CHARS] + CUT, long_cut + 1
+        if left <= 0 and line:
+            line, emptied = "", emptied + 1
+        left -= len(line) + 1
+        lines.append(line)
+    long_titles = {id(u) for u in view.units if len(u.title or "") > MAX_LINE_CHARS}
+    if not long_cut and not emptied and not long_titles and len(view.title or "") <= MAX_LINE_CHARS:
+        return view
+    counters = dict(view.counters)
+    for name, count in (("line_chars_cut", long_cut), ("view_chars_cut", emptied)):
+        if count:
+            counters[name] = counters.get(name, 0) + count
+    units = tuple(
+        replace(u, title=_head(u.title)) if id(u) in long_titles else u for u in view.units
+    )
+    title = _head(view.title)
+    return replace(view, lines=tuple(lines), units=units, counters=counters, title=title)
+
+
+def _head(value: str | None) -> str | None:
+    return value if value is None or len(value) <= MAX_LINE_CHARS else value[:MAX_LINE_CHARS]
+
+
+def walled(view: View) -> View | str:
+    """The view within the caps and without payloads, or the kind of credential it shows."""
+    view = capped(view)
+    kind = credential_in(view)  # before payloads are cut: a token is judged whole
+    return kind if kind else without_payloads(view)

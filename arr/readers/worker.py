@@ -60,7 +60,16 @@ def read_view(header: dict, raw: bytes) -> str:
         reader = BibtexReader()
     else:
         raise ValueError(f"no reader for {suffix!r}")
-    return reader.read(raw).to_json()  # type: ignore[attr-defined]
+    from arr.readers.view import Unreadable
+    from arr.readers.walls import walled
+    from arr.safety.file_rule import CREDENTIAL
+
+    # the walls run here too, inside the file's budget and memory limit (the parent judges
+    # the reply again, on text the caps have bounded)
+    judged = walled(reader.read(raw))  # type: ignore[attr-defined]
+    if isinstance(judged, str):
+        raise Unreadable(CREDENTIAL, "credential-like text")
+    return judged.to_json()
 
 
 def answer(header: dict, raw: bytes) -> dict:

@@ -23,6 +23,7 @@ file (``fstat``), so a file swapped for a link between a walk and the read is re
 from __future__ import annotations
 
 import errno
+import hashlib
 import os
 import stat
 from pathlib import PurePosixPath
@@ -173,6 +174,42 @@ def read_path(
     try:
         return read_file(root_fd, relative, max_file_bytes, check_content)
     finally:
+        os.close(root_fd)
+
+
+def content_digest(root: str, relative: str, max_file_bytes: int) -> str | None:
+    """sha256 of a file read under the same rule (no link on the path, a regular file of one
+    name, within the cap), in 1 MiB steps; None where the rule refuses it (its read will say
+    why)."""
+    parts = _relative_parts(relative)
+    if parts is None:
+        return None
+    try:
+        root_fd = os.open(root, os.O_RDONLY | os.O_DIRECTORY | os.O_CLOEXEC)
+    except OSError:
+        return None
+    try:
+        fd, folders = _open_below(root_fd, parts)
+    except OSError:
+        os.close(root_fd)
+        return None
+    try:
+        if stat_reason(os.fstat(fd), max_file_bytes) is not None:
+            return None
+        digest, read = hashlib.sha256(), 0
+        while read <= max_file_bytes:
+            block = os.read(fd, 1 << 20)
+            if not block:
+                return digest.hexdigest()
+            digest.update(block)
+            read += len(block)
+        return None  # it grew past the cap after the fstat
+    except OSError:
+        return None
+    finally:
+        os.close(fd)
+        for opened in reversed(folders):
+            os.close(opened)
         os.close(root_fd)
 
 

@@ -102,6 +102,14 @@ def build_progress(lock: Path, total: int, bar: bool) -> Iterator[BuildProgress]
     progress = BuildProgress(lock, total, bar)
     try:
         yield progress
+    except KeyboardInterrupt:  # Ctrl-C or SIGTERM (arr.cli.main): what is kept, in one line
+        from arr.errors import note_interrupt
+
+        done = progress.state["done"]
+        note_interrupt(
+            f"{done:,} of {total:,} passages embedded are kept; `arr index` embeds the rest"
+        )
+        raise
     finally:
         progress.close()
 

@@ -48,6 +48,7 @@ from arr.tools.vector_items import (
     write_sidecar,
 )
 from arr.version import __version__
+from arr.workspace.freshness import kept_state, new_state
 from arr.workspace.sources import READERS_VERSION, Document, SkipLog, carry_skips, state_digest
 from arr.workspace.workspace import Workspace
 
@@ -236,14 +237,18 @@ class VectorTool:
         listing: dict[str, list[Any]] = {}
         documents: list[Document] = []
         unchanged_ids: list[str] = []
+        kept: set[str] = set()  # files not read again: their skip records carry over
         for source in files:
             entry = known.get(source.label)
-            if entry is not None and entry[0] == [source.size, source.mtime_ns]:
-                listing[source.label] = entry
+            state = kept_state(entry[0], source) if entry is not None else None
+            if entry is not None and state is not None:
+                listing[source.label] = [state, entry[1]]
+                kept.add(source.label)
                 unchanged_ids += entry[1]
                 continue
+            state = new_state(source)  # hashed before the read (arr.workspace.freshness)
             docs = fit(self.workspace.file_documents(source, size, self.overlap_lines, skipped))
-            listing[source.label] = [[source.size, source.mtime_ns], [d.id for d in docs]]
+            listing[source.label] = [state, [d.id for d in docs]]
             documents += docs
         if beir is not None:
             documents += fit(list(self.workspace.beir_documents(scope)))
@@ -267,7 +272,6 @@ class VectorTool:
                 self.store, self.embedder, scope, queue, digests, self.commit_every
             ):
                 shown.advance(batch)
-        kept = {label for label, entry in listing.items() if known.get(label) == entry}
         carry_skips(skipped, (sidecar or {}).get("skipped_files") or [], kept)
         token = f"{time.time_ns()}-{os.getpid()}"
         manifest = {

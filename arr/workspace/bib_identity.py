@@ -85,10 +85,9 @@ def zotero_databases(files: list[SourceFile]) -> list[SourceFile]:
             continue
         if stat.S_ISREG(info.st_mode):
             label = source.label[: len(source.label) - len(relative)] + database
-            found[database] = SourceFile(
-                label, os.path.join(source.root, database), info.st_size, info.st_mtime_ns,
-                source.root,
-            )  # fmt: skip
+            found[database] = SourceFile.of(
+                label, os.path.join(source.root, database), info, source.root
+            )
     return list(found.values())
 
 
@@ -168,7 +167,7 @@ def _restat(found: SourceFile) -> SourceFile | None:
         return None
     if not stat.S_ISREG(info.st_mode):
         return None
-    return found._replace(size=info.st_size, mtime_ns=info.st_mtime_ns)
+    return SourceFile.of(found.label, found.path, info, found.root)
 
 
 @dataclass
@@ -202,7 +201,7 @@ class BibIdentities:
             known.files = [now_ for f in known.files if (now_ := _restat(f)) is not None]
         if not known.files:
             return None
-        state = tuple((f.label, f.size, f.mtime_ns) for f in known.files)
+        state = tuple((f.label, f.size, f.mtime_ns, f.ctime_ns) for f in known.files)
         if known.lookup is not None and known.state == state:
             return known.lookup
         roots = {}

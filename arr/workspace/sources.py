@@ -86,6 +86,13 @@ class SourceFile(NamedTuple):
     size: int
     mtime_ns: int
     root: str
+    # the inode's change time: no user can set it back, so a rewrite that restores size and
+    # mtime still moves it (arr.workspace.freshness then compares the content)
+    ctime_ns: int = 0
+
+    @classmethod
+    def of(cls, label: str, path: str, info: os.stat_result, root: str) -> SourceFile:
+        return cls(label, path, info.st_size, info.st_mtime_ns, root, info.st_ctime_ns)
 
 
 class SkipLog(Counter):  # type: ignore[type-arg]
@@ -268,7 +275,9 @@ def _state_digest(
     newest = 0
     for source in files:
         newest = max(newest, source.mtime_ns)
-        digest.update(f"{source.label}\0{source.size}\0{source.mtime_ns}\n".encode())
+        digest.update(
+            f"{source.label}\0{source.size}\0{source.mtime_ns}\0{source.ctime_ns}\n".encode()
+        )
     if beir is not None:
         newest = max(newest, beir[2])
         digest.update(f"{beir[0]}\0{beir[1]}\0{beir[2]}\n".encode())

@@ -277,8 +277,8 @@ class Workspace(BaseModel):
         files, cap_of = [], self.readers.cap
         for root in roots:
             at, prefix = str(root), f"{root.name}/" if len(roots) > 1 else ""
-            for rel, path, info in walk_files(root, self.max_file_bytes, skipped, cap_of, prefix):
-                files.append(SourceFile(prefix + rel, path, info.st_size, info.st_mtime_ns, at))
+            for rel, path, i in walk_files(root, self.max_file_bytes, skipped, cap_of, prefix):
+                files.append(SourceFile.of(prefix + rel, path, i, at))
         return files
 
     def file_documents(

@@ -182,3 +182,49 @@ def test_notebooks_shipped_in_installed_packages_show_no_payload(tmp_path: Path)
         shown = "\n".join([*view.lines, *(u.title or "" for u in view.units)])
         assert view.units and not _is_payload_run(shown), path
     readers.close()
+
+
+def test_one_huge_output_line_is_cut_by_characters_in_the_worker(tmp_path: Path) -> None:
+    """A cell that printed one 30 MB line: the view keeps its head, counted, and the cut is
+    made inside the worker (the parent receives bounded text)."""
+    from nbformat.v4 import new_code_cell, new_output
+
+    from arr.readers import Readers
+    from arr.readers.walls import MAX_LINE_CHARS
+
+    huge = "progress " * (30_000_000 // 9)
+    cells = [
+        new_code_cell(
+            "train()  # the long run",
+            outputs=[new_output("stream", name="stdout", text=huge + "\n")],
+        )
+    ]
+    readers = Readers()
+    try:
+        reply = readers.guard.read(".ipynb", notebook(cells))  # the worker's own reply
+        assert max(len(line) for line in reply.lines) <= MAX_LINE_CHARS + len(" [cut]")
+        assert reply.counters["line_chars_cut"] == 1
+        view = readers.view("nb.ipynb", notebook(cells))
+        assert "the long run" in "\n".join(view.lines)
+    finally:
+        readers.close()
+
+
+def test_a_credential_at_the_head_of_a_huge_line_is_still_withheld() -> None:
+    from arr.readers.view import Unit, View
+    from arr.readers.walls import walled
+
+    line = f"token {GHP} " + "x" * 50_000_000
+    view = View((line,), (Unit(1, 1, "cell=1"),), False)
+    assert isinstance(walled(view), str)  # the kind of credential, not a view
+
+
+def test_a_view_stops_at_its_character_cap_and_keeps_its_line_numbers() -> None:
+    from arr.readers.view import Unit, View
+    from arr.readers.walls import MAX_LINE_CHARS, MAX_VIEW_CHARS, capped
+
+    count = MAX_VIEW_CHARS // MAX_LINE_CHARS + 10
+    view = View(tuple("y" * (MAX_LINE_CHARS - 1) for _ in range(count)), (Unit(1, count),), True)
+    kept = capped(view)
+    assert len(kept.lines) == count and kept.counters["view_chars_cut"] >= 9
+    assert sum(len(line) for line in kept.lines) <= MAX_VIEW_CHARS

@@ -1,6 +1,7 @@
 """Writing a BM25 generation: incremental over the previous one, streamed, swapped in whole.
 
-Files whose size and mtime match the live generation keep their chunks and tokens (copied from
+Files whose recorded state still holds (size and mtime, and the content where only the inode's
+change time moved: arr.workspace.freshness) keep their chunks and tokens (copied from
 the generation's cache), so only changed and added files are read and tokenised; bm25s then
 indexes the token ids (no incremental add/delete exists in bm25s, but indexing pre-tokenised
 text is fast). Each file's chunks and tokens are written as they are made, and only the token
@@ -27,6 +28,7 @@ from arr.tools.bm25.tokenize import import_bm25s
 from arr.tools.bm25.vocab import write_vocabulary
 from arr.tools.partition import build_generation, read_manifest
 from arr.version import __version__
+from arr.workspace.freshness import kept_state, new_state
 from arr.workspace.sources import Document, SkipLog, carry_skips, state_digest
 from arr.workspace.workspace import Workspace
 
@@ -51,7 +53,8 @@ def build_partition(
     files = workspace.source_files(scope, skipped)
     beir = workspace.beir_state(scope)
     fingerprint, newest_ns = state_digest(workspace.chunk_lines, files, beir)
-    changed = [f for f in files if previous.get(f.label, [None])[0] != [f.size, f.mtime_ns]]
+    kept = {f.label: kept_state(previous.get(f.label, [None])[0], f) for f in files}
+    changed = [f for f in files if kept[f.label] is None]
     beir_changed = beir is not None and previous.get(beir[0], [None])[0] != [beir[1], beir[2]]
     if max_changed_files is not None and len(changed) + beir_changed * 1000 > max_changed_files:
         return {}
@@ -76,7 +79,7 @@ def build_partition(
         sink = RowSink(folder)
 
         def put(
-            label: str, state: list[int], reuse: bool, docs: Callable[[], Iterable[Document]]
+            label: str, state: list[Any], reuse: bool, docs: Callable[[], Iterable[Document]]
         ) -> None:
             if reuse and old is not None:
                 try:
@@ -88,10 +91,11 @@ def build_partition(
 
         try:
             for source in files:
+                state = kept[source.label] if source.label not in reread else None
                 put(
                     source.label,
-                    [source.size, source.mtime_ns],
-                    source.label not in reread,
+                    new_state(source) if state is None else state,
+                    state is not None,
                     partial(workspace.file_documents, source, skipped=skipped),
                 )
             if beir is not None:

@@ -36,7 +36,7 @@ class Overlay:
     removed_rows: frozenset[int]
     documents: list[Document]
     tokens: list[list[str]]
-    files: dict[str, list[int]] = field(default_factory=dict)  # label -> [size, mtime_ns]
+    files: dict[str, list[Any]] = field(default_factory=dict)  # label -> recorded state
     deleted: list[str] = field(default_factory=list)
     # document frequency and total length of the generation rows the overlay hides
     removed_df: dict[str, int] = field(default_factory=dict)

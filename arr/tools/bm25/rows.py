@@ -88,7 +88,7 @@ class RowSink:
     def add(
         self,
         label: str,
-        state: list[int],
+        state: list[Any],
         docs: Iterable[Document],
         tokenize: Callable[[str], list[str]],
     ) -> None:
@@ -103,7 +103,7 @@ class RowSink:
             self.rows += 1
         self.entries[label] = [state, first, self.rows - first]
 
-    def copy(self, label: str, state: list[int], old: OldRows, entry: list[Any]) -> None:
+    def copy(self, label: str, state: list[Any], old: OldRows, entry: list[Any]) -> None:
         """An unchanged file's rows, copied from the previous generation as bytes."""
         _, first, count = entry
         docs, doc_offsets, tokens, token_offsets = old.block(first, count)

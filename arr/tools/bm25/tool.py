@@ -31,6 +31,7 @@ from arr.tools.partition import (
     partition_dir,
     remove_partition,
 )
+from arr.workspace.freshness import kept_state, new_state
 from arr.workspace.sources import READERS_VERSION, Document, state_digest
 from arr.workspace.workspace import Workspace
 
@@ -174,7 +175,7 @@ class BM25Tool:
         files = self._cache.walk(scope, reuse_s=2.0)  # the walk freshness() just made, if recent
         fingerprint, _ = state_digest(self.workspace.chunk_lines, files, None)
         present = {f.label for f in files}
-        changed = [f for f in files if entries.get(f.label, [None])[0] != [f.size, f.mtime_ns]]
+        changed = [f for f in files if kept_state(entries.get(f.label, [None])[0], f) is None]
         deleted = sorted(label for label in entries if label not in present)
         if len(changed) + len(deleted) > max_changed_files:
             return False
@@ -186,6 +187,7 @@ class BM25Tool:
             if label in entries
             for row in range(entries[label][1], entries[label][1] + entries[label][2])
         }
+        states = {f.label: new_state(f) for f in changed}  # hashed before the reads
         documents = [
             d for source in changed for d in self.workspace.file_documents(source, skipped=skipped)
         ]
@@ -198,7 +200,7 @@ class BM25Tool:
             removed_rows=frozenset(removed),
             documents=documents,
             tokens=[self._tokenize(d.text) for d in documents],
-            files={f.label: [f.size, f.mtime_ns] for f in changed},
+            files=states,
             deleted=deleted,
             removed_df=dict(Counter(t for toks in removed_tokens for t in set(toks))),
             removed_length=sum(max(1, len(toks)) for toks in removed_tokens),

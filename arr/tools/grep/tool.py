@@ -329,7 +329,12 @@ class GrepTool:
             index = self._word_indexes.load(scope)
             # the indexes' walk of the same unchanged tree (remembered): its files need no
             # second lstat or name check (derived_from_tree made it just before this)
-            sources = {f.path: (f.size, f.mtime_ns) for f in self.workspace.source_files(scope)}
+            # a state's time is the later of mtime and the inode's change time, which no one
+            # can set back: a rewrite with size and mtime restored is a new state
+            sources = {
+                f.path: (f.size, max(f.mtime_ns, f.ctime_ns))
+                for f in self.workspace.source_files(scope)
+            }
             return word_index.walk(
                 self.workspace.root_paths(spec),
                 self.max_file_bytes,

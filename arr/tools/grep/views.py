@@ -20,6 +20,8 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import re
+import stat
 import threading
 import time
 from collections import Counter
@@ -35,6 +37,7 @@ from arr.safety import file_rule
 from arr.tools.grep.engine import READER_GLOB
 
 KNOWN_FILE = "known.json"
+VIEW_NAME = re.compile(r"([0-9a-f]{2})/\1[0-9a-f]{62}\.txt")  # arr.readers.Readers._path
 # the engine's glob (arr.tools.grep.engine.READER_GLOB) must leave out exactly these
 assert "{" + ",".join(s.lstrip(".") for s in SUFFIXES) + "}" in READER_GLOB
 
@@ -83,7 +86,9 @@ class ViewFiles:
             known = {
                 (str(r[0]), str(r[1]), int(r[2]), int(r[3])): (r[4], str(r[5]))
                 for r in rows
-                if isinstance(r, list) and len(r) == 6 and (r[4] is None or isinstance(r[4], str))
+                if isinstance(r, list)
+                and len(r) == 6
+                and (r[4] is None or (isinstance(r[4], str) and VIEW_NAME.fullmatch(r[4])))
             }
         except (OSError, ValueError, TypeError, KeyError, AttributeError):
             return  # none yet, or damaged: made again
@@ -125,7 +130,7 @@ class ViewFiles:
                     known is not None
                     and known[0] is not None
                     and cache is not None
-                    and not (cache / known[0]).is_file()  # the cache was cleared since
+                    and not trusted_view(cache, known[0])  # cleared, or not ARR's own file
                 ):
                     known = None
                 if known is None:
@@ -164,6 +169,20 @@ class ViewFiles:
         if path is None:
             return None, "view_not_cached"
         return os.path.relpath(path, self.readers.cache_dir), ""
+
+
+def trusted_view(cache: Path, view: str) -> bool:
+    """Whether ``view`` names a view file as the readers write one: ``ab/<sha256>.txt``, its
+    folder and itself no link, a regular file. ``known.json`` lies in the index folder, where
+    anyone who can write may edit it; a name pointing elsewhere is never handed to ripgrep."""
+    if not VIEW_NAME.fullmatch(view):
+        return False
+    try:
+        folder = os.lstat(cache / view[:2])
+        info = os.lstat(cache / view)
+    except OSError:
+        return False
+    return stat.S_ISDIR(folder.st_mode) and stat.S_ISREG(info.st_mode) and info.st_nlink == 1
 
 
 def is_reader_file(relative: str) -> bool:

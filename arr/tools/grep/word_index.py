@@ -57,9 +57,10 @@ INDPTR_FILE = "grep-indptr.npy"
 
 class TreeWalk(NamedTuple):
     """One walk of the roots as ripgrep sees them: withheld files by reason; per root the files
-    it would read outside hidden folders (relative path -> (size, mtime_ns)); and per root the
-    outermost hidden folders ripgrep enters (``--hidden``), which the tree watch does not see
-    (it watches what the indexes read) and which a narrowed call therefore always scans live."""
+    it would read outside hidden folders (relative path -> (size, later of mtime and ctime));
+    per root the outermost hidden folders ripgrep enters (``--hidden``), which the tree watch
+    does not see (it watches what the indexes read) and which a narrowed call therefore always
+    scans live."""
 
     withheld: dict[str, int]
     files: list[dict[str, tuple[int, int]]]
@@ -154,7 +155,7 @@ def walk(
                             counts["skipped_hardlink"] += 1
                             linked.append(entry.path[base:])
                             continue
-                        state = (info.st_size, info.st_mtime_ns)
+                        state = (info.st_size, max(info.st_mtime_ns, info.st_ctime_ns))
                     reader = suffix_of(name) is not None
                     cap = cap_of(name, max_file_bytes) if reader and cap_of else max_file_bytes
                     if state[0] > cap:
