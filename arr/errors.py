@@ -78,3 +78,12 @@ def is_disk_full(exc: BaseException | None) -> bool:
         exc = exc.__cause__ or exc.__context__
         seen += 1
     return False
+
+
+# What an interrupted command leaves, said in the one line the CLI prints for Ctrl-C or
+# SIGTERM (``interrupted: 256 of 847 passages embedded are kept; arr index resumes``).
+INTERRUPT_NOTES: list[str] = []
+
+
+def note_interrupt(text: str) -> None:
+    INTERRUPT_NOTES.append(text)

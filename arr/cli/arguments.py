@@ -57,7 +57,7 @@ commands:
                              lexical channels first, then vectors; --lexical: no vectors
   skipped [scope=NAME | --scope NAME] [output=json | --json]
                              every file the last index left out, with its reason and detail
-  search TEXT [-n N | --limit N] [--scope NAME] [--json]   (or query=TEXT scope=NAME top_k=N)
+  search TEXT [-n N | --limit N] [--scope NAME] [--json] [-v]  (or query=TEXT scope=NAME top_k=N)
                              answer one query, options in any position (--json: the full
                              RouterResult)
   memory add id=ID scope=NAME title=TEXT body=TEXT [tags=a,b]
@@ -121,7 +121,8 @@ def search_options(args: list[str]) -> list[str]:
     """``arr search`` as ``rg`` and ``git`` users type it, options in any position: ``-n 3`` /
     ``--limit 3`` / ``--limit=3`` (``top_k=3``), ``--scope NAME`` (``scope=NAME``), ``--json``;
     the first bare word anywhere is the query (``arr search --json paxos -n 3``). ``key=value``
-    overrides work as before; a value a Hydra flag takes (``--cfg job``) is never the query."""
+    overrides work as before; a value a Hydra flag takes (``--cfg job``) is never the query;
+    ``-v``/``--verbose`` shows scores, per-channel ranks and the trace (``verbose=true``)."""
     out: list[str] = []
     asked = any(arg.startswith("query=") for arg in args)
     iterator = iter(flag_options(args, tuple(_KEY_FLAGS)))
@@ -131,6 +132,8 @@ def search_options(args: list[str]) -> list[str]:
             following = next(iterator, None)
             if following is not None:
                 out.append(following)
+        elif arg in ("-v", "--verbose"):  # scores, ranks and the trace in text output
+            out.append("verbose=true")
         elif not asked and is_bare(arg):
             asked = True
             out.append(f"query={arg}")

@@ -15,12 +15,14 @@ from pydantic import ValidationError
 
 from arr import atomic_write, codes
 from arr.cli import skip_list
-from arr.cli.render import render_result
+from arr.cli.render import file_locator, render_result
 from arr.compose.indexing import index_workspace
 from arr.compose.runner import build_router, build_tools, build_workspace
-from arr.errors import ArrError, ConfigError, MemoryStoreError, whole_number
+from arr.errors import ConfigError, MemoryStoreError, whole_number
 from arr.memory.store import ResearchMemoryStore
 from arr.models import RouterResult, resolve_scope
+from arr.tools.contract import workspace_of
+from arr.workspace.opening import add_openings, scope_roots
 
 
 def _scopes_to_index(container: dict[str, Any], named: dict[str, Any]) -> dict[str, Any]:
@@ -161,9 +163,7 @@ def run_search(
         raise ConfigError('query is required: arr search query="..." scope=<name>')
     router = build_router(container)
     if not container.get("scope"):
-        raise ConfigError(
-            f"scope is required: add scope=<name>; known scopes: {sorted(router.scopes)}"
-        )
+        container = {**container, "scope": default_scope(container, sorted(router.scopes))}
     top_k = container.get("top_k")
     if top_k is not None:
         top_k = whole_number("top_k", top_k, 1, MAX_TOP_K)
@@ -172,31 +172,37 @@ def run_search(
     if top_k is not None:
         result = result.model_copy(update={"evidence": result.evidence[:top_k]})
     atomic_write.write_text(run_dir / "result.json", json.dumps(for_disk(result), indent=2))
-    if _as_json(container):
-        print(result.model_dump_json(indent=2))  # the caller may see its own query
+    roots = scope_roots(workspace_of(router.tools), result.scope)
+    if _as_json(container):  # the caller may see its own query; each place as it opens
+        answer = json.loads(result.model_dump_json())
+        add_openings(answer, list(result.evidence), roots, texts["query"])
+        print(json.dumps(answer, indent=2, ensure_ascii=False))
     else:
-        locate = _locator(router, result.scope)
-        print(render_result(result, container["scope"], max_evidence=top_k or 10, locate=locate))
+        locate = file_locator(roots, query=texts["query"]) if roots else None
+        verbose = bool(container.get("verbose"))
+        print(render_result(result, container["scope"], top_k or 10, 96, locate, verbose))
     return 0
 
 
 MAX_TOP_K = 1000
 
 
-def _locator(router: Any, scope: Any) -> Any:
-    """Paths a terminal opens, from the scope's roots (None: the evidence's own labels)."""
-    from arr.cli.render import file_locator
+def default_scope(container: dict[str, Any], names: list[str]) -> str:
+    """The scope a search names by default: the only one, or the workspace file's
+    ``default_scope`` (the first scope ``arr scope add`` made); else a ConfigError."""
+    if len(names) == 1:
+        return names[0]
+    folder = (container.get("paths") or {}).get("workspace_dir")
+    node = container.get("workspace") or {}
+    if folder and str(node.get("_target_", "")).endswith("Workspace.from_file"):
+        from arr.workspace.file import read_file
 
-    workspace = next(
-        (t.workspace for t in router.tools.values() if getattr(t, "workspace", None)), None
+        chosen = read_file(Path(folder)).scope_by_default()
+        if chosen is not None:
+            return chosen
+    raise ConfigError(
+        f"scope is required: add scope=<name> (or --scope NAME); known scopes: {names}"
     )
-    spec = workspace.spec_for(scope) if workspace is not None else None
-    if spec is None or not spec.roots:
-        return None
-    try:
-        return file_locator(workspace.root_paths(spec))
-    except ArrError:
-        return None
 
 
 def run_demo(

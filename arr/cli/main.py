@@ -8,8 +8,10 @@ exit code 2; no traceback reaches the user (:mod:`arr.cli.failures`).
 
 from __future__ import annotations
 
+import contextlib
 import logging
 import os
+import signal
 import sys
 
 from arr.cli.arguments import (
@@ -44,10 +46,13 @@ def main(argv: list[str] | None = None) -> int:
     # not retitle or clear the user's terminal); JSON output and the MCP protocol stay exact.
     if not {"--json", "output=json"} & set(args) and "serve" not in args[:3]:
         sys.stdout = TerminalSafeStream(stdout)  # type: ignore[assignment]
+    terminate = _on_sigterm()
     try:
         code = _main(args)
         sys.stdout.flush()
         return code
+    except KeyboardInterrupt:  # Ctrl-C, or SIGTERM: one line, the shell's 130, no traceback
+        return interrupted()
     except BrokenPipeError:
         # Python would complain again when it flushes stdout at exit: point it at devnull.
         devnull = os.open(os.devnull, os.O_WRONLY)
@@ -55,6 +60,32 @@ def main(argv: list[str] | None = None) -> int:
         return 141
     finally:
         sys.stdout = stdout
+        if terminate is not None:
+            signal.signal(signal.SIGTERM, terminate)
+
+
+def _on_sigterm() -> signal.Handlers | None:
+    """SIGTERM ends a command as Ctrl-C does (stores closed by the same ``finally`` blocks);
+    the handler it replaced, or None outside the main thread (a library caller's thread)."""
+
+    def stop(signum: int, frame: object) -> None:
+        raise KeyboardInterrupt
+
+    try:
+        return signal.signal(signal.SIGTERM, stop)  # type: ignore[return-value]
+    except ValueError:
+        return None
+
+
+def interrupted() -> int:
+    from arr.errors import INTERRUPT_NOTES
+
+    line = "; ".join(["arr: interrupted", *INTERRUPT_NOTES])
+    with contextlib.suppress(OSError, ValueError):
+        sys.stdout.flush()
+    with contextlib.suppress(OSError, ValueError):
+        print(line, file=sys.stderr, flush=True)
+    return 130
 
 
 def version_text() -> str:
@@ -107,6 +138,17 @@ def _main(argv: list[str] | None = None) -> int:
     if "--help" in rest or "-h" in rest:
         print(command_help(command))
         return 0
+    if command == "demo" or (command == "eval" and _demo_gold(rest)):
+        from arr.workspace.demo_home import with_demo_paths
+
+        try:  # its own folder, never the researcher's workspace
+            rest = with_demo_paths(rest)
+        except (ArrError, OSError) as exc:
+            return fail(f"the demo cannot be set up: {exc}")
+    elif command in WORKSPACE_COMMANDS:
+        refusal = _no_workspace_here(rest, workspace)
+        if refusal:
+            return fail(refusal)
     if command in PLAIN_COMMANDS:
         try:
             from arr.cli.plain_commands import run_plain
@@ -190,6 +232,35 @@ def _main(argv: list[str] | None = None) -> int:
         if exc.errno not in STORAGE_ERRNOS:
             raise
         return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
+
+
+# What runs on a workspace's scopes: outside one (and outside a source checkout, whose bundled
+# demo stands in) these say so and create nothing.
+WORKSPACE_COMMANDS = ("index", "skipped", "search", "memory", "serve")
+_CONFIG_ONLY = ("--cfg", "-c", "--info", "-i", "--hydra-help", "--shell-completion", "-sc")
+
+
+def _demo_gold(rest: list[str]) -> bool:
+    presets = [a.split("=", 1)[1] for a in rest if a.startswith("eval=")]
+    return not presets or presets[-1] == "demo"
+
+
+def _no_workspace_here(rest: list[str], workspace: str | None) -> str | None:
+    from arr.workspace.locations import checkout_root, resolve_workspace
+
+    named = {a.split("=", 1)[0].lstrip("+~") for a in rest if "=" in a}
+    if checkout_root() is not None or "workspace" in named or set(_CONFIG_ONLY) & set(rest):
+        return None
+    try:
+        if resolve_workspace(workspace) is not None:
+            return None
+    except ArrError as exc:
+        return str(exc)
+    return (
+        f"no ARR workspace in {os.getcwd()!r} or any folder above it: run `arr init` in your "
+        "project folder, then `arr scope add NAME PATH`; or pass --workspace PATH "
+        "(`arr demo` runs the bundled demo)"
+    )
 
 
 def run_serve(args: list[str], workspace: str | None) -> int:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import os
+from collections import Counter
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
@@ -15,10 +16,13 @@ MAX_QUERY_SHOWN = 200
 _WITHHELD_PREFIXES = ("skipped_", "redacted_", "lines_over_", "files_at_", "long_lines_", "scope_")
 
 
-def file_locator(roots: Sequence[Path], cwd: Path | None = None) -> Callable[[EvidenceChunk], str]:
+def file_locator(
+    roots: Sequence[Path], cwd: Path | None = None, query: str | None = None
+) -> Callable[[EvidenceChunk], str]:
     """Render file evidence as a path a terminal or editor opens: relative to the current
-    folder when inside it, else absolute, then ``:line``. ``roots`` are the scope's roots (a
-    path of a scope with several roots starts with its root's folder name)."""
+    folder when inside it, else absolute, then ``:line``: the chunk's line that matches
+    ``query`` best (``model.py:263 (lines 241-280)``), else its first. ``roots`` are the
+    scope's roots (a path of a scope with several roots starts with its root's folder name)."""
     here = (cwd or Path.cwd()).resolve()
 
     def locate(chunk: EvidenceChunk) -> str:
@@ -37,8 +41,13 @@ def file_locator(roots: Sequence[Path], cwd: Path | None = None) -> Callable[[Ev
         if not where.start_line:
             return shown
         end = where.end_line or where.start_line
+        line = where.start_line
+        if query is not None:
+            from arr.workspace.opening import matching_line
+
+            line = matching_line(chunk, query) or line
         span = f" (lines {where.start_line}-{end})" if end != where.start_line else ""
-        return f"{shown}:{where.start_line}{span}"
+        return f"{shown}:{line}{span}"
 
     return locate
 
@@ -68,13 +77,37 @@ def _snippet_line(chunk: EvidenceChunk, width: int) -> str:
     return line
 
 
+def _words_missing(result: RouterResult) -> str | None:
+    """What the results say about the query's words when none holds them all (a query with no
+    exact match otherwise reads like one that found its file): the words no result holds, or
+    that none holds them together. Judged on each item's whole text."""
+    from arr.query.snippets import match_terms
+
+    words = [t for t, _ in match_terms(result.query) if " " not in t]
+    if len(words) < 2 or not result.evidence:
+        return None
+    texts = [item.full_text().lower() for item in result.evidence]
+    if any(all(w in text for w in words) for text in texts):
+        return None
+    absent = [w for w in words if not any(w in text for text in texts)]
+    if absent:
+        named = ", ".join(repr(w) for w in absent[:8])
+        rest = "; these hold some of the other words" if len(absent) < len(words) else ""
+        return f"no result holds {named}{rest}"
+    return "no result holds all of these words together; each holds some of them"
+
+
 def render_result(
     result: RouterResult,
     scope_name: str | None = None,
     max_evidence: int = 10,
     width: int = 96,
     locate: Callable[[EvidenceChunk], str] | None = None,
+    verbose: bool = True,
 ) -> str:
+    """The answer for a terminal. ``verbose=False`` (``arr search`` without ``-v``) leaves out
+    the scores, per-channel ranks and the per-call trace, keeping what a reader acts on: the
+    places, titles, citations, snippets, what was withheld, rejections and degradations."""
     scope = f"{scope_name} ({result.scope.label()})" if scope_name else result.scope.label()
     query = result.query
     if len(query) > MAX_QUERY_SHOWN:
@@ -90,7 +123,8 @@ def render_result(
     for rank, chunk in enumerate(result.evidence[:max_evidence], 1):
         ranks = ", ".join(f"{c}#{r}" for c, r in sorted(chunk.ranks.items()))
         where = locate(chunk) if locate is not None else chunk.location.render()
-        lines.append(f"  {rank:>2}. [{chunk.channel}] {where}  score {chunk.score:.4f}  ({ranks})")
+        scored = f"  score {chunk.score:.4f}  ({ranks})" if verbose else ""
+        lines.append(f"  {rank:>2}. [{chunk.channel}] {where}{scored}")
         if chunk.location.title:  # the paper's title, the cell's or section's heading
             lines.append(f"      § {_one_line(chunk.location.title, width)}")
         if chunk.location.citation:  # as a researcher pastes it: "Lamport 1994, p. 3"
@@ -100,8 +134,23 @@ def render_result(
         lines.append(f"  +{len(result.evidence) - max_evidence} more (--json shows all)")
     if not result.evidence:
         lines.append("  (none)")
-    lines.append("trace:")
-    for trace in result.traces:
+    missing = _words_missing(result)
+    if missing:
+        lines.append(f"note: {missing}")
+    if not verbose:
+        withheld = Counter(
+            {
+                k: v
+                for t in result.traces
+                for k, v in t.counters.items()
+                if v and k.startswith(_WITHHELD_PREFIXES)
+            }
+        )
+        if withheld:
+            lines.append("withheld: " + ", ".join(f"{k} {v}" for k, v in sorted(withheld.items())))
+    else:
+        lines.append("trace:")
+    for trace in result.traces if verbose else ():
         withheld = ", ".join(
             f"{k} {v}"
             for k, v in sorted(trace.counters.items())

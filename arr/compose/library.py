@@ -205,6 +205,10 @@ def load_router(
         raise ConfigError(f"workspace must be a path, got {type(workspace).__name__}")
     if not any(o.lstrip("+~").split("=", 1)[0] == "progress" for o in overrides):
         overrides.append("progress=false")
+    if "workspace=demo" in overrides:  # the bundled demo in its own folder, from a wheel too
+        from arr.workspace.demo_home import with_demo_paths
+
+        overrides = with_demo_paths(overrides)
     for name, value in (
         ("HF_HUB_OFFLINE", "1"),
         ("TRANSFORMERS_OFFLINE", "1"),

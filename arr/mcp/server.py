@@ -24,9 +24,9 @@ from __future__ import annotations
 import json
 import threading
 from collections.abc import Mapping
-from typing import Any
+from typing import Annotated, Any
 
-from pydantic import ValidationError
+from pydantic import Field, ValidationError
 
 from arr import codes
 from arr.codes import (  # noqa: E402 (the service's codes, by the names its callers use)
@@ -46,33 +46,16 @@ from arr.errors import (
     ScopeError,
     is_whole_number_in,
 )
+from arr.mcp.errors import ServiceError, argument_error, echo, type_error
+from arr.mcp.schema import DEFAULT_TOP_K, MAX_TOP_K, SCOPE_NAME_TEXT, search_fields
 from arr.models import QueryPlan, ScopeKey, ToolCall, ToolRound
 from arr.router.admission import check_query
 from arr.router.router import RetrievalRouter
-from arr.tools.contract import HoldsMemory, has
+from arr.tools.contract import HoldsMemory, has, workspace_of
+from arr.workspace.opening import add_openings, scope_roots
 
-MAX_ECHO = 200
-DEFAULT_TOP_K = 10
-MAX_TOP_K = 100
 SNIPPET_CHARS = 240  # an agent reads ~10 items: a few lines each, centred on the match
 LOOPBACK_HOSTS = ("127.0.0.1", "::1", "localhost")
-
-
-class ServiceError(Exception):
-    """A refusal or bad input, with the fixed code the client sees."""
-
-    def __init__(self, code: str, message: str) -> None:
-        super().__init__(message)
-        self.code = code
-        self.message = message[:1000]
-
-    def payload(self) -> str:
-        return json.dumps({"error": {"code": self.code, "message": self.message}})
-
-
-def _echo(value: object) -> str:
-    text = repr(value)
-    return text if len(text) <= MAX_ECHO else text[:MAX_ECHO] + f"... ({len(text)} chars)"
 
 
 def _for_agent(answer: dict[str, Any], query: str, top_k: int) -> dict[str, Any]:
@@ -111,10 +94,10 @@ class ArrService:
                 return self.allowed[scope]
             if scope in self.router.scopes:
                 raise ServiceError(
-                    SCOPE_NOT_ALLOWED, f"scope {_echo(scope)} is not served by this server"
+                    SCOPE_NOT_ALLOWED, f"scope {echo(scope)} is not served by this server"
                 )
             raise ServiceError(
-                SCOPE_INVALID, f"unknown scope {_echo(scope)}; scopes: {sorted(self.allowed)}"
+                SCOPE_INVALID, f"unknown scope {echo(scope)}; scopes: {sorted(self.allowed)}"
             )
         if isinstance(scope, Mapping):
             try:
@@ -145,7 +128,7 @@ class ArrService:
             raise ServiceError(QUERY_INVALID, str(exc)) from None
         size = DEFAULT_TOP_K if top_k is None else top_k
         if not is_whole_number_in(size, 1, MAX_TOP_K):
-            raise ServiceError(BAD_REQUEST, f"top_k must be in 1..{MAX_TOP_K}, got {_echo(top_k)}")
+            raise ServiceError(BAD_REQUEST, f"top_k must be in 1..{MAX_TOP_K}, got {echo(top_k)}")
         plan = None
         if tools:
             if len(tools) > self.router.max_calls:
@@ -177,7 +160,10 @@ class ArrService:
             refused = ", ".join(f"{r.tool[:60]}: {r.code}" for r in result.rejections)
             code = result.rejections[0].code
             raise ServiceError(code, f"every requested tool was refused ({refused})")
-        return _for_agent(json.loads(result.model_dump_json()), str(query), size)
+        answer = json.loads(result.model_dump_json())
+        roots = scope_roots(workspace_of(self.router.tools), result.scope)
+        add_openings(answer, list(result.evidence), roots, str(query))
+        return _for_agent(answer, str(query), size)
 
     def list_scopes(self) -> dict[str, Any]:
         return {
@@ -220,33 +206,13 @@ class ArrService:
             raise ServiceError(exc.code or codes.MEMORY_DB_MISSING, str(exc)) from None
         # Drafts and retracted memories are never retrievable; another scope's look the same.
         if found is None or found.status != "published" or found.scope != key:
-            raise ServiceError(NOT_FOUND, f"no published memory {_echo(memory_id)} in this scope")
+            raise ServiceError(NOT_FOUND, f"no published memory {echo(memory_id)} in this scope")
         from arr.memory.shown import shown_memory
 
         return json.loads(shown_memory(found).model_dump_json())
 
     def _name_of(self, key: ScopeKey) -> str:
         return next(n for n, k in self.allowed.items() if k == key)
-
-
-def _argument_error(tool: str, fields: list[str], unknown: list[str]) -> ServiceError:
-    named = ", ".join(repr(f[:40]) for f in unknown[:5])
-    return ServiceError(
-        BAD_REQUEST,
-        f"unknown argument{'s' if len(unknown) > 1 else ''} {named} for {tool}; "
-        f"allowed: {', '.join(fields)}",
-    )
-
-
-def _type_error(tool: str, fields: list[str], error: Any) -> ServiceError:
-    """A pydantic ValidationError of the SDK -> which argument, what it must be (no echo)."""
-    first = error.errors()[0]
-    where = ".".join(str(p) for p in first.get("loc", ())) or "arguments"
-    return ServiceError(
-        BAD_REQUEST,
-        f"argument {where[:60]!r} of {tool}: {str(first.get('msg', 'invalid'))[:200]}; "
-        f"allowed: {', '.join(fields)}",
-    )
 
 
 def build_server(service: ArrService) -> Any:
@@ -267,12 +233,12 @@ def build_server(service: ArrService) -> Any:
             tool = self._tool_manager.get_tool(name)
             if tool is None:
                 known = ", ".join(sorted(t.name for t in self._tool_manager.list_tools()))
-                error = ServiceError(UNKNOWN_TOOL, f"unknown tool {_echo(name)}; tools: {known}")
+                error = ServiceError(UNKNOWN_TOOL, f"unknown tool {echo(name)}; tools: {known}")
                 raise ToolError(error.payload())
             fields = sorted((tool.parameters or {}).get("properties", {}))
             unknown = sorted(set(arguments) - set(fields))
             if unknown:
-                raise ToolError(_argument_error(name, fields, unknown).payload())
+                raise ToolError(argument_error(name, fields, unknown).payload())
             try:
                 return await super().call_tool(name, arguments, context)
             except ToolError as exc:
@@ -280,7 +246,7 @@ def build_server(service: ArrService) -> Any:
                 if isinstance(cause, ToolError):  # ARR's own payload, under the SDK's prefix
                     raise ToolError(str(cause)) from None
                 if isinstance(cause, ValidationError):
-                    raise ToolError(_type_error(name, fields, cause).payload()) from None
+                    raise ToolError(type_error(name, fields, cause).payload()) from None
                 error = ServiceError(INTERNAL_ERROR, f"{name} failed; see the server's log")
                 raise ToolError(error.payload()) from exc
 
@@ -305,7 +271,6 @@ def build_server(service: ArrService) -> Any:
             error = ServiceError(INTERNAL_ERROR, f"{type(exc).__name__}: {str(exc)[:300]}")
             raise ToolError(error.payload()) from None
 
-    @server.tool(annotations=read_only)
     async def search(
         query: str,
         scope: str | dict[str, str],
@@ -319,18 +284,28 @@ def build_server(service: ArrService) -> Any:
         degradations and partial."""
         return await run(service.search, query, scope, tools, top_k)
 
+    # the schema an agent reads: every field described, ranges and names enumerated (checked
+    # here by pydantic where the SDK allows; channel names by the Router, with its codes)
+    search.__annotations__ = search_fields(sorted(service.router.tools))
+    server.tool(annotations=read_only)(search)
+
     @server.tool(annotations=read_only)
     async def list_scopes() -> dict[str, Any]:
         """The scopes this server answers for and the retrieval channels it has."""
         return await run(service.list_scopes)
 
     @server.tool(annotations=read_only)
-    async def index_status(scope: str | None = None) -> dict[str, Any]:
+    async def index_status(
+        scope: Annotated[str | None, Field(description=SCOPE_NAME_TEXT)] = None,
+    ) -> dict[str, Any]:
         """Whether each channel's index is fresh, per scope (all served scopes by default)."""
         return await run(service.index_status, scope)
 
     @server.tool(annotations=read_only)
-    async def memory_get(id: str, scope: str) -> dict[str, Any]:  # noqa: A002 - MCP arg name
+    async def memory_get(  # noqa: A002 - MCP arg name
+        id: Annotated[str, Field(description="the memory's id, as search evidence names it")],
+        scope: Annotated[str, Field(description=SCOPE_NAME_TEXT)],
+    ) -> dict[str, Any]:
         """One published research memory of a scope, by id."""
         return await run(service.memory_get, id, scope)
 

@@ -8,6 +8,7 @@ class, so the Router's checks on every call cost a dictionary look-up.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
 
@@ -100,3 +101,9 @@ def has(tool: object, capability: type) -> bool:
     if found is None:
         found = _KNOWN[key] = isinstance(tool, capability)
     return found
+
+
+def workspace_of(tools: Mapping[str, object]) -> Workspace | None:
+    """The workspace the channels read (one per router), or None for channels without one."""
+    found = (t for t in tools.values() if has(t, OnWorkspace))
+    return next((t.workspace for t in found), None)  # type: ignore[attr-defined]

@@ -46,6 +46,7 @@ HEADER = """\
 # (keeping this header). Every arr command run in this folder or below uses it.
 #   name      a label for reports
 #   defaults  ScopeKey fields that `arr scope add` uses when not given explicitly
+#   default_scope  the scope a search uses when none is named (the first one added)
 #   scopes    NAME -> roots (folders, relative to this workspace or absolute) and the full
 #             five-field ScopeKey every indexed item and every request of that scope carries
 # Derived indexes live in .arr/index (rebuildable: `arr index rebuild=true`), run folders in
@@ -75,7 +76,14 @@ class WorkspaceFile(BaseModel):
     defaults: ScopeDefaults = ScopeDefaults()
     chunk_lines: int = Field(default=40, ge=1, le=10_000)
     max_file_bytes: int = Field(default=2_000_000, ge=1)
+    # the scope a command uses when none is named (the first one added; the only one anyway)
+    default_scope: str | None = None
     scopes: dict[str, ScopeEntry] = {}
+
+    def scope_by_default(self) -> str | None:
+        if len(self.scopes) == 1:
+            return next(iter(self.scopes))
+        return self.default_scope if self.default_scope in self.scopes else None
 
 
 def _describe(exc: ValidationError) -> str:
@@ -135,12 +143,17 @@ def check_scopes(folder: Path, parsed: WorkspaceFile) -> None:
             )
         for root in entry.roots:
             check_root_text(root, f"{path}: scope {name!r}: root")
+    if parsed.default_scope is not None and parsed.default_scope not in parsed.scopes:
+        raise WorkspaceError(
+            f"{path}: default_scope {parsed.default_scope[:80]!r} names no scope; "
+            f"scopes: {sorted(parsed.scopes)}"
+        )
 
 
 def render(parsed: WorkspaceFile) -> str:
     import yaml
 
-    body = parsed.model_dump(mode="json")
+    body = parsed.model_dump(mode="json", exclude_none=True)
     return HEADER.format(name=parsed.name) + yaml.safe_dump(
         body, sort_keys=False, default_flow_style=None, width=100, allow_unicode=True
     )
@@ -302,7 +315,10 @@ def add_scope(folder: Path, name: str, roots: list[str], fields: dict[str, str])
             f"{path}: scope {name!r} would have the same ScopeKey as scope {clash!r} "
             f"({entry.key.label()}); give a field explicitly, e.g. branch=<other>"
         )
-    write_file(folder, parsed.model_copy(update={"scopes": {**parsed.scopes, name: entry}}))
+    update: dict[str, Any] = {"scopes": {**parsed.scopes, name: entry}}
+    if parsed.default_scope is None:  # the first scope added stays the default
+        update["default_scope"] = next(iter(parsed.scopes), name)
+    write_file(folder, parsed.model_copy(update=update))
     return entry
 
 
@@ -324,7 +340,8 @@ def remove_scope(folder: Path, name: str) -> None:
             f"{workspace_config(folder)}: no scope {name[:80]!r}; scopes: {sorted(parsed.scopes)}"
         )
     scopes = {n: e for n, e in parsed.scopes.items() if n != name}
-    write_file(folder, parsed.model_copy(update={"scopes": scopes}))
+    default = None if parsed.default_scope == name else parsed.default_scope
+    write_file(folder, parsed.model_copy(update={"scopes": scopes, "default_scope": default}))
 
 
 def require_workspace(found: Path | None) -> Path:

@@ -275,3 +275,37 @@ def test_a_source_archive_without_git_is_built_from_its_files(
         (tmp_path / name).write_text("x")
     monkeypatch.setattr(sys.modules[__name__], "REPO", tmp_path)
     assert sorted(source_files()) == [".ci/run", "arr/a.py", "conf/b.yaml"]
+
+
+def test_the_wheel_outside_a_workspace_and_its_own_demo(
+    installed: tuple[Path, dict[str, str]], tmp_path: Path
+) -> None:
+    """Outside a workspace a command says so and creates nothing; ``arr demo`` and ``arr eval``
+    run the packaged demo in the user's data folder, from inside a workspace too, and leave
+    that workspace as it was."""
+    venv, env = installed
+    arr = str(venv / "bin" / "arr")
+    env = {**env, "XDG_DATA_HOME": str(tmp_path / "data-home")}
+    empty = tmp_path / "empty"
+    empty.mkdir()
+    for command in (["search", "warmup"], ["index", *FAST], ["skipped"], ["memory", "list"]):
+        done = subprocess.run(
+            [arr, *command], cwd=empty, env=env, capture_output=True, text=True, timeout=120
+        )
+        assert done.returncode == 2 and "no ARR workspace" in done.stderr, done.stderr
+        assert "Traceback" not in done.stderr and list(empty.iterdir()) == []
+    project = tmp_path / "mine"
+    (project / "notes").mkdir(parents=True)
+    (project / "notes" / "a.md").write_text(SHARED)
+    run([arr, "init"], project, env)
+    run([arr, "scope", "add", "notes", "notes"], project, env)
+    before = sorted(p.relative_to(project).as_posix() for p in project.rglob("*"))
+    demo = run([arr, "demo", *FAST], project, env)
+    assert "vision-main" in demo.stdout and "warmup" in demo.stdout.lower()
+    evaluated = run([arr, "eval", *FAST], project, env)
+    assert evaluated.stdout.startswith("demo:")
+    assert sorted(p.relative_to(project).as_posix() for p in project.rglob("*")) == before
+    home = tmp_path / "data-home" / "arr"
+    (folder,) = list(home.iterdir())
+    assert (folder / "data" / "demo" / "gold.jsonl").is_file()
+    assert (folder / "outputs").is_dir()

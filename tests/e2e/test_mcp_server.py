@@ -49,8 +49,26 @@ def error_of(result: Any) -> dict[str, str]:
 
 
 async def exercise(client: Client) -> None:
-    names = {t.name for t in (await client.list_tools()).tools}
-    assert names == {"search", "list_scopes", "index_status", "memory_get"}
+    listed = {t.name: t for t in (await client.list_tools()).tools}
+    assert set(listed) == {"search", "list_scopes", "index_status", "memory_get"}
+    # every input field described; bounds, channel names and the scope's five fields in the
+    # schema itself, not only in prose
+    for tool in listed.values():
+        for name, field in tool.input_schema.get("properties", {}).items():
+            assert field.get("description"), (tool.name, name)
+    fields = listed["search"].input_schema["properties"]
+    (bounded,) = [o for o in fields["top_k"]["anyOf"] if o.get("type") == "integer"]
+    assert (bounded["minimum"], bounded["maximum"]) == (1, 100)
+    (channels,) = [o for o in fields["tools"]["anyOf"] if o.get("type") == "array"]
+    assert {"bm25", "grep", "vector", "memory"} <= set(channels["items"]["enum"])
+    (five,) = [o for o in fields["scope"]["anyOf"] if o.get("type") == "object"]
+    assert five["required"] == [
+        "team_id",
+        "project_id",
+        "repository",
+        "branch",
+        "experiment_environment",
+    ]
 
     scopes = (await client.call_tool("list_scopes", {})).structured_content
     assert [s["name"] for s in scopes["scopes"]] == ["nlp-main", "vision-main"]

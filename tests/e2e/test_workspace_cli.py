@@ -347,3 +347,19 @@ def test_search_run_folders_are_bounded(project: Path) -> None:
     search(project, "warmup", "a", "keep_runs=0")
     assert [p.name for p in runs.iterdir()] == [keep_mine.name]
     _one_line_refusal(arr("search", "x", "scope=a", "keep_runs=-1", *FAST, cwd=project), "keep")
+
+
+def test_a_search_without_a_scope_uses_the_default_scope(project: Path) -> None:
+    """The first scope added is the workspace's default; `arr search "x" -n 3 --json` needs
+    nothing else. A removed default leaves none; a search then names the scopes to choose."""
+    text = (project / ".arr" / "workspace.yaml").read_text()
+    assert "default_scope: code" in text
+    assert arr("index", *FAST, cwd=project).returncode == 0
+    done = arr("search", "bm25 retrieve", "-n", "3", "--json", *FAST, cwd=project)
+    assert done.returncode == 0, done.stderr
+    found = json.loads(done.stdout)
+    assert found["scope"]["repository"] == "code" and len(found["evidence"]) == 3
+    assert arr("scope", "remove", "code", cwd=project).returncode == 0
+    refused = arr("search", "bm25 retrieve", *FAST, cwd=project)
+    assert refused.returncode == 2 and "scope is required" in refused.stderr
+    assert "['a', 'b']" in refused.stderr

@@ -57,3 +57,13 @@ def test_more_withheld_and_long_queries_are_said(tmp_path: Path) -> None:
     assert "+3 more (--json shows all)" in text
     assert "withheld: skipped_credential 2" in text and "files_scanned" not in text
     assert "(400 characters)" in text and len(text.splitlines()[0]) < 260
+
+
+def test_a_plain_search_shows_places_and_says_what_no_result_holds() -> None:
+    items = [c.model_copy(update={"snippet": "warmup text"}) for c in (chunk(1, "a.md"),)]
+    plain = render_result(result(items, query="warmup zanzibar"), verbose=False)
+    assert "score" not in plain and "trace:" not in plain and "degradations:" in plain
+    assert "no result holds 'zanzibar'" in plain
+    assert "trace:" in render_result(result(items, query="warmup zanzibar"))
+    both = [c.model_copy(update={"snippet": "warmup zanzibar"}) for c in (chunk(1, "a.md"),)]
+    assert "no result holds" not in render_result(result(both, query="warmup zanzibar"))

@@ -1,0 +1,72 @@
+"""Where the bundled demo runs: never in the researcher's own workspace.
+
+From a source checkout the demo is ``data/demo`` with the checkout's ``outputs/`` and
+``state/``. From an installed wheel the demo's files ship inside the package (``demo_data/``,
+read-only in site-packages); they are copied once per ARR version to the user's data folder
+(``$XDG_DATA_HOME/arr/demo-<version>``, else ``~/.local/share/arr/...``), where its indexes,
+memory store and run folders live. ``arr demo`` and ``arr eval`` with the demo gold set run
+there from any folder, a workspace included, and write nothing anywhere else.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+from arr.version import __version__
+from arr.workspace.locations import PACKAGE_DIR, checkout_root
+
+PACKAGED_DEMO = PACKAGE_DIR / "demo_data"
+
+
+def demo_home() -> Path:
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "arr" / f"demo-{__version__}"
+
+
+def demo_paths() -> dict[str, str]:
+    """The overrides that run the demo config in its own folder (made on first use)."""
+    checkout = checkout_root()
+    if checkout is not None:
+        data, outputs, state = checkout / "data", checkout / "outputs", checkout / "state"
+    else:
+        home = demo_home()
+        data, outputs, state = home / "data", home / "outputs", home / "state"
+        if not (data / "demo" / "gold.jsonl").is_file():
+            _copy_demo(data / "demo")
+    return {
+        "workspace": "demo",
+        "paths.data_dir": str(data),
+        "paths.output_dir": str(outputs),
+        "paths.state_dir": str(state),
+    }
+
+
+def _copy_demo(target: Path) -> None:
+    """The packaged demo's files (no hidden folder: a build's stray index stays behind),
+    copied beside the target and renamed into place, so a copy cut short is never used."""
+    from arr.errors import ConfigError
+
+    if not PACKAGED_DEMO.is_dir():
+        raise ConfigError(f"the bundled demo is missing ({PACKAGED_DEMO}); reinstall arr")
+    partial = target.with_name(target.name + f".partial-{os.getpid()}")
+    shutil.rmtree(partial, ignore_errors=True)
+    shutil.copytree(PACKAGED_DEMO, partial, ignore=shutil.ignore_patterns(".*"))
+    try:
+        partial.rename(target)
+    except OSError:  # another process copied it first
+        shutil.rmtree(partial, ignore_errors=True)
+
+
+def with_demo_paths(overrides: list[str]) -> list[str]:
+    """``overrides`` with the demo's paths added where the user did not set them."""
+    given = {o.split("=", 1)[0].lstrip("+~") for o in overrides if "=" in o}
+    added = [f"{key}={_quoted(value)}" for key, value in demo_paths().items() if key not in given]
+    return [*overrides, *added]
+
+
+def _quoted(value: str) -> str:
+    from arr.workspace.locations import hydra_quote
+
+    return value if value == "demo" else hydra_quote(value)
