@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -22,6 +23,7 @@ from arr.errors import ConfigError, MemoryStoreError, whole_number
 from arr.memory.store import ResearchMemoryStore
 from arr.models import RouterResult, resolve_scope
 from arr.tools.contract import workspace_of
+from arr.tools.index_run import one_index_run
 from arr.workspace.opening import add_openings, scope_roots
 
 
@@ -54,15 +56,19 @@ def run_index(
                 flush=True,
             )
 
-    (added, kept), reports = index_workspace(
-        workspace,
-        tools,
-        scopes,
-        progress=bool(container.get("progress", True)),
-        rebuild=bool(container.get("rebuild", False)),
-        lexical_only=lexical_only,
-        on_lexical_ready=lexical_ready,
-    )
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    with one_index_run(workspace.index_dir, say):  # a second arr index says it waits
+        (added, kept), reports = index_workspace(
+            workspace,
+            tools,
+            scopes,
+            progress=bool(container.get("progress", True)),
+            rebuild=bool(container.get("rebuild", False)),
+            lexical_only=lexical_only,
+            on_lexical_ready=lexical_ready,
+        )
     full = [r for r in reports if r.code == codes.DISK_FULL]
     if full:  # one disk_full line (text and JSON), not a FAILED line per partition
         from arr.errors import DiskFull
@@ -354,7 +360,7 @@ def run_eval(
     if report["status"] != "ok":
         message = f"eval failed: {report.get('error')} (report: {run_dir / 'report.json'})"
         if as_json:
-            _emit({"error": {"code": "eval_failed", "message": message}})
+            _emit({"error": {"code": codes.EVAL_FAILED, "message": message}})
         else:
             print(f"arr: {message}")
         return 1
