@@ -1,5 +1,5 @@
 """The ``arr`` command: demo, index, search and memory, each a Hydra app over ``conf/``; the
-workspace commands (init, scope, report, audit, replay) without Hydra; ``serve`` for agents.
+workspace commands (init, scope, report, audit, llm, skipped) without Hydra; ``serve`` for agents.
 
 Everything that is not a free-text value is a Hydra override (``fusion.norm=zmuv
 tools=[bm25]``; ``-m`` for sweeps). Errors are one line on stderr (``arr: error: ...``) with

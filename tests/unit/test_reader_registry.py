@@ -23,8 +23,8 @@ class PlainLines:
 
 def test_every_place_follows_the_one_list() -> None:
     declared = registry.suffixes()
-    assert readers.SUFFIXES == declared and set(readers.VERSIONS) == set(declared)
-    assert READER_GLOB == "--iglob=!*.{" + ",".join(s[1:] for s in declared) + "}"
+    assert declared == readers.SUFFIXES and set(readers.VERSIONS) == set(declared)
+    assert "--iglob=!*.{" + ",".join(s[1:] for s in declared) + "}" == READER_GLOB
     assert set(Readers().caps) == {f.suffix for f in registry.FORMATS if f.cap}
     for found in registry.FORMATS:
         reader = registry.reader_for(found.suffix, 10, 5.0)
