@@ -16,6 +16,7 @@ from pydantic import ValidationError
 
 from arr import atomic_write, codes
 from arr.cli import skip_list
+from arr.cli.default_scope import default_scope
 from arr.cli.render import file_locator, render_result
 from arr.compose.indexing import index_workspace
 from arr.compose.runner import build_router, build_tools, build_workspace
@@ -191,24 +192,6 @@ def run_search(
 
 
 MAX_TOP_K = 1000
-
-
-def default_scope(container: dict[str, Any], names: list[str]) -> str:
-    """The scope a search names by default: the only one, or the workspace file's
-    ``default_scope`` (the first scope ``arr scope add`` made); else a ConfigError."""
-    if len(names) == 1:
-        return names[0]
-    folder = (container.get("paths") or {}).get("workspace_dir")
-    node = container.get("workspace") or {}
-    if folder and str(node.get("_target_", "")).endswith("Workspace.from_file"):
-        from arr.workspace.file import read_file
-
-        chosen = read_file(Path(folder)).scope_by_default()
-        if chosen is not None:
-            return chosen
-    raise ConfigError(
-        f"scope is required: add scope=<name> (or --scope NAME); known scopes: {names}"
-    )
 
 
 def run_demo(
@@ -391,3 +374,14 @@ def run_eval(
     )
     print(f"report: {run_dir / 'report.md'}")
     return 0
+
+
+# The Hydra apps, by what they do: build (index), answer (search, demo), keep (memory),
+# measure (eval). One table: a command that is not here has no runner.
+RUNNERS = {
+    "index": run_index,
+    "search": run_search,
+    "demo": run_demo,
+    "memory": run_memory,
+    "eval": run_eval,
+}
