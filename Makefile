@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-identity bench-known bench-index bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout bench-cold clean
+.PHONY: help setup demo test test-fast lint bench bench-identity bench-known bench-index bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout bench-cold replay clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -55,6 +55,9 @@ bench-known: setup ## benchmark: known-item questions of four kinds on papersdev
 
 bench-papers: setup ## benchmark: papers as PDF vs the same text (../shared/data/pdfgold): extraction, arr index, page-level nDCG
 	$(BIN)/python -m benchmarks.papers
+
+replay: setup ## controlled LLM scenarios (data/gold) through the real client against the local scripted HTTPS fake
+	$(BIN)/python -m benchmarks.llm.replay
 
 bench-llm: setup ## benchmark: the LLM planner and reranker with a real model (llama.cpp + SmolLM2, or the endpoint ARR_BENCH_LLM names) against the rule planner
 	$(BIN)/python -m benchmarks.llm.bench

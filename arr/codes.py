@@ -154,3 +154,7 @@ BAD_REQUEST = "bad_request"
 NOT_FOUND = "not_found"
 UNKNOWN_TOOL = "unknown_tool"
 INTERNAL_ERROR = "internal_error"
+
+# ``arr eval``: a gold case whose search failed (its other cases still count), a run that failed.
+QUERY_FAILED = "query_failed"
+EVAL_FAILED = "eval_failed"

@@ -152,8 +152,9 @@ SYSTEMS = (
 
 
 def bench_known_items(out: Path) -> None:
-    from benchmarks.papers import _workspace, bench_index
-    from benchmarks.real_folder import _pages, arr_search, bm25s_pages, score
+    from benchmarks.common.baselines import arr_search, bm25s_pages, pdftotext_pages
+    from benchmarks.common.scoring import score
+    from benchmarks.common.workspace import bench_index, paper_workspace
 
     source = Path(os.environ.get("ARR_BENCH_IDENTITY", DEFAULT))
     if not (source / "gold.jsonl").is_file() or shutil.which("pdftotext") is None:
@@ -162,8 +163,8 @@ def bench_known_items(out: Path) -> None:
     gold = [json.loads(line) for line in (source / "gold.jsonl").read_text("utf-8").splitlines()]
     gold = [row for row in gold if (source / row["path"]).is_file()]
     folder = out / f"known-{source.name}"
-    _workspace(folder, source, "src")
-    texts = {row["path"]: _pages(source / row["path"]) for row in gold}
+    paper_workspace(folder, source, "src")
+    texts = {row["path"]: pdftotext_pages(source / row["path"]) for row in gold}
     print(f"known items on {source} ({len(gold)} PDFs; a development folder: its misses were read)")
     bench_index(folder, fresh=False)
     cases = questions(folder, gold, texts)

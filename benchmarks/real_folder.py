@@ -34,15 +34,10 @@ import sys
 from collections import Counter
 from pathlib import Path
 
+from benchmarks.common.baselines import arr_search, bm25s_pages, pdftotext_pages
+from benchmarks.common.scoring import score
+
 SAMPLE = 40  # PDFs that questions are asked about
-
-
-def _pages(path: Path) -> list[str]:
-    out = subprocess.run(
-        ["pdftotext", "-q", "-enc", "UTF-8", str(path), "-"], capture_output=True, timeout=120
-    ).stdout.decode("utf-8", "replace")
-    pages = out.split("\f")
-    return pages[:-1] if pages and not pages[-1].strip() else pages
 
 
 def _name(source: Path, base: Path) -> str:
@@ -59,7 +54,7 @@ def build_folder(base: Path, tree: Path) -> dict[str, list[str]]:
         name = _name(source, base)
         if not (tree / name).is_file():
             shutil.copyfile(source, tree / name)
-        texts[name] = _pages(tree / name)
+        texts[name] = pdftotext_pages(tree / name)
     return texts
 
 
@@ -141,69 +136,6 @@ def questions(
 
 def _first_line(pages: list[str]) -> str:
     return next((ln.strip() for ln in pages[0].splitlines() if len(ln.split()) >= 2), "")
-
-
-def bm25s_over(ids: list[tuple[str, int]], corpus: list[str]):  # type: ignore[no-untyped-def]
-    """The simplest script a researcher could write: bm25s (PyStemmer English, English stop
-    words) over ``corpus``; a query answers with the ``ids`` of its 10 best units."""
-    import bm25s
-    import Stemmer
-
-    stemmer = Stemmer.Stemmer("english")
-    retriever = bm25s.BM25()
-    retriever.index(bm25s.tokenize(corpus, stopwords="en", stemmer=stemmer, show_progress=False),
-                    show_progress=False)  # fmt: skip
-
-    def search(query: str) -> list[tuple[str, int]]:
-        tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
-        if not tokens.vocab:  # stop words only: bm25s has nothing to look up
-            return []
-        results, scores = retriever.retrieve(tokens, k=min(10, len(ids)), show_progress=False)
-        return [ids[i] for i, s in zip(results[0], scores[0], strict=True) if s > 0]
-
-    return search
-
-
-def bm25s_pages(texts: dict[str, list[str]]):  # type: ignore[no-untyped-def]
-    ids = [(name, n) for name, pages in texts.items() for n in range(1, len(pages) + 1)]
-    return bm25s_over(ids, [texts[name][n - 1] for name, n in ids])
-
-
-def arr_search(folder: Path, overrides: list[str], unit: str = "page", none: int = 0):  # type: ignore[no-untyped-def]
-    """ARR as configured by ``overrides``: a query answers with its 10 best places as (file,
-    number of the ``unit``: ``page=7`` -> 7, else ``none``)."""
-    import arr
-
-    router = arr.load_router(overrides=overrides, workspace=folder)
-    prefix = f"{unit}="
-
-    def search(query: str) -> list[tuple[str, int]]:
-        found = []
-        for item in router.search(query, "papers").evidence[:10]:
-            path = item.location.path.split("/", 1)[-1]
-            anchor = item.location.anchor or ""
-            found.append((path, int(anchor[len(prefix) :]) if anchor.startswith(prefix) else none))
-        return found
-
-    return search
-
-
-def score(  # type: ignore[no-untyped-def]
-    cases: list[dict], search, doc: str = "pdf", unit: str = "page"
-) -> dict[str, tuple[float, ...]]:
-    """Per question kind: R@1 and R@10 of the right file (``case[doc]``), then of the right
-    place in it (``case[unit]``)."""
-    rows: dict[str, list[tuple[int, int, int, int]]] = {}
-    for case in cases:
-        found = search(case["query"])
-        files = [name for name, _ in found]
-        right = (case[doc], case[unit])
-        rows.setdefault(case["kind"], []).append(
-            (int(files[:1] == [case[doc]]), int(case[doc] in files),
-             int(found[:1] == [right]), int(right in found))
-        )  # fmt: skip
-    return {kind: tuple(sum(col) / len(got) for col in zip(*got, strict=True))
-            for kind, got in rows.items()}  # fmt: skip
 
 
 _JUNK_TITLE = re.compile(r"(?i)\.(?:dvi|pdf|ps|doc|docx|tex)$|^untitled|^microsoft |[\x00-\x1f]")
@@ -313,13 +245,13 @@ def bench_real_folder(out: Path) -> None:
         print(f"5. real folder: fewer than 20 PDFs under {base} or no pdftotext; not measured "
               "(apt-get install poppler-utils texlive-latex-base-doc)")  # fmt: skip
         return
-    from benchmarks.papers import _workspace, bench_index
+    from benchmarks.common.workspace import bench_index, paper_workspace
 
     # another folder than the default gets a workspace of its own beside it
     tag = hashlib.sha1(str(base).encode()).hexdigest()[:8]
     folder = out / ("real" if base == Path("/usr/share/doc") else f"real-{tag}")
     texts = build_folder(base, folder / "src")
-    _workspace(folder, folder / "src", "docs")
+    paper_workspace(folder, folder / "src", "docs")
     pages = sum(len(p) for p in texts.values())
     print(f"5. a real folder: {len(texts)} PDFs ({pages} pages) from {base}")
     bench_index(folder, fresh=False)

@@ -29,7 +29,8 @@ import site
 import sys
 from pathlib import Path
 
-from benchmarks.real_folder import arr_search, bm25s_over, score
+from benchmarks.common.baselines import arr_search, bm25s_over
+from benchmarks.common.scoring import score
 
 SAMPLE = 40
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -115,11 +116,11 @@ def bench_real_notebooks(out: Path) -> None:
               "not measured (set ARR_BENCH_REAL_NOTEBOOKS to a folder of 10+ notebooks, e.g. "
               "statsmodels' examples/notebooks from its source distribution)")  # fmt: skip
         return
-    from benchmarks.papers import _workspace, bench_index
+    from benchmarks.common.workspace import bench_index, paper_workspace
 
     folder = out / "notebooks"
     cells = build_folder(sources, folder / "src")
-    _workspace(folder, folder / "src", "nb")
+    paper_workspace(folder, folder / "src", "nb")
     total = sum(len(c) for c in cells.values())
     print(f"6. real notebooks: {len(cells)} notebooks ({total} cells) from {given or 'packages'}")
     bench_index(folder, fresh=False)

@@ -2,7 +2,7 @@
 
 A plan or a user may *propose* an action (publish a memory, re-index, run an experiment). An
 ApprovalRequest is validated (allowed action kinds, a well-formed scope, the payload schema of
-its kind), decided by an approver (FakeApprover in evaluation: approve or deny as configured)
+its kind), decided by an approver (ConfiguredApprover in evaluation: approve or deny as configured)
 and closed with a receipt that says, always, ``executed: false``. Every stage is a row of an
 append-only ledger (its own SQLite file; triggers refuse UPDATE and DELETE) whose rows form a
 hash chain: each row's hash covers its content and the previous row's hash, so
@@ -18,7 +18,7 @@ import json
 import sqlite3
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, Protocol
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError
 
@@ -100,14 +100,22 @@ def validation_errors(request: ApprovalRequest) -> list[str]:
     return errors
 
 
-class FakeApprover:
-    """Decides without a human, as configured; used by evaluation and tests."""
+class Approver(Protocol):
+    """Who decides an approval request: ``(decision, reason)``, decision "approve" or "deny".
+    Deciding is all it does: an approved action is receipted, never run."""
+
+    def decide(self, request: ApprovalRequest) -> tuple[str, str]: ...
+
+
+class ConfiguredApprover:
+    """Decides every request as configured, without a human (``eval.approvals.decision``):
+    evaluation replays proposed actions through it to check validation and receipts."""
 
     def __init__(self, decision: Literal["approve", "deny"] = "deny", reason: str = "") -> None:
         if decision not in ("approve", "deny"):
             raise ValueError(f"decision must be 'approve' or 'deny', got {decision!r}")
         self.decision = decision
-        self.reason = reason or f"fake approver: {decision}"
+        self.reason = reason or f"configured approver: {decision}"
 
     def decide(self, request: ApprovalRequest) -> tuple[str, str]:
         return self.decision, self.reason
@@ -176,9 +184,7 @@ class ApprovalLedger:
             conn.close()
 
 
-def process(
-    request: ApprovalRequest, approver: FakeApprover, ledger: ApprovalLedger
-) -> dict[str, Any]:
+def process(request: ApprovalRequest, approver: Approver, ledger: ApprovalLedger) -> dict[str, Any]:
     """requested -> validated -> decided -> receipt; returns the receipt. Executes nothing."""
     ledger.append(request.request_id, "requested", request.model_dump())
     errors = validation_errors(request)
@@ -250,8 +256,9 @@ def verify_ledger(path: Path) -> tuple[list[str], int, str, list[str]]:
 
 
 def process_file(proposals: Path, decision: str, ledger_path: Path) -> dict[str, Any]:
-    """Replay proposed actions from a JSONL file through a FakeApprover; counts by decision."""
-    approver = FakeApprover(decision)  # type: ignore[arg-type]
+    """Replay proposed actions from a JSONL file through a ConfiguredApprover; counts by
+    decision."""
+    approver = ConfiguredApprover(decision)  # type: ignore[arg-type]
     ledger = ApprovalLedger(ledger_path)
     counts: dict[str, int] = {}
     for number, raw in enumerate(proposals.read_text(encoding="utf-8").splitlines(), 1):

@@ -7,7 +7,7 @@
 - ``fast_run``: a single search without Hydra's app machinery (cold start).
 
 What each command does once its config is composed lives in :mod:`arr.cli.commands` (Hydra
-apps) and :mod:`arr.cli.plain_commands` (init, scope, report, audit, replay).
+apps) and :mod:`arr.cli.plain_commands` (init, scope, report, audit, llm, skipped).
 """
 
 from arr.cli.main import main

@@ -24,12 +24,11 @@ COMMANDS = (
     "eval",
     "report",
     "audit",
-    "replay",
     "llm",
 )
 # Single runs of these skip Hydra's app machinery (cold start); sweeps and flags use Hydra.
 FAST_COMMANDS = ("search",)
-PLAIN_COMMANDS = ("init", "scope", "report", "audit", "replay", "llm", "skipped")
+PLAIN_COMMANDS = ("init", "scope", "report", "audit", "llm", "skipped")
 MEMORY_ACTIONS = ("add", "publish", "retract", "list", "show", "export", "import")
 FREE_TEXT_KEYS = ("query", "title", "body", "tags", "id", "file")
 USAGE = """usage: arr [--workspace PATH] <command> [key=value ...] [hydra overrides ...]
@@ -71,8 +70,6 @@ commands:
   audit verify [db=PATH] [head=HASH]
                              check the memory audit and approvals chains (read-only)
   audit head [db=PATH]       print each chain's head hash (keep it to detect truncation)
-  replay [file=JSONL] [versions=v1,v2] [overrides]
-                             replay controlled LLM scenarios against a local fake endpoint
   llm check [llm=local] [llm.base_url=URL] [--json]
                              one call to the configured LLM endpoint: model, latency,
                              structured output, budget and timeouts

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import json
+import sys
 from pathlib import Path
 from typing import Any
 
@@ -15,6 +16,7 @@ from pydantic import ValidationError
 
 from arr import atomic_write, codes
 from arr.cli import skip_list
+from arr.cli.default_scope import default_scope
 from arr.cli.render import file_locator, render_result
 from arr.compose.indexing import index_workspace
 from arr.compose.runner import build_router, build_tools, build_workspace
@@ -22,6 +24,7 @@ from arr.errors import ConfigError, MemoryStoreError, whole_number
 from arr.memory.store import ResearchMemoryStore
 from arr.models import RouterResult, resolve_scope
 from arr.tools.contract import workspace_of
+from arr.tools.index_run import one_index_run
 from arr.workspace.opening import add_openings, scope_roots
 
 
@@ -54,15 +57,19 @@ def run_index(
                 flush=True,
             )
 
-    (added, kept), reports = index_workspace(
-        workspace,
-        tools,
-        scopes,
-        progress=bool(container.get("progress", True)),
-        rebuild=bool(container.get("rebuild", False)),
-        lexical_only=lexical_only,
-        on_lexical_ready=lexical_ready,
-    )
+    def say(line: str) -> None:
+        print(line, file=sys.stderr, flush=True)
+
+    with one_index_run(workspace.index_dir, say):  # a second arr index says it waits
+        (added, kept), reports = index_workspace(
+            workspace,
+            tools,
+            scopes,
+            progress=bool(container.get("progress", True)),
+            rebuild=bool(container.get("rebuild", False)),
+            lexical_only=lexical_only,
+            on_lexical_ready=lexical_ready,
+        )
     full = [r for r in reports if r.code == codes.DISK_FULL]
     if full:  # one disk_full line (text and JSON), not a FAILED line per partition
         from arr.errors import DiskFull
@@ -185,24 +192,6 @@ def run_search(
 
 
 MAX_TOP_K = 1000
-
-
-def default_scope(container: dict[str, Any], names: list[str]) -> str:
-    """The scope a search names by default: the only one, or the workspace file's
-    ``default_scope`` (the first scope ``arr scope add`` made); else a ConfigError."""
-    if len(names) == 1:
-        return names[0]
-    folder = (container.get("paths") or {}).get("workspace_dir")
-    node = container.get("workspace") or {}
-    if folder and str(node.get("_target_", "")).endswith("Workspace.from_file"):
-        from arr.workspace.file import read_file
-
-        chosen = read_file(Path(folder)).scope_by_default()
-        if chosen is not None:
-            return chosen
-    raise ConfigError(
-        f"scope is required: add scope=<name> (or --scope NAME); known scopes: {names}"
-    )
 
 
 def run_demo(
@@ -354,7 +343,7 @@ def run_eval(
     if report["status"] != "ok":
         message = f"eval failed: {report.get('error')} (report: {run_dir / 'report.json'})"
         if as_json:
-            _emit({"error": {"code": "eval_failed", "message": message}})
+            _emit({"error": {"code": codes.EVAL_FAILED, "message": message}})
         else:
             print(f"arr: {message}")
         return 1
@@ -385,3 +374,14 @@ def run_eval(
     )
     print(f"report: {run_dir / 'report.md'}")
     return 0
+
+
+# The Hydra apps, by what they do: build (index), answer (search, demo), keep (memory),
+# measure (eval). One table: a command that is not here has no runner.
+RUNNERS = {
+    "index": run_index,
+    "search": run_search,
+    "demo": run_demo,
+    "memory": run_memory,
+    "eval": run_eval,
+}

@@ -12,6 +12,7 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+from arr import codes
 from arr.cli.terminal import terminal_safe
 from arr.errors import ArrError, is_disk_full
 
@@ -26,7 +27,7 @@ def error_kind(exc: BaseException) -> str:
 
 def fail(message: str, code: int = 2, kind: str | None = None) -> int:
     if JSON_ERRORS["on"]:
-        kind = kind or ("internal_error" if code == 1 else "error")
+        kind = kind or (codes.INTERNAL_ERROR if code == 1 else "error")
         print(json.dumps({"error": {"code": kind, "message": message}}))
     else:
         print(f"arr: error: {terminal_safe(message)}", file=sys.stderr)
@@ -36,8 +37,8 @@ def fail(message: str, code: int = 2, kind: str | None = None) -> int:
 # Failures of the disk a run writes to (its output folder, an index): one line naming the
 # cause and the file, never a traceback (Hydra saving its config, a log handler, a report).
 STORAGE_ERRNOS = {
-    errno.ENOSPC: "disk_full",
-    errno.EDQUOT: "disk_full",
+    errno.ENOSPC: codes.DISK_FULL,
+    errno.EDQUOT: codes.DISK_FULL,
     errno.EROFS: "read_only_file_system",
     errno.EACCES: "permission_denied",
     errno.EIO: "io_error",
@@ -67,6 +68,7 @@ def guarded(task: Callable[[Any], int], cfg: Any) -> int:
         if isinstance(exc, OSError) and exc.errno in STORAGE_ERRNOS:  # the disk, not a bug
             return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
         if is_disk_full(exc):  # a library's own words for ENOSPC (SQLite, Chroma)
-            return fail(f"disk full: {str(exc)[:300]}; free space and run again", kind="disk_full")
+            message = f"disk full: {str(exc)[:300]}; free space and run again"
+            return fail(message, kind=codes.DISK_FULL)
         log.exception("internal error")
         return fail(f"internal error ({type(exc).__name__}: {exc}); details in the run log", 1)

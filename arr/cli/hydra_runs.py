@@ -21,9 +21,9 @@ JOB_STATUS = "job_status.json"
 
 
 def command_runner(command: str) -> Callable[..., int]:
-    from arr.cli import commands
+    from arr.cli.commands import RUNNERS
 
-    return getattr(commands, f"run_{command}")  # type: ignore[no-any-return]
+    return RUNNERS[command]
 
 
 def complete_query() -> int:

@@ -1,5 +1,5 @@
 """The ``arr`` command: demo, index, search and memory, each a Hydra app over ``conf/``; the
-workspace commands (init, scope, report, audit, replay) without Hydra; ``serve`` for agents.
+workspace commands (init, scope, report, audit, llm, skipped) without Hydra; ``serve`` for agents.
 
 Everything that is not a free-text value is a Hydra override (``fusion.norm=zmuv
 tools=[bm25]``; ``-m`` for sweeps). Errors are one line on stderr (``arr: error: ...``) with
@@ -266,6 +266,7 @@ def _no_workspace_here(rest: list[str], workspace: str | None) -> str | None:
 def run_serve(args: list[str], workspace: str | None) -> int:
     from arr.compose.runner import build_router
     from arr.mcp.server import check_listen, serve
+    from arr.tools.contract import WarmsEagerly
 
     pinned: list[str] = []
     transport, host, port, warm = "stdio", "127.0.0.1", 8765, False
@@ -298,7 +299,7 @@ def run_serve(args: list[str], workspace: str | None) -> int:
     router = build_router(container)
     if warm:  # heavy channels load now, not on the first request
         for tool in router.tools.values():
-            if hasattr(tool, "eager_warm_up"):
+            if isinstance(tool, WarmsEagerly):
                 tool.eager_warm_up = True
     router.warm_up()
     router.watch_changes()  # a server lives: trees are watched, not walked before each search

@@ -4,7 +4,6 @@ needed, so ``arr scope list`` starts at once."""
 
 from __future__ import annotations
 
-import importlib
 import json
 import sys
 from pathlib import Path
@@ -98,29 +97,13 @@ def run_scope(args: list[str], workspace: str | None) -> int:
     return 0
 
 
-def _replay(args: list[str]) -> int:
-    """``arr replay`` replays the checkout's scenarios (``data/gold``) against the scripted
-    fake endpoint of ``benchmarks/llm/``: a tool of a source checkout, not of the wheel."""
-    try:
-        # Not a dependency of the package: the checkout's tools, importable only from there.
-        replay = importlib.import_module("benchmarks.llm.replay")
-    except ImportError:
-        raise ConfigError(
-            "arr replay runs from a source checkout (its scenarios and the fake endpoint live "
-            "in data/gold/ and benchmarks/llm/, not in the installed package)"
-        ) from None
-    return int(replay.run(args))
-
-
 def run_plain(command: str, args: list[str], workspace: str | None = None) -> int:
-    """Commands that are not Hydra apps: ``init``, ``scope``, ``report``, ``audit``, ``replay``,
-    ``llm``, ``skipped``."""
+    """Commands that are not Hydra apps: ``init``, ``scope``, ``report``, ``audit``, ``llm``,
+    ``skipped``."""
     if command == "init":
         return run_init(args, workspace)
     if command == "scope":
         return run_scope(args, workspace)
-    if command == "replay":
-        return _replay(args)
     if command == "llm":
         from arr.cli.llm_check import run as check
 

@@ -77,14 +77,18 @@ def index_workspace(
     ]
     lexical = sorted({n for s, n, _ in builders if not s} | ({"memory"} & set(tools)))
     began = started
-    bar = tqdm(
-        jobs, desc="indexing", unit="partition", file=sys.stderr, disable=not progress or not jobs
-    )
+    # a bar on a terminal only; on a pipe or in a log, one plain line per partition
+    terminal = progress and sys.stderr.isatty()
+    bar = tqdm(jobs, desc="indexing", unit="partition", file=sys.stderr, disable=not terminal)
     told = False
-    for semantic, tool_name, tool, scope_name, key in bar:
+    for number, (semantic, tool_name, tool, scope_name, key) in enumerate(bar, 1):
         if semantic and not told and on_lexical_ready is not None:
             told = True
+            bar.clear()  # the line said on its own line, never glued onto the bar
             on_lexical_ready(time.perf_counter() - began, lexical)
+            bar.refresh()
+        if progress and not terminal:
+            print(f"indexing {number}/{len(jobs)}: {tool_name} {scope_name}", file=sys.stderr)
         bar.set_postfix_str(f"{tool_name}:{scope_name}")
         started = time.perf_counter()
         skipped: dict[str, int] = {}

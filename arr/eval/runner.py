@@ -22,6 +22,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
+from arr import codes
 from arr.audit.approval import process_file
 from arr.compose.runner import build_router, build_workspace
 from arr.errors import ArrError
@@ -288,8 +289,8 @@ def _failure_code(exc: Exception) -> str:
     from arr.errors import QueryError, ScopeError
 
     if isinstance(exc, QueryError):
-        return "query_invalid"  # e.g. longer than router.max_query_chars
-    return "scope_invalid" if isinstance(exc, ScopeError) else "query_failed"
+        return codes.QUERY_INVALID  # e.g. longer than router.max_query_chars
+    return codes.SCOPE_INVALID if isinstance(exc, ScopeError) else codes.QUERY_FAILED
 
 
 def fusion_summary(config: object) -> dict[str, Any]:

@@ -93,8 +93,12 @@ def assemble(
 
 def fuse(fusion: object, query: str, rankings: Mapping[str, Ranking]) -> list[EvidenceChunk]:
     """``fusion``'s fused list: methods that read the query (wsum's code gap) offer
-    ``fuse_for_query``, the others ``fuse``. The Router and the fusion bench both call this."""
-    with_query = getattr(fusion, "fuse_for_query", None)
-    if with_query is not None:
-        return with_query(query, rankings)  # type: ignore[no-any-return]
-    return fusion.fuse(rankings)  # type: ignore[attr-defined,no-any-return]
+    ``fuse_for_query``, the others ``fuse`` (arr.fusion.contract). The Router and the fusion
+    bench both call this."""
+    from arr.fusion.contract import Fusion, QueryFusion
+
+    if isinstance(fusion, QueryFusion):
+        return fusion.fuse_for_query(query, rankings)
+    if not isinstance(fusion, Fusion):
+        raise TypeError(f"{type(fusion).__name__} has no fuse(rankings)")
+    return fusion.fuse(rankings)

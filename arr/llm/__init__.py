@@ -6,6 +6,6 @@
 - ``schemas``: the JSON shapes a plan and a reranking must have.
 
 Tools built on the client live elsewhere: ``arr llm check`` in ``arr.cli.llm_check``; the
-scripted fake endpoint, ``arr replay``, the operator-run check and the plan measurements in the
-checkout's ``benchmarks/llm/`` (not shipped in the wheel).
+scripted fake endpoint, the scenario replay (``make replay``), the operator-run check and the
+plan measurements in the checkout's ``benchmarks/llm/`` (not shipped in the wheel).
 """

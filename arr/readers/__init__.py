@@ -1,6 +1,6 @@
 """Readers: how files that are not plain text are read by every walk, read and answer check.
 
-One module per format, one registry by file suffix:
+One module per format, one registry by file suffix (:mod:`arr.readers.registry`):
 
 - ``pdf`` (:mod:`arr.readers.pdf`): pages (PDFium in a worker with time and memory limits);
 - ``notebook``: cells, with text outputs only (no images, HTML, widgets, base64);
@@ -34,23 +34,22 @@ from pathlib import Path
 from typing import Protocol
 
 from arr import codes
+from arr.readers.registry import FORMATS
 from arr.readers.view import NO_TEXT, Unreadable, View
 
 
 class Reader(Protocol):
-    suffixes: tuple[str, ...]
+    """A format's reader (declared in :mod:`arr.readers.registry`), run in the worker."""
 
     def read(self, raw: bytes) -> View: ...
 
 
-# Formats whose raw bytes hold no NUL by nature: a NUL in one is a binary file, as for text.
-TEXT_FORMATS = (".ipynb", ".tex", ".bib")
-SUFFIXES = (".pdf", ".ipynb", ".tex", ".bib")
+# derived from the registry (arr.readers.registry), the one place formats are declared
+TEXT_FORMATS = tuple(f.suffix for f in FORMATS if f.text)
+SUFFIXES = tuple(f.suffix for f in FORMATS)
+VERSIONS = {f.suffix: f.version for f in FORMATS}
 MEMORY_VIEWS = 64
-# each reader's version (a new version reads every file of its format again) and the walls':
-# bumped here, the one place a reader's output version is kept
-VERSIONS = {".pdf": "pdf-13", ".ipynb": "ipynb-2", ".tex": "tex-3", ".bib": "bib-4"}
-WALLS_VERSION = "walls-2"
+WALLS_VERSION = "walls-2"  # the walls' own version (arr.readers.walls): every view anew
 
 
 def suffix_of(name: str) -> str | None:
@@ -82,7 +81,8 @@ class Readers:
         from arr.readers.guard import Guard
 
         self.cache_dir = cache_dir
-        self.caps = {".pdf": max_pdf_bytes, ".ipynb": max_notebook_bytes}
+        own = {"pdf": max_pdf_bytes, "notebook": max_notebook_bytes}
+        self.caps = {f.suffix: own[f.cap] for f in FORMATS if f.cap is not None}
         self.guard = Guard(extract_timeout_s, extract_memory_mb, max_pdf_pages)
         self.version = "+".join((*VERSIONS.values(), WALLS_VERSION))
         self._memory: OrderedDict[str, View | Unreadable] = OrderedDict()

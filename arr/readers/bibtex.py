@@ -85,8 +85,6 @@ def entry_citation(entry: str) -> str | None:
 
 
 class BibtexReader:
-    suffixes = (".bib",)
-
     def read(self, raw: bytes) -> View:
         text = raw.decode("utf-8", "replace")
         lines = text.split("\n")

@@ -59,8 +59,6 @@ def cited_words(line: str) -> str | None:
 
 
 class LatexReader:
-    suffixes = (".tex",)
-
     def read(self, raw: bytes) -> View:
         text = raw.decode("utf-8", "replace")
         lines = [uncommented(line) for line in text.split("\n")]

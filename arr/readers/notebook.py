@@ -69,8 +69,6 @@ def _clean(lines: list[str], dropped: list[int]) -> list[str]:
 
 
 class NotebookReader:
-    suffixes = (".ipynb",)
-
     def read(self, raw: bytes) -> View:
         from nbformat import convert, reader
 

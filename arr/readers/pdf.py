@@ -21,8 +21,6 @@ from arr.readers.view import UNREADABLE, Unreadable, View, build_view
 class PdfReader:
     """``read(bytes) -> View`` for ``.pdf`` files, in the calling process (plain values)."""
 
-    suffixes = (".pdf",)
-
     def __init__(self, max_pages: int = 2000, budget_s: float = 20.0) -> None:
         if max_pages < 1 or budget_s <= 0:
             raise ValueError("max_pages and budget_s must be > 0")

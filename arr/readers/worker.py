@@ -41,32 +41,17 @@ def write_message(stream: BinaryIO, body: bytes) -> None:
 
 def read_view(header: dict, raw: bytes) -> str:
     """The view (as JSON) of ``raw`` by the reader of ``header["suffix"]``; raises Unreadable."""
+    from arr.readers.registry import reader_for
+
     suffix = str(header["suffix"])
-    if suffix == ".pdf":
-        from arr.readers.pdf import PdfReader
-
-        reader: object = PdfReader(int(header["max_pages"]), float(header["budget_s"]))
-    elif suffix == ".ipynb":
-        from arr.readers.notebook import NotebookReader
-
-        reader = NotebookReader()
-    elif suffix == ".tex":
-        from arr.readers.latex import LatexReader
-
-        reader = LatexReader()
-    elif suffix == ".bib":
-        from arr.readers.bibtex import BibtexReader
-
-        reader = BibtexReader()
-    else:
-        raise ValueError(f"no reader for {suffix!r}")
+    reader = reader_for(suffix, int(header["max_pages"]), float(header["budget_s"]))
     from arr.readers.view import Unreadable
     from arr.readers.walls import walled
     from arr.safety.file_rule import CREDENTIAL
 
     # the walls run here too, inside the file's budget and memory limit (the parent judges
     # the reply again, on text the caps have bounded)
-    judged = walled(reader.read(raw))  # type: ignore[attr-defined]
+    judged = walled(reader.read(raw))
     if isinstance(judged, str):
         raise Unreadable(CREDENTIAL, "credential-like text")
     return judged.to_json()
@@ -105,7 +90,9 @@ def main() -> None:
         try:
             body = json.dumps(reply, ensure_ascii=False).encode("utf-8")
         except MemoryError:
-            body = json.dumps({"reason": "extract_memory", "detail": "the view is too large"})
+            from arr.readers.view import EXTRACT_MEMORY
+
+            body = json.dumps({"reason": EXTRACT_MEMORY, "detail": "the view is too large"})
             body = body.encode()
         del reply
         write_message(stdout, body)

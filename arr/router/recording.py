@@ -151,7 +151,7 @@ def record(
         status, code = ("ok", codes.OK) if found else ("empty", codes.EMPTY)
     if status == "error" or answer.cut == "deadline":
         run.partial = True
-    not_ready = counters.get("views_not_ready", 0)
+    not_ready = counters.get(codes.VIEWS_NOT_READY, 0)
     if not_ready:  # answered without them: said, never waited for
         run.partial = True
         run.degradations.append(

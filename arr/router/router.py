@@ -33,6 +33,7 @@ from arr.models import (
 )
 from arr.ordering.known_items import KnownItemOrdering
 from arr.ordering.rule import OrderingRule
+from arr.planner.contract import CallsModel, PlansRounds, RunBudget
 from arr.planner.rule import PlanOutcome
 from arr.router import steps
 from arr.router.admission import (
@@ -128,9 +129,8 @@ class RetrievalRouter:
         """A new run for the LLM stages' call budget (``llm.max_calls``): each request of a
         server that lives (``arr serve``) is a run of its own, as each CLI command is."""
         for stage in (self.planner, self.reranker):
-            client = getattr(stage, "client", None)
-            if client is not None and hasattr(client, "new_run"):
-                client.new_run()
+            if isinstance(stage, CallsModel) and isinstance(stage.client, RunBudget):
+                stage.client.new_run()
 
     def warm_up(self) -> None:
         """Load every channel; a channel that cannot load (a damaged store) is recorded, not
@@ -157,7 +157,7 @@ class RetrievalRouter:
 
     def tool_summaries(self) -> dict[str, str]:
         """What a planner may see: names and capability summaries, nothing else."""
-        return {name: getattr(tool, "summary", "") for name, tool in sorted(self.tools.items())}
+        return {n: t.summary if has(t, Tool) else "" for n, t in sorted(self.tools.items())}
 
     def resolve_scope(self, scope: ScopeKey | str | Mapping[str, str]) -> ScopeKey:
         """The request's ScopeKey; one that names no configured scope is a ScopeError (not an
@@ -251,7 +251,7 @@ class RetrievalRouter:
     ) -> None:
         """Rounds a planner proposes after seeing the evidence (untrusted), while the budget
         lasts and each round adds something; every call still goes through admission."""
-        next_round = getattr(self.planner, "next_round", None)
+        next_round = self.planner.next_round if isinstance(self.planner, PlansRounds) else None
         number = done
         while next_round is not None and added_last and number < self.max_rounds:
             if run.calls_used >= self.max_calls or (

@@ -8,10 +8,12 @@ from __future__ import annotations
 from collections.abc import Mapping, Sequence
 
 from arr import codes
+from arr.fusion.contract import ExplainsWeights
 from arr.llm.client import STRUCTURED_REFUSED
 from arr.models import Degradation, EvidenceChunk, ScopeKey, ToolTrace, replaced
 from arr.ordering.rule import OrderingRule
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
+from arr.reranker.contract import ReportsFallbacks, Reranker
 
 _FALLBACK_PLANNER = RuleQueryPlanner()
 
@@ -35,11 +37,10 @@ def rerank(
 ) -> tuple[list[EvidenceChunk], str]:
     """The reranked list and the reranker that made it ("none" when it failed, "rule" when an
     LLM reranker fell back); failures are appended to ``degradations``."""
-    name = getattr(reranker, "name", "reranker")
+    name = reranker.name if isinstance(reranker, Reranker) else "reranker"
     try:
-        with_report = getattr(reranker, "rerank_with_report", None)
-        if with_report is not None:  # rerankers that can fall back say so
-            ranked, failures = with_report(query, fused)
+        if isinstance(reranker, ReportsFallbacks):  # rerankers that can fall back say so
+            ranked, failures = reranker.rerank_with_report(query, fused)
         else:
             ranked, failures = reranker.rerank(query, fused), []  # type: ignore[attr-defined]
     except Exception as exc:  # a broken reranker must never break a search
@@ -67,12 +68,11 @@ def explain_weights(
 ) -> None:
     """Each channel's trace says what weight the fusion gave it for this query and why
     (``fusion weight 0.20 = fixed 1.00 x standout 1.00 x code_gap 0.20``)."""
-    explain = getattr(fusion, "explain", None)
-    if explain is None:
+    if not isinstance(fusion, ExplainsWeights):
         return
     try:
-        factors = explain(query, rankings)
-        named = getattr(fusion, "path_matches", lambda q, r: {})(query, rankings)
+        factors = fusion.explain(query, rankings)
+        named = fusion.path_matches(query, rankings)
     except Exception:  # an explanation never fails a search
         return
     # the files whose names matched the query (arr.fusion.path_match), best first

@@ -14,6 +14,7 @@ from __future__ import annotations
 import contextlib
 import json
 import os
+import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
@@ -22,6 +23,8 @@ from typing import Any, NamedTuple
 from arr import atomic_write, codes
 from arr.models import Freshness
 from arr.tools.partition import lock_held
+
+PLAIN_EVERY_S = 10.0
 
 
 def _progress_file(lock: Path) -> Path:
@@ -75,10 +78,13 @@ class BuildProgress:
             "pid": os.getpid(),
         }
         self.bar: Any = None
-        if bar and total:
+        # on a pipe or in a log: a plain line every PLAIN_EVERY_S seconds, never \r frames
+        self.plain = bool(bar and total) and not sys.stderr.isatty()
+        self._said = time.monotonic()
+        if bar and total and not self.plain:
             from tqdm import tqdm
 
-            self.bar = tqdm(total=total, desc=desc, unit="item")
+            self.bar = tqdm(total=total, desc=desc, unit="item", file=sys.stderr)
         self._write()
 
     def advance(self, count: int) -> None:
@@ -86,6 +92,14 @@ class BuildProgress:
         self._write()
         if self.bar is not None:
             self.bar.update(count)
+        elif self.plain and (
+            time.monotonic() - self._said >= PLAIN_EVERY_S
+            or self.state["done"] >= self.state["total"]
+        ):
+            self._said = time.monotonic()
+            state = BuildState(self.state["done"], self.state["total"], self.state["started"])
+            said = describe(state, "vector").split(": ", 1)[-1]
+            print(f"embedding: {said}", file=sys.stderr, flush=True)
 
     def close(self) -> None:
         if self.bar is not None:
@@ -121,7 +135,7 @@ def while_building(found: Freshness, lock: Path, channel: str) -> Freshness:
         return found
     state = build_state(lock)
     if state is None:
-        return found
+        return _index_run(found, lock.parent.parent, channel)
     building = describe(state, channel)
     if found.code == codes.INDEX_MISSING and state.done > 0:
         # A first build stores as it goes: answer from what is embedded so far (marked
@@ -136,4 +150,21 @@ def while_building(found: Freshness, lock: Path, channel: str) -> Freshness:
         fresh=False,
         code=codes.INDEX_BUILDING,
         detail=f"{building}; answering from the ready channels until it finishes",
+    )
+
+
+def _index_run(found: Freshness, index_dir: Path, channel: str) -> Freshness:
+    """Before its own build starts (``arr index`` builds the lexical channels first), a channel
+    of a workspace being indexed is "being built", not "run arr index"."""
+    from arr.tools.index_run import running_pid
+
+    pid = running_pid(index_dir)
+    if pid is None:
+        return found
+    who = f"process {pid}" if pid > 0 else "another process"
+    return Freshness(
+        fresh=False,
+        code=codes.INDEX_BUILDING,
+        detail=f"arr index ({who}) is running on this workspace: the {channel} index is being "
+        "built after the lexical channels; answering from the ready channels until it finishes",
     )

@@ -81,6 +81,13 @@ class OnWorkspace(Protocol):
 
 
 @runtime_checkable
+class WarmsEagerly(Protocol):
+    """A channel whose heavy part (a model) can load at warm-up instead of on first use."""
+
+    eager_warm_up: bool
+
+
+@runtime_checkable
 class HoldsMemory(Protocol):
     """The research-memory channel: the database ``arr serve`` reports on."""
 

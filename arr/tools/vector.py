@@ -34,6 +34,7 @@ from arr.tools.base import ChannelError, source_freshness
 from arr.tools.build_progress import build_progress, while_building
 from arr.tools.partition import exclusive_lock
 from arr.tools.passages import split_all
+from arr.tools.store_contract import Closes, Resettable, Spools, Stages
 from arr.tools.vector_items import (
     SCOPE_META,
     item_digest,
@@ -122,9 +123,8 @@ class VectorTool:
 
     def close(self) -> None:
         """Release the store's client (and its descriptors); the next use reopens it."""
-        close = getattr(self.store, "close", None)
-        if close is not None:
-            close()
+        if isinstance(self.store, Closes):
+            self.store.close()
 
     def reset(self, scope: ScopeKey) -> None:
         """Drop the scope's collection; a store that cannot even open is removed whole (it is
@@ -132,10 +132,9 @@ class VectorTool:
         try:
             self.store.drop(scope)
         except ChannelError:
-            reset = getattr(self.store, "reset", None)
-            if reset is None:
+            if not isinstance(self.store, Resettable):
                 raise
-            reset()
+            self.store.reset()
         with self._lock:
             self._manifests.pop(scope.fingerprint(), None)
 
@@ -144,8 +143,7 @@ class VectorTool:
         (``arr index rebuild=true``): a rebuild that fails (full disk, a kill, a bad file)
         leaves the index that was there, and readers answer from it meanwhile. A store that
         cannot even open is removed whole first (derived data; nothing to keep)."""
-        begin = getattr(self.store, "begin_staging", None)
-        if begin is None:
+        if not isinstance(self.store, Stages):
             self.reset(scope)
             return self.build(scope)
         self.embedder.warm_up()
@@ -157,7 +155,7 @@ class VectorTool:
                     raise  # the store is fine, the disk is not: keep every index there is
                 self.reset(scope)  # a store that cannot open holds nothing to keep
                 return self._build_locked(scope, None)
-            begin(scope)
+            self.store.begin_staging(scope)
             try:
                 manifest = self._build_locked(scope, None)
                 self.store.commit_staging(scope)
@@ -199,9 +197,8 @@ class VectorTool:
             try:
                 return self._build_locked(scope, max_changed)
             except BaseException:
-                discard = getattr(self.store, "discard_spool", None)
-                if discard is not None:  # the next build must not trust this one's record
-                    discard(scope)
+                if isinstance(self.store, Spools):  # the next build must not trust its record
+                    self.store.discard_spool(scope)
                 raise
 
     def _build_lock(self, scope: ScopeKey) -> Path:

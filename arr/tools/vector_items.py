@@ -17,6 +17,7 @@ from arr import atomic_write
 from arr.models import Location, ScopeKey
 from arr.tools.heap import give_back_freed_memory
 from arr.tools.passages import unit_of
+from arr.tools.store_contract import KnowsDimension
 from arr.workspace.sources import Document
 
 SCOPE_META = ("team_id", "project_id", "repository", "branch", "experiment_environment")
@@ -141,7 +142,7 @@ def reusable_manifest(store: Any, embedder: Any, scope: ScopeKey) -> dict[str, A
     if old is not None and "embedder" not in old:
         # a build that never finished: its stored batches are reused (each item carries the
         # content hash of its text and embedder), unless their vectors cannot be ours
-        stored = getattr(store, "dimension", lambda _: None)(scope)
+        stored = store.dimension(scope) if isinstance(store, KnowsDimension) else None
         if stored is not None and stored != embedder.dimension():
             store.drop(scope)
             return None

@@ -164,7 +164,7 @@ def walk_files(
             with os.scandir(folder) as listing:
                 entries = sorted(listing, key=lambda e: e.name)
         except FileNotFoundError:
-            count_skipped(skipped, "vanished", label_prefix + (prefix or "."))
+            count_skipped(skipped, file_rule.VANISHED, label_prefix + (prefix or "."))
             continue
         except OSError as exc:
             count_skipped(
@@ -189,17 +189,19 @@ def walk_files(
             try:
                 info = entry.stat(follow_symlinks=False)
             except FileNotFoundError:
-                count_skipped(skipped, "vanished", label_prefix + prefix + name)
+                count_skipped(skipped, file_rule.VANISHED, label_prefix + prefix + name)
                 continue
             except OSError as exc:
                 count_skipped(
-                    skipped, "unreadable", label_prefix + prefix + name, exc.strerror or ""
+                    skipped, file_rule.UNREADABLE, label_prefix + prefix + name, exc.strerror or ""
                 )
                 continue
             cap = max_file_bytes if cap_of is None else cap_of(name, max_file_bytes)
             reason = file_rule.stat_reason(info, cap)  # link, special, hard link, size
             if reason is not None:
-                detail = f"{info.st_size:,} bytes; limit {cap:,}" if reason == "oversize" else ""
+                detail = (
+                    f"{info.st_size:,} bytes; limit {cap:,}" if reason == file_rule.OVERSIZE else ""
+                )
                 count_skipped(skipped, reason, label_prefix + prefix + name, detail)
             else:
                 yield prefix + name, entry.path, info

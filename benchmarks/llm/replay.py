@@ -1,6 +1,7 @@
 """Controlled LLM scenarios: replay scripted replies through the real client, per prompt version.
 
-``arr replay [file=...] [versions=arr-router-v1,arr-router-v2]`` starts the local HTTPS fake
+``python -m benchmarks.llm.replay [file=...] [versions=arr-router-v1,arr-router-v2]`` (``make
+replay``; a benchmark of the checkout, not an ``arr`` command) starts the local HTTPS fake
 endpoint (benchmarks.llm.fake_server), builds the demo router with ``planner=llm`` for each prompt
 version pointed at it, and runs every scenario with that version's scripted reply. Outcome per
 scenario: ``passed`` (the LLM's plan was used and nothing degraded), ``timeout`` (the planner
@@ -162,3 +163,15 @@ def run(args: list[str]) -> int:
     atomic_write.write_text(out / "replay.md", markdown(summary))
     print(markdown(summary) + f"\nreport: {out / 'replay.json'}")
     return 0
+
+
+if __name__ == "__main__":
+    import sys
+
+    from arr.errors import ArrError
+
+    try:
+        sys.exit(run(sys.argv[1:]))
+    except ArrError as exc:
+        print(f"replay: error: {exc}", file=sys.stderr)
+        sys.exit(2)

@@ -141,7 +141,7 @@ def test_wheel_runs_anywhere_and_writes_only_into_the_workspace(
     replay = subprocess.run(  # a checkout's tool: the wheel says so instead of a traceback
         [arr, "replay"], cwd=tmp_path, env=env, capture_output=True, text=True, timeout=60
     )
-    assert replay.returncode == 2 and "arr replay runs from a source checkout" in replay.stderr
+    assert replay.returncode == 2 and "unknown command 'replay'" in replay.stderr
     assert "Traceback" not in replay.stderr
     assert "task_name: search" in job and "\ntools:" in job and "vector:" in job
     recipe = run(  # a recipe from pipelines/ composes from the wheel too

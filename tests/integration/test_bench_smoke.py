@@ -311,7 +311,7 @@ def test_llm_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
 
 
 def test_cold_bench_runs_on_a_tiny_folder(tmp_path: Path) -> None:
-    from benchmarks.papers import _workspace
+    from benchmarks.common.workspace import paper_workspace
     from tests.readers_fixtures import pdf_bytes
 
     source = tmp_path / "src"
@@ -320,7 +320,7 @@ def test_cold_bench_runs_on_a_tiny_folder(tmp_path: Path) -> None:
         page = [f"paper {n} sets the page margins with fancyhead and pdfpageheight"]
         (source / f"p{n}.pdf").write_bytes(pdf_bytes([page, page]))
     folder = tmp_path / "real"
-    _workspace(folder, source, "docs")
+    paper_workspace(folder, source, "docs")
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     env.pop("ARR_WORKSPACE", None)
     cli = [sys.executable, "-m", "arr.cli"]

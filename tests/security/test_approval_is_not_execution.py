@@ -14,7 +14,7 @@ from arr.audit.approval import (
     ApprovalLedger,
     ApprovalRequest,
     AuditError,
-    FakeApprover,
+    ConfiguredApprover,
     process,
     process_file,
     verify_chain,
@@ -78,7 +78,7 @@ def test_invalid_requests_are_rejected_with_reasons(
     request = ApprovalRequest(
         request_id="r", action=action, scope=SCOPE_A.model_dump(), payload=payload
     )
-    receipt = process(request, FakeApprover("approve"), ledger)
+    receipt = process(request, ConfiguredApprover("approve"), ledger)
     assert receipt["decision"] == "rejected_invalid" and receipt["executed"] is False
     assert error in ledger.rows()[1]["body"]
 
@@ -94,7 +94,7 @@ def test_tampering_is_detected(tmp_path: Path) -> None:
                 scope=SCOPE_A.model_dump(),
                 payload={"tools": ["bm25"]},
             ),
-            FakeApprover("deny"),
+            ConfiguredApprover("deny"),
             ledger,
         )
     assert verify_chain(path) == 12

@@ -14,7 +14,7 @@ from pathlib import Path
 import pytest
 
 from arr.audit import report as audit_report
-from arr.audit.approval import ApprovalLedger, ApprovalRequest, FakeApprover, process
+from arr.audit.approval import ApprovalLedger, ApprovalRequest, ConfiguredApprover, process
 from arr.memory import audit, audit_key
 from arr.memory.audit_key import AuditKeyError
 from arr.memory.store import ResearchMemoryStore
@@ -28,7 +28,7 @@ def make_ledger(tmp_path: Path) -> ApprovalLedger:
     request = ApprovalRequest(
         request_id="r1", action="reindex", scope=SCOPE_A.model_dump(), payload={"tools": ["bm25"]}
     )
-    process(request, FakeApprover("approve"), ledger)
+    process(request, ConfiguredApprover("approve"), ledger)
     return ledger
 
 

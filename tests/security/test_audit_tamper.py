@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 
 from arr.audit import report as audit_report
-from arr.audit.approval import ApprovalLedger, ApprovalRequest, FakeApprover, process
+from arr.audit.approval import ApprovalLedger, ApprovalRequest, ConfiguredApprover, process
 from arr.errors import MemoryStoreError
 from arr.memory import audit, audit_key
 from arr.memory.store import ResearchMemoryStore
@@ -196,7 +196,7 @@ def test_verify_never_writes_to_what_it_checks(tmp_path: Path) -> None:
             scope=SCOPE_A.model_dump(),
             payload={"tools": ["bm25"]},
         ),
-        FakeApprover("approve"),
+        ConfiguredApprover("approve"),
         ledger,
     )
 
@@ -224,7 +224,7 @@ def test_approvals_ledger_deleted_request_and_missing_receipts(tmp_path: Path) -
             scope=SCOPE_A.model_dump(),
             payload={"tools": ["bm25"]},
         )
-        process(request, FakeApprover("approve"), ledger)
+        process(request, ConfiguredApprover("approve"), ledger)
     (kept,) = [line.rsplit(": ", 1)[1] for line in audit_report.heads([ledger.path])]
     conn = sqlite3.connect(ledger.path, isolation_level=None)
     for name in ("ledger_no_update", "ledger_no_delete", "ledger_no_replace"):
@@ -288,7 +288,7 @@ def test_several_kept_heads_are_each_matched_to_their_store(tmp_path: Path) -> N
     request = ApprovalRequest(
         request_id="r1", action="reindex", scope=SCOPE_A.model_dump(), payload={"tools": ["bm25"]}
     )
-    process(request, FakeApprover("approve"), ledger)
+    process(request, ConfiguredApprover("approve"), ledger)
     memory_head = audit_report.heads([store.path])[0].rsplit(" ", 1)[1]
     ledger_head = audit_report.heads([ledger.path])[0].rsplit(" ", 1)[1]
     paths = [store.path, ledger.path]

@@ -48,10 +48,10 @@ BACK_ARROWS: dict[tuple[str, str], str] = {
 }
 
 
-def _modules() -> dict[str, Path]:
+def _modules(package: Path = PACKAGE) -> dict[str, Path]:
     found = {}
-    for path in sorted(PACKAGE.rglob("*.py")):
-        relative = path.relative_to(PACKAGE.parent).with_suffix("")
+    for path in sorted(package.rglob("*.py")):
+        relative = path.relative_to(package.parent).with_suffix("")
         parts = relative.parts[:-1] if relative.name == "__init__" else relative.parts
         found[".".join(parts)] = path
     return found
@@ -168,6 +168,16 @@ def test_the_circle_finder_finds_a_circle() -> None:
 
 def test_the_package_has_no_import_circles_counting_imports_inside_functions() -> None:
     assert _circle(_graph()) == []
+
+
+def test_the_benchmarks_have_no_import_circle() -> None:
+    """Benchmarks share what they share through ``benchmarks/common/`` (a workspace over papers,
+    the baselines, the scoring), never through each other's modules."""
+    modules = _modules(PACKAGE.parent / "benchmarks")
+    known = set(modules)
+    graph = {name: _imports(name, path, known) for name, path in modules.items()}
+    assert "benchmarks.common.baselines" in graph
+    assert _circle(graph) == []
 
 
 def test_an_import_inside_a_function_counts(tmp_path: Path) -> None:

@@ -22,12 +22,13 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arr import codes
+from arr.readers.registry import engine_glob
 from arr.safety.rules import ENGINE_EXCLUDE_GLOB
 from arr.tools.base import ChannelError
 
-# the files searched only in their views (arr.tools.grep.views); kept here, not imported from
-# there, so the engine stays free of the readers
-READER_GLOB = "--iglob=!*.{pdf,ipynb,tex,bib}"
+# the files searched only in their views (arr.tools.grep.views): every reader's suffix, from
+# the registry (the engine imports that list, never a reader)
+READER_GLOB = engine_glob()
 
 # A narrowed scan hands ripgrep its files by name, at most this many per run (a command line
 # has a limit).

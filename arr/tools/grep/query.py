@@ -7,6 +7,8 @@ import re
 from dataclasses import dataclass
 from pathlib import PurePosixPath
 
+from arr import codes
+
 _STOP_WORDS = (
     "the a an and or of to in on for with at by is are was were be this that it from as why how "
     "what when which does did do not no"
@@ -29,7 +31,7 @@ def check_sub_path(sub_path: str) -> str | None:
         return "path_absolute"
     parts = PurePosixPath(sub_path).parts
     if ".." in parts:
-        return "path_escape"
+        return codes.PATH_ESCAPE
     # "name." and "name " name another file on some file systems (and are a classic way to
     # slip past a name rule): refused, as the README says; "." alone is the current folder.
     if any(p != "." and p.endswith((" ", ".")) for p in parts):

@@ -29,17 +29,14 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from arr import atomic_write
+from arr import atomic_write, codes
 from arr.deadline import READING_SHARE
-from arr.readers import SUFFIXES, NotReady, Readers, suffix_of
+from arr.readers import NotReady, Readers, suffix_of
 from arr.readers.view import Unreadable
 from arr.safety import file_rule
-from arr.tools.grep.engine import READER_GLOB
 
 KNOWN_FILE = "known.json"
 VIEW_NAME = re.compile(r"([0-9a-f]{2})/\1[0-9a-f]{62}\.txt")  # arr.readers.Readers._path
-# the engine's glob (arr.tools.grep.engine.READER_GLOB) must leave out exactly these
-assert "{" + ",".join(s.lstrip(".") for s in SUFFIXES) + "}" in READER_GLOB
 
 
 @dataclass
@@ -138,7 +135,7 @@ class ViewFiles:
                     try:  # a file being read waits no longer than the search may
                         known = self._make(root, relative, max_file_bytes, left)
                     except NotReady:
-                        counters["views_not_ready"] += 1  # read on in the background
+                        counters[codes.VIEWS_NOT_READY] += 1  # read on in the background
                         continue
                     with self._lock:
                         self._known[key] = known

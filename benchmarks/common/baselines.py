@@ -1,0 +1,60 @@
+"""The baselines a researcher could script (bm25s over ``pdftotext`` pages) and ARR as
+configured, both answering a query with its 10 best places as (file, unit number)."""
+
+from __future__ import annotations
+
+import subprocess
+from pathlib import Path
+
+
+def pdftotext_pages(path: Path) -> list[str]:
+    out = subprocess.run(
+        ["pdftotext", "-q", "-enc", "UTF-8", str(path), "-"], capture_output=True, timeout=120
+    ).stdout.decode("utf-8", "replace")
+    pages = out.split("\f")
+    return pages[:-1] if pages and not pages[-1].strip() else pages
+
+
+def bm25s_over(ids: list[tuple[str, int]], corpus: list[str]):  # type: ignore[no-untyped-def]
+    """The simplest script a researcher could write: bm25s (PyStemmer English, English stop
+    words) over ``corpus``; a query answers with the ``ids`` of its 10 best units."""
+    import bm25s
+    import Stemmer
+
+    stemmer = Stemmer.Stemmer("english")
+    retriever = bm25s.BM25()
+    retriever.index(bm25s.tokenize(corpus, stopwords="en", stemmer=stemmer, show_progress=False),
+                    show_progress=False)  # fmt: skip
+
+    def search(query: str) -> list[tuple[str, int]]:
+        tokens = bm25s.tokenize([query], stopwords="en", stemmer=stemmer, show_progress=False)
+        if not tokens.vocab:  # stop words only: bm25s has nothing to look up
+            return []
+        results, scores = retriever.retrieve(tokens, k=min(10, len(ids)), show_progress=False)
+        return [ids[i] for i, s in zip(results[0], scores[0], strict=True) if s > 0]
+
+    return search
+
+
+def bm25s_pages(texts: dict[str, list[str]]):  # type: ignore[no-untyped-def]
+    ids = [(name, n) for name, pages in texts.items() for n in range(1, len(pages) + 1)]
+    return bm25s_over(ids, [texts[name][n - 1] for name, n in ids])
+
+
+def arr_search(folder: Path, overrides: list[str], unit: str = "page", none: int = 0):  # type: ignore[no-untyped-def]
+    """ARR as configured by ``overrides``: a query answers with its 10 best places as (file,
+    number of the ``unit``: ``page=7`` -> 7, else ``none``)."""
+    import arr
+
+    router = arr.load_router(overrides=overrides, workspace=folder)
+    prefix = f"{unit}="
+
+    def search(query: str) -> list[tuple[str, int]]:
+        found = []
+        for item in router.search(query, "papers").evidence[:10]:
+            path = item.location.path.split("/", 1)[-1]
+            anchor = item.location.anchor or ""
+            found.append((path, int(anchor[len(prefix) :]) if anchor.startswith(prefix) else none))
+        return found
+
+    return search
