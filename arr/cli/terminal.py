@@ -6,6 +6,7 @@ without ``--json`` passes ``TerminalSafeStream``.
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Sequence
 from typing import Any, TextIO
@@ -28,7 +29,8 @@ _ESCAPES[ord(EMPHASIS_OFF)] = "\\ue001"
 _PLAIN: dict[int, str] = {}
 _MARK_CHARS = (EMPHASIS_ON, EMPHASIS_OFF)
 _MARK_SPLIT = re.compile(f"([{EMPHASIS_ON}{EMPHASIS_OFF}])")
-_BOLD = {ord(EMPHASIS_ON): "\x1b[1m", ord(EMPHASIS_OFF): "\x1b[0m"}
+# a match in bold red, as ripgrep shows it; none where NO_COLOR is set (no-color.org)
+_BOLD = {ord(EMPHASIS_ON): "\x1b[1;31m", ord(EMPHASIS_OFF): "\x1b[0m"}
 
 
 def terminal_safe(text: str) -> str:
@@ -62,14 +64,15 @@ def emphasised(text: str, spans: Sequence[tuple[int, int]]) -> str:
 class TerminalSafeStream:
     """A text stream that escapes terminal controls in everything written through it (the
     CLI's stdout for text output; never for JSON or the MCP protocol). Emphasis marks become
-    bold on a terminal and vanish elsewhere."""
+    bold red on a terminal and vanish elsewhere, or where ``NO_COLOR`` is set."""
 
     def __init__(self, stream: TextIO) -> None:
         self._stream = stream
         try:
-            self._marks = _BOLD if stream.isatty() else _PLAIN
+            coloured = stream.isatty() and not os.environ.get("NO_COLOR")
         except (AttributeError, ValueError):
-            self._marks = _PLAIN
+            coloured = False
+        self._marks = _BOLD if coloured else _PLAIN
 
     def write(self, text: str) -> int:
         if EMPHASIS_ON in text or EMPHASIS_OFF in text:

@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arr.cli.render import file_locator, render_result
 from arr.models import EvidenceChunk, Location, RouterResult, ToolTrace
 from tests.conftest import SCOPE_A
@@ -67,3 +69,35 @@ def test_a_plain_search_shows_places_and_says_what_no_result_holds() -> None:
     assert "trace:" in render_result(result(items, query="warmup zanzibar"))
     both = [c.model_copy(update={"snippet": "warmup zanzibar"}) for c in (chunk(1, "a.md"),)]
     assert "no result holds" not in render_result(result(both, query="warmup zanzibar"))
+
+
+class _Screen:
+    def __init__(self, tty: bool) -> None:
+        self.tty, self.text = tty, ""
+
+    def isatty(self) -> bool:
+        return self.tty
+
+    def write(self, text: str) -> int:
+        self.text += text
+        return len(text)
+
+
+@pytest.mark.parametrize(
+    ("tty", "no_color", "shown"),
+    [
+        (True, None, "a \x1b[1;31mmatch\x1b[0m here"),
+        (True, "1", "a match here"),
+        (False, None, "a match here"),
+    ],
+)
+def test_matches_are_coloured_on_a_terminal_only(tty, no_color, shown, monkeypatch) -> None:
+    from arr.cli.terminal import TerminalSafeStream, emphasised
+
+    if no_color is None:
+        monkeypatch.delenv("NO_COLOR", raising=False)
+    else:
+        monkeypatch.setenv("NO_COLOR", no_color)
+    screen = _Screen(tty)
+    TerminalSafeStream(screen).write(emphasised("a match here", [(2, 7)]))  # type: ignore[arg-type]
+    assert screen.text == shown
