@@ -80,8 +80,9 @@ bench-cold: setup ## benchmark: a cold arr search on the real folder of bench-pa
 bench-scaleout: setup ## benchmark: vector indexing into one Chroma server, one vs two processes
 	$(BIN)/python -m benchmarks.scaleout
 
-bench-secrets: setup ## benchmark: secret rules on nine installed packages, every withheld file listed
+bench-secrets: setup ## benchmark: secret rules on nine installed packages, every withheld file listed; then inputs written to make a rule slow
 	$(BIN)/python -m benchmarks.secrets
+	$(BIN)/python -m benchmarks.adversarial
 
 bench-freshness: setup ## benchmark: full index and edit-to-fresh-answer on a >= 10,000-file tree
 	$(BIN)/python -m benchmarks.freshness

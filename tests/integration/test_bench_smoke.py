@@ -331,3 +331,13 @@ def test_cold_bench_runs_on_a_tiny_folder(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     for line in ("1. cold `arr search`", "prose", "2. library mode", "4x", "4. the folder 2x"):
         assert line in done.stdout, done.stdout
+
+
+def test_adversarial_bench_runs_and_prints_its_figures() -> None:
+    """Part of make bench-secrets (figures, not timed assertions: docs/benchmarks.md has them)."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    env.pop("ARR_WORKSPACE", None)
+    done = run_bench(["benchmarks.adversarial"], env)
+    assert "Traceback" not in done.stderr, done.stderr[-2000:]
+    assert re.search(r"slowest: [\d.]+ s", done.stdout), done.stdout
+    assert len(re.findall(r"\([\d.]+x the deadline\)", done.stdout)) == 3, done.stdout
