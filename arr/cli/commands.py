@@ -12,16 +12,16 @@ import sys
 from pathlib import Path
 from typing import Any
 
-from pydantic import ValidationError
-
 from arr import atomic_write, codes
 from arr.cli import skip_list
 from arr.cli.default_scope import default_scope
+from arr.cli.memory_command import run_memory
+from arr.cli.output import as_json as _as_json
+from arr.cli.output import emit as _emit
 from arr.cli.render import file_locator, render_result
 from arr.compose.indexing import index_workspace
 from arr.compose.runner import build_router, build_tools, build_workspace
-from arr.errors import ConfigError, MemoryStoreError, whole_number
-from arr.memory.store import ResearchMemoryStore
+from arr.errors import ConfigError, whole_number
 from arr.models import RouterResult, resolve_scope
 from arr.tools.contract import workspace_of
 from arr.tools.index_run import one_index_run
@@ -70,15 +70,7 @@ def run_index(
             lexical_only=lexical_only,
             on_lexical_ready=lexical_ready,
         )
-    full = [r for r in reports if r.code == codes.DISK_FULL]
-    if full:  # one disk_full line (text and JSON), not a FAILED line per partition
-        from arr.errors import DiskFull
-
-        where = ", ".join(f"{r.tool}:{r.scope}" for r in full)
-        raise DiskFull(
-            f"disk full while indexing {where} ({full[0].error[:160]}); the indexes keep what "
-            f"they had - free space in {workspace.index_dir} and run arr index again"
-        )
+    _refuse_full_disk(reports, workspace.index_dir)
     skips = {
         scope: skip_list.merged(f for r in reports if r.scope == scope for f in r.skipped_files)
         for scope in sorted({r.scope for r in reports if r.scope != "*"})
@@ -98,24 +90,43 @@ def run_index(
     atomic_write.write_text(run_dir / "index.json", json.dumps(summary, indent=2, default=str))
     if as_json:
         _emit({**summary, "memory_db": str(workspace.memory_db), "run_dir": str(run_dir)})
-        return 1 if any(r.error for r in reports) else 0
-    print(f"memory store {workspace.memory_db}: {added} seeded, {kept} already present")
+    else:
+        print(f"memory store {workspace.memory_db}: {added} seeded, {kept} already present")
+        _print_reports(reports, skips, run_dir)
+    return 1 if any(r.error for r in reports) else 0
+
+
+def _refuse_full_disk(reports: list[Any], index_dir: Path) -> None:
+    """One disk_full line (text and JSON), not a FAILED line per partition."""
+    full = [r for r in reports if r.code == codes.DISK_FULL]
+    if full:
+        from arr.errors import DiskFull
+
+        where = ", ".join(f"{r.tool}:{r.scope}" for r in full)
+        raise DiskFull(
+            f"disk full while indexing {where} ({full[0].error[:160]}); the indexes keep what "
+            f"they had - free space in {index_dir} and run arr index again"
+        )
+
+
+def _print_reports(reports: list[Any], skips: dict[str, list[list[str]]], run_dir: Path) -> None:
+    """Each partition's line, then the skipped files (ten, then where the rest are)."""
     for report in reports:
         status = f"FAILED: {report.error}" if report.error else covered(report)
         skipped = ", ".join(f"{k} {v}" for k, v in report.skipped.items())
         status += f"; skipped: {skipped}" if skipped else ""
         print(f"  {report.tool:<8} {report.scope:<14} {status}  ({report.elapsed_ms:.0f} ms)")
-    if any(skips.values()):
-        total = sum(len(rows) for rows in skips.values())
-        print(f"skipped files ({total}; each file once, whatever channels met it):")
-        shown = 0
-        for scope, rows in sorted(skips.items()):
-            for line in skip_list.table(rows, max(0, skip_list.SHOWN - shown)):
-                print(f"  {scope}:{line.lstrip()}" if len(skips) > 1 else line)
-            shown += min(len(rows), max(0, skip_list.SHOWN - shown))
-        if total > shown:
-            print(f"  ... and {total - shown} more: arr skipped (or {run_dir / 'index.json'})")
-    return 1 if any(r.error for r in reports) else 0
+    if not any(skips.values()):
+        return
+    total = sum(len(rows) for rows in skips.values())
+    print(f"skipped files ({total}; each file once, whatever channels met it):")
+    shown = 0
+    for scope, rows in sorted(skips.items()):
+        for line in skip_list.table(rows, max(0, skip_list.SHOWN - shown)):
+            print(f"  {scope}:{line.lstrip()}" if len(skips) > 1 else line)
+        shown += min(len(rows), max(0, skip_list.SHOWN - shown))
+    if total > shown:
+        print(f"  ... and {total - shown} more: arr skipped (or {run_dir / 'index.json'})")
 
 
 def covered(report: Any) -> str:
@@ -127,17 +138,6 @@ def covered(report: Any) -> str:
     if report.tool == "memory":
         return f"{report.documents} memories"
     return f"{report.documents} passages"
-
-
-def _as_json(container: dict[str, Any]) -> bool:
-    output = container.get("output", "text")
-    if output not in ("text", "json"):
-        raise ConfigError(f"output must be 'text' or 'json', got {output!r}")
-    return output == "json"
-
-
-def _emit(payload: Any) -> None:
-    print(json.dumps(payload, indent=2, ensure_ascii=False, default=str))
 
 
 def for_disk(result: RouterResult) -> dict[str, Any]:
@@ -211,125 +211,6 @@ def run_demo(
     return code
 
 
-def parse_tags(text: str) -> tuple[str, ...]:
-    """``a,b``, ``[a,b]`` and ``[a, 'b']`` all mean the two tags a and b."""
-    inner = text.strip()
-    if inner.startswith("[") and inner.endswith("]"):
-        inner = inner[1:-1]
-    return tuple(t.strip().strip("'\"").strip() for t in inner.split(",") if t.strip(" '\""))
-
-
-def _existing_store(workspace: Any) -> ResearchMemoryStore:
-    if not workspace.memory_db.is_file():
-        raise MemoryStoreError(
-            f"memory database {str(workspace.memory_db)!r} does not exist;"
-            " run arr index or arr memory add first"
-        )
-    return ResearchMemoryStore(workspace.memory_db)
-
-
-def run_memory(
-    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
-) -> int:
-    workspace = build_workspace(container)
-    store = ResearchMemoryStore(workspace.memory_db)
-    named = workspace.named_scopes()
-    actor = str(container.get("actor") or "cli")
-    as_json = _as_json(container)
-    if action == "list":
-        scope = container.get("scope")
-        _existing_store(workspace)
-        status = container.get("status")
-        if status not in (None, "draft", "published", "retracted"):
-            raise ConfigError(f"status must be draft, published or retracted, got {status!r}")
-        from arr.memory.shown import shown_memory
-
-        listed = store.list(resolve_scope(scope, named) if scope else None, status)
-        memories = [shown_memory(m) for m in listed]
-        if as_json:
-            _emit({"memories": [m.model_dump(mode="json") for m in memories]})
-            return 0
-        for memory in memories:
-            print(
-                f"{memory.id:<20} {memory.status:<10} v{memory.version}  "
-                f"{memory.scope.label():<60} {memory.title}"
-            )
-        print(f"{len(memories)} memories")
-        return 0
-    if action in ("export", "import"):
-        if not texts.get("file"):
-            raise ConfigError(f"memory {action} needs file=<path.jsonl>")
-        from arr.memory.transfer import export_memories, import_memories
-
-        target = Path(texts["file"]).expanduser()
-        if action == "export":
-            count = export_memories(_existing_store(workspace), target)
-            if as_json:
-                _emit({"exported": count, "file": str(target)})
-            else:
-                print(f"exported {count} memories to {target}")
-        else:
-            added, kept = import_memories(store, target, actor=actor)
-            if as_json:
-                _emit({"imported": added, "kept": kept, "memory_db": str(workspace.memory_db)})
-            else:
-                print(
-                    f"imported {added} memories into {workspace.memory_db} ({kept} already present)"
-                )
-        return 0
-    if "id" not in texts:
-        raise ConfigError(f"memory {action} needs id=<memory id>")
-    if action == "show":
-        found = _existing_store(workspace).get(texts["id"])
-        if found is None:
-            raise MemoryStoreError(f"no memory with id {texts['id'][:200]!r}")
-        from arr.cli.terminal import json_for_terminal
-        from arr.memory.shown import shown_memory
-
-        shown = json.dumps(
-            shown_memory(found).model_dump(mode="json"), indent=2, ensure_ascii=False
-        )
-        print(json_for_terminal(shown))  # parseable JSON that a terminal shows inertly
-        return 0
-    if action == "add":
-        missing = [k for k in ("title", "body") if not texts.get(k)]
-        if missing or not container.get("scope"):
-            raise ConfigError(
-                "memory add needs id=, scope=, title= and body= "
-                f"(missing: {', '.join(missing + ([] if container.get('scope') else ['scope']))})"
-            )
-        if container.get("status") is not None:
-            raise ConfigError(
-                "memory add takes no status= (a memory starts as a draft; "
-                "then arr memory publish id=...)"
-            )
-        tags = parse_tags(texts.get("tags", ""))
-        try:
-            memory = store.add_draft(
-                texts["id"],
-                resolve_scope(container["scope"], named),
-                texts["title"],
-                texts["body"],
-                tags,
-                "cli",
-                actor=actor,
-            )
-        except ValidationError as exc:  # pydantic validation of id/title/body: name the field
-            first = exc.errors()[0]
-            field = ".".join(str(p) for p in first["loc"]) or "memory"
-            raise MemoryStoreError(f"invalid memory field {field!r}: {first['msg']}") from None
-        except ValueError as exc:
-            raise MemoryStoreError(f"invalid memory: {str(exc).splitlines()[0]}") from None
-    else:
-        memory = store.transition(texts["id"], str(action), actor=actor)
-    assert memory is not None
-    if as_json:
-        _emit(memory.model_dump(mode="json"))
-    else:
-        print(f"{memory.id}: {memory.status} (version {memory.version})")
-    return 0
-
-
 def run_eval(
     container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
 ) -> int:
@@ -382,6 +263,6 @@ RUNNERS = {
     "index": run_index,
     "search": run_search,
     "demo": run_demo,
-    "memory": run_memory,
+    "memory": run_memory,  # arr.cli.memory_command
     "eval": run_eval,
 }

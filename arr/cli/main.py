@@ -113,116 +113,40 @@ def version_text() -> str:
 
 
 def _main(argv: list[str] | None = None) -> int:
-    os.environ.setdefault("HF_HUB_OFFLINE", "1")
-    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
-    # The console is for results: no model-loading progress bars or library chatter.
-    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
-    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+    _quiet_libraries()
     args = list(sys.argv[1:] if argv is None else argv)
     JSON_ERRORS["on"] = "--json" in args
     try:
         workspace, args = take_workspace_flag(args)
     except ArrError as exc:
         return fail(str(exc), kind=error_kind(exc))
-    if not args or args[0] in ("-h", "--help", "help"):
-        print(USAGE)
-        return 0 if args else 2
-    if args[0] in ("--version", "-V", "version"):
-        print(version_text())
-        return 0
-    if args[0] in ("--shell-completion", "-sc") and args[1:2] == ["query=bash"]:
-        return complete_query()
+    answered = _answered_without_a_command(args)
+    if answered is not None:
+        return answered
     command, rest = args[0], args[1:]
     if command not in COMMANDS:
         return fail(f"unknown command {command[:80]!r}; valid commands: {', '.join(COMMANDS)}")
     if "--help" in rest or "-h" in rest:
         print(command_help(command))
         return 0
-    if command == "demo" or (command == "eval" and _demo_gold(rest)):
-        from arr.workspace.demo_home import with_demo_paths
-
-        try:  # its own folder, never the researcher's workspace
-            rest = with_demo_paths(rest)
-        except (ArrError, OSError) as exc:
-            return fail(f"the demo cannot be set up: {exc}")
-    elif command in WORKSPACE_COMMANDS:
-        refusal = _no_workspace_here(rest, workspace)
-        if refusal:
-            return fail(refusal)
-    if command in PLAIN_COMMANDS:
-        try:
+    try:
+        rest = _where_it_runs(command, rest, workspace)
+        if command in PLAIN_COMMANDS:
             from arr.cli.plain_commands import run_plain
 
             return run_plain(command, rest, workspace)
-        except ArrError as exc:
-            return fail(str(exc), kind=error_kind(exc))
-        except OSError as exc:  # the disk (full, read-only): one line naming it
-            if exc.errno not in STORAGE_ERRNOS:
-                raise
-            return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
-    if command == "serve":
-        try:
+        if command == "serve":
             return run_serve(rest, workspace)
-        except ArrError as exc:
-            return fail(str(exc), kind=error_kind(exc))
-    action = None
-    if command == "memory":
-        if not rest or rest[0] not in MEMORY_ACTIONS:
-            return fail(f"memory needs an action: {', '.join(MEMORY_ACTIONS)}")
-        action, rest = rest[0], rest[1:]
-        # `arr memory show ID` (also publish/retract): a first bare word is the id
-        if action in ("show", "publish", "retract") and rest and is_bare(rest[0]):
-            rest = [f"id={rest[0]}", *rest[1:]]
-    if command == "index" and "--lexical" in rest:  # the quick start: no embedding at all
-        rest = [("lexical=true" if a == "--lexical" else a) for a in rest]
-    if command == "search":  # `arr search "why did the loss spike" -n 3 --json`
-        try:
-            rest = search_options(rest)
-        except ArrError as exc:
-            return fail(str(exc), kind=error_kind(exc))
+        action, rest = _shaped(command, rest)
+    except ArrError as exc:
+        return fail(str(exc), kind=error_kind(exc))
+    except OSError as exc:  # the disk (full, read-only): one line naming it
+        if exc.errno not in STORAGE_ERRNOS:
+            raise
+        return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
     texts, overrides = split_arguments(rest)
-    multirun = any(o in ("-m", "--multirun") for o in overrides)
     try:
-        from arr.compose.library import refuse_added_keys
-
-        refuse_added_keys(overrides)  # also before the compose cache could answer
-        if (
-            command in FAST_COMMANDS
-            and not multirun
-            and not any(o.startswith("-") for o in overrides)
-        ):
-            return run_fast(command, action, texts, overrides, workspace)
-        from arr.compose.library import compose, full_overrides
-
-        flags, plain = hydra_flags(overrides)
-        if "--hydra-help" in flags:  # Hydra's own help composes none of arr's config
-            return run_hydra(command, lambda cfg: 0, ["--hydra-help"], quiet_exit=True)
-        overrides = full_overrides(plain, workspace)
-        if not multirun:
-            # one-line error for a bad override, before any run
-            compose(command, overrides, resolved=True)
-        completion = next(
-            (i for i, f in enumerate(flags) if f in ("--shell-completion", "-sc")), None
-        )
-        if completion is not None and not any(
-            f.startswith(("install=", "uninstall=", "query=")) for f in flags[completion + 1 :]
-        ):
-            raise ConfigError(
-                f"--shell-completion needs what to do: arr {command} --shell-completion "
-                "install=bash (or zsh, fish) prints the completion script; eval it in your shell"
-            )
-        if completion is not None:  # Hydra reads the subcommand among the overrides
-            return run_hydra(
-                command, lambda cfg: 0, ["--shell-completion", *flags[completion + 1 :]], True
-            )
-        if any(f in ("--cfg", "-c", "--info", "-i") for f in flags):
-            # Hydra prints (config, info, completion script) and runs no job
-            return run_hydra(command, lambda cfg: 0, [*overrides, *flags], quiet_exit=True)
-        return run_hydra(
-            command,
-            lambda cfg: dispatch(command, action, texts, cfg),
-            [*overrides, *flags],
-        )
+        return _run_composed(command, action, texts, overrides, workspace)
     except ArrError as exc:
         message = str(exc)
         if command == "search" and "query" not in texts and " " in (rest[:1] or [""])[0]:
@@ -232,6 +156,101 @@ def _main(argv: list[str] | None = None) -> int:
         if exc.errno not in STORAGE_ERRNOS:
             raise
         return fail(storage_message(exc), kind=STORAGE_ERRNOS[exc.errno])
+
+
+def _quiet_libraries() -> None:
+    os.environ.setdefault("HF_HUB_OFFLINE", "1")
+    os.environ.setdefault("TRANSFORMERS_OFFLINE", "1")
+    # The console is for results: no model-loading progress bars or library chatter.
+    os.environ.setdefault("TRANSFORMERS_VERBOSITY", "error")
+    os.environ.setdefault("HF_HUB_DISABLE_PROGRESS_BARS", "1")
+
+
+def _answered_without_a_command(args: list[str]) -> int | None:
+    """Usage, version and the shell's completion query: answered before any command runs."""
+    if not args or args[0] in ("-h", "--help", "help"):
+        print(USAGE)
+        return 0 if args else 2
+    if args[0] in ("--version", "-V", "version"):
+        print(version_text())
+        return 0
+    if args[0] in ("--shell-completion", "-sc") and args[1:2] == ["query=bash"]:
+        return complete_query()
+    return None
+
+
+def _where_it_runs(command: str, rest: list[str], workspace: str | None) -> list[str]:
+    """The demo in its own folder; a workspace command outside a workspace refused (an
+    ArrError naming ``arr init``); else the arguments as given."""
+    if command == "demo" or (command == "eval" and _demo_gold(rest)):
+        from arr.workspace.demo_home import with_demo_paths
+
+        try:  # its own folder, never the researcher's workspace
+            return with_demo_paths(rest)
+        except OSError as exc:
+            raise ArrError(f"the demo cannot be set up: {exc}") from None
+    if command in WORKSPACE_COMMANDS:
+        refusal = _no_workspace_here(rest, workspace)
+        if refusal:
+            raise ArrError(refusal)
+    return rest
+
+
+def _shaped(command: str, rest: list[str]) -> tuple[str | None, list[str]]:
+    """(memory's action, the arguments as Hydra takes them): ``arr memory show ID``, ``arr
+    index --lexical``, ``arr search "why did the loss spike" -n 3 --json``."""
+    action = None
+    if command == "memory":
+        if not rest or rest[0] not in MEMORY_ACTIONS:
+            raise ArrError(f"memory needs an action: {', '.join(MEMORY_ACTIONS)}")
+        action, rest = rest[0], rest[1:]
+        # `arr memory show ID` (also publish/retract): a first bare word is the id
+        if action in ("show", "publish", "retract") and rest and is_bare(rest[0]):
+            rest = [f"id={rest[0]}", *rest[1:]]
+    if command == "index" and "--lexical" in rest:  # the quick start: no embedding at all
+        rest = [("lexical=true" if a == "--lexical" else a) for a in rest]
+    if command == "search":
+        rest = search_options(rest)
+    return action, rest
+
+
+def _run_composed(
+    command: str,
+    action: str | None,
+    texts: dict[str, str],
+    overrides: list[str],
+    workspace: str | None,
+) -> int:
+    """A Hydra command: the fast path for a single search, else Hydra's app (its flags,
+    completion and sweeps), after a one-line check of the overrides."""
+    from arr.compose.library import compose, full_overrides, refuse_added_keys
+
+    multirun = any(o in ("-m", "--multirun") for o in overrides)
+    refuse_added_keys(overrides)  # also before the compose cache could answer
+    if command in FAST_COMMANDS and not multirun and not any(o.startswith("-") for o in overrides):
+        return run_fast(command, action, texts, overrides, workspace)
+    flags, plain = hydra_flags(overrides)
+    if "--hydra-help" in flags:  # Hydra's own help composes none of arr's config
+        return run_hydra(command, lambda cfg: 0, ["--hydra-help"], quiet_exit=True)
+    overrides = full_overrides(plain, workspace)
+    if not multirun:
+        compose(command, overrides, resolved=True)  # one-line error for a bad override
+    completion = next((i for i, f in enumerate(flags) if f in ("--shell-completion", "-sc")), None)
+    if completion is not None:
+        asked = flags[completion + 1 :]
+        if not any(f.startswith(("install=", "uninstall=", "query=")) for f in asked):
+            raise ConfigError(
+                f"--shell-completion needs what to do: arr {command} --shell-completion "
+                "install=bash (or zsh, fish) prints the completion script; eval it in your shell"
+            )
+        # Hydra reads the subcommand among the overrides
+        return run_hydra(command, lambda cfg: 0, ["--shell-completion", *asked], True)
+    if any(f in ("--cfg", "-c", "--info", "-i") for f in flags):
+        # Hydra prints (config, info, completion script) and runs no job
+        return run_hydra(command, lambda cfg: 0, [*overrides, *flags], quiet_exit=True)
+    return run_hydra(
+        command, lambda cfg: dispatch(command, action, texts, cfg), [*overrides, *flags]
+    )
 
 
 # What runs on a workspace's scopes: outside one (and outside a source checkout, whose bundled

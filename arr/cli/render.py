@@ -108,11 +108,27 @@ def render_result(
     """The answer for a terminal. ``verbose=False`` (``arr search`` without ``-v``) leaves out
     the scores, per-channel ranks and the per-call trace, keeping what a reader acts on: the
     places, titles, citations, snippets, what was withheld, rejections and degradations."""
+    lines = _header(result, scope_name)
+    lines += _evidence_lines(result, max_evidence, width, locate, verbose)
+    missing = _words_missing(result)
+    if missing:
+        lines.append(f"note: {missing}")
+    lines += _trace_lines(result) if verbose else _withheld_line(result)
+    lines.append(
+        "rejections: " + (", ".join(f"{r.tool}({r.code})" for r in result.rejections) or "none")
+    )
+    lines.append(
+        "degradations: " + (", ".join(f"{d.stage}:{d.code}" for d in result.degradations) or "none")
+    )
+    return "\n".join(lines)
+
+
+def _header(result: RouterResult, scope_name: str | None) -> list[str]:
     scope = f"{scope_name} ({result.scope.label()})" if scope_name else result.scope.label()
     query = result.query
     if len(query) > MAX_QUERY_SHOWN:
         query = f"{_one_line(query, MAX_QUERY_SHOWN)} ({len(result.query)} characters)"
-    lines = [
+    return [
         f"query: {query}",
         f"scope: {scope}",
         f"planner: {result.planner}   reranker: {result.reranker}   partial: "
@@ -120,6 +136,16 @@ def render_result(
         f"elapsed: {result.elapsed_ms:.1f} ms",
         f"evidence ({len(result.evidence)}):",
     ]
+
+
+def _evidence_lines(
+    result: RouterResult,
+    max_evidence: int,
+    width: int,
+    locate: Callable[[EvidenceChunk], str] | None,
+    verbose: bool,
+) -> list[str]:
+    lines = []
     for rank, chunk in enumerate(result.evidence[:max_evidence], 1):
         ranks = ", ".join(f"{c}#{r}" for c, r in sorted(chunk.ranks.items()))
         where = locate(chunk) if locate is not None else chunk.location.render()
@@ -134,38 +160,32 @@ def render_result(
         lines.append(f"  +{len(result.evidence) - max_evidence} more (--json shows all)")
     if not result.evidence:
         lines.append("  (none)")
-    missing = _words_missing(result)
-    if missing:
-        lines.append(f"note: {missing}")
-    if not verbose:
-        withheld = Counter(
-            {
-                k: v
-                for t in result.traces
-                for k, v in t.counters.items()
-                if v and k.startswith(_WITHHELD_PREFIXES)
-            }
-        )
-        if withheld:
-            lines.append("withheld: " + ", ".join(f"{k} {v}" for k, v in sorted(withheld.items())))
-    else:
-        lines.append("trace:")
-    for trace in result.traces if verbose else ():
-        withheld = ", ".join(
-            f"{k} {v}"
-            for k, v in sorted(trace.counters.items())
-            if v and k.startswith(_WITHHELD_PREFIXES)
-        )
+    return lines
+
+
+def _withheld(counters: dict[str, int]) -> str:
+    return ", ".join(
+        f"{k} {v}" for k, v in sorted(counters.items()) if v and k.startswith(_WITHHELD_PREFIXES)
+    )
+
+
+def _withheld_line(result: RouterResult) -> list[str]:
+    """What every channel held back, summed (the plain output's one line about it)."""
+    total: Counter[str] = Counter()
+    for trace in result.traces:
+        total.update({k: v for k, v in trace.counters.items() if isinstance(v, int)})
+    shown = _withheld(dict(total))
+    return [f"withheld: {shown}"] if shown else []
+
+
+def _trace_lines(result: RouterResult) -> list[str]:
+    lines = ["trace:"]
+    for trace in result.traces:
+        withheld = _withheld(dict(trace.counters))
         lines.append(
             f"  round {trace.round}  {trace.tool:<10} {trace.status:<8} {trace.code:<24}"
             f" {trace.candidates:>3} candidates  {trace.elapsed_ms:8.2f} ms"
             + (f"  withheld: {withheld}" if withheld else "")
             + (f"\n      {trace.note}" if trace.note else "")
         )
-    lines.append(
-        "rejections: " + (", ".join(f"{r.tool}({r.code})" for r in result.rejections) or "none")
-    )
-    lines.append(
-        "degradations: " + (", ".join(f"{d.stage}:{d.code}" for d in result.degradations) or "none")
-    )
-    return "\n".join(lines)
+    return lines

@@ -90,36 +90,42 @@ def index_workspace(
         if progress and not terminal:
             print(f"indexing {number}/{len(jobs)}: {tool_name} {scope_name}", file=sys.stderr)
         bar.set_postfix_str(f"{tool_name}:{scope_name}")
-        started = time.perf_counter()
-        skipped: dict[str, int] = {}
-        files: list[list[str]] = []
-        readers: int | None = None
-        try:
-            # a rebuild is built beside the live index and swapped when complete: a failed
-            # rebuild (full disk, a kill) never leaves the scope with less than it had
-            manifest = tool.rebuild(key) if rebuild else tool.build(key)
-            error, count, code = "", int(manifest.get("documents", 0)), ""
-            skipped = _skipped(manifest.get("skipped"))
-            files = [
-                [str(part) for part in record]
-                for record in manifest.get("skipped_files") or []
-                if isinstance(record, (list, tuple)) and len(record) == 3
-            ]
-            found = manifest.get("reader_files")
-            readers = int(found) if isinstance(found, int) else None
-        except Exception as exc:  # one failed partition never stops the others
-            detail = (
-                str(exc) if isinstance(exc, (ArrError, OSError)) else f"{type(exc).__name__}: {exc}"
-            )
-            error, count = detail[:500] or type(exc).__name__, 0
-            code = codes.DISK_FULL if is_disk_full(exc) else ""
-        reports.append(
-            BuildReport(
-                tool_name, scope_name, count, _ms(started), error, skipped, code, files, readers
-            )
-        )
+        reports.append(_build_one(tool, tool_name, scope_name, key, rebuild))
         give_back_freed_memory()  # the vector build then starts from what is still held
     return seeded, reports
+
+
+def _build_one(
+    tool: object, tool_name: str, scope_name: str, key: ScopeKey, rebuild: bool
+) -> BuildReport:
+    """One partition built (or rebuilt), reported; a failure is the report's error, never an
+    exception: the other partitions still build."""
+    started = time.perf_counter()
+    skipped: dict[str, int] = {}
+    files: list[list[str]] = []
+    readers: int | None = None
+    try:
+        # a rebuild is built beside the live index and swapped when complete: a failed
+        # rebuild (full disk, a kill) never leaves the scope with less than it had
+        manifest = tool.rebuild(key) if rebuild else tool.build(key)  # type: ignore[attr-defined]
+        error, count, code = "", int(manifest.get("documents", 0)), ""
+        skipped = _skipped(manifest.get("skipped"))
+        files = [
+            [str(part) for part in record]
+            for record in manifest.get("skipped_files") or []
+            if isinstance(record, (list, tuple)) and len(record) == 3
+        ]
+        found = manifest.get("reader_files")
+        readers = int(found) if isinstance(found, int) else None
+    except Exception as exc:  # one failed partition never stops the others
+        detail = (
+            str(exc) if isinstance(exc, (ArrError, OSError)) else f"{type(exc).__name__}: {exc}"
+        )
+        error, count = detail[:500] or type(exc).__name__, 0
+        code = codes.DISK_FULL if is_disk_full(exc) else ""
+    return BuildReport(
+        tool_name, scope_name, count, _ms(started), error, skipped, code, files, readers
+    )
 
 
 def _ms(started: float) -> float:

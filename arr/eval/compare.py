@@ -97,27 +97,10 @@ def compare(folders: Path | list[Path], baseline: str | None = None) -> dict[str
     base = jobs[names.index(base_name)][1]
     base_cases = {c["id"]: c["metrics"] for c in base["per_case"]}
     metrics = headline_metrics(base["aggregate"])
-    rows = []
-    for name, label, (_, report) in zip(names, labels(jobs), jobs, strict=True):
-        cases = {c["id"]: c["metrics"] for c in report["per_case"]}
-        shared = sorted(set(cases) & set(base_cases))
-        row: dict[str, Any] = {
-            "job": name,
-            "label": label,
-            "cases": len(cases),
-            "mean": {},
-            "p_value": {},
-            "p_raw": {},
-            "latency_p50_ms": report["latency_ms"]["search"]["p50"],
-        }
-        for metric in metrics:
-            row["mean"][metric] = report["aggregate"].get(metric, 0.0)
-            if name != base_name:
-                row["p_raw"][metric] = randomization_test(
-                    [cases[c].get(metric, 0.0) for c in shared],
-                    [base_cases[c].get(metric, 0.0) for c in shared],
-                )
-        rows.append(row)
+    rows = [
+        _job_row(name, label, report, base_cases, metrics, tested=name != base_name)
+        for name, label, (_, report) in zip(names, labels(jobs), jobs, strict=True)
+    ]
     tested = [(r, m) for r in rows for m in metrics if m in r["p_raw"]]
     for (row, metric), adjusted in zip(
         tested, holm([r["p_raw"][m] for r, m in tested]), strict=True
@@ -145,6 +128,36 @@ def compare(folders: Path | list[Path], baseline: str | None = None) -> dict[str
     out.mkdir(parents=True, exist_ok=True)
     write_outputs(out, result)
     return result
+
+
+def _job_row(
+    name: str,
+    label: str,
+    report: dict[str, Any],
+    base_cases: dict[str, Any],
+    metrics: list[str],
+    tested: bool,
+) -> dict[str, Any]:
+    """One job's means and, against the baseline on their shared cases, raw p-values."""
+    cases = {c["id"]: c["metrics"] for c in report["per_case"]}
+    shared = sorted(set(cases) & set(base_cases))
+    row: dict[str, Any] = {
+        "job": name,
+        "label": label,
+        "cases": len(cases),
+        "mean": {},
+        "p_value": {},
+        "p_raw": {},
+        "latency_p50_ms": report["latency_ms"]["search"]["p50"],
+    }
+    for metric in metrics:
+        row["mean"][metric] = report["aggregate"].get(metric, 0.0)
+        if tested:
+            row["p_raw"][metric] = randomization_test(
+                [cases[c].get(metric, 0.0) for c in shared],
+                [base_cases[c].get(metric, 0.0) for c in shared],
+            )
+    return row
 
 
 def markdown(result: dict[str, Any]) -> str:

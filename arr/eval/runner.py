@@ -227,26 +227,7 @@ def evaluate(
         for trace in result.traces:
             if trace.status != "rejected":
                 latency.setdefault(trace.tool, []).append(trace.elapsed_ms)
-        per_case.append(
-            {
-                "id": case.id,
-                "query": case.query,
-                "scope": case.scope.label(),
-                "metrics": query_metrics(ranking, case.relevant, k_values),
-                "scope_leak_count": leaks,
-                "partial": result.partial,
-                "channels": channels,
-                "elapsed_ms": result.elapsed_ms,
-                "returned": len(ranking),
-                "ranking": ranking[: max(k_values)],
-                # judged relevant, not returned within the largest k
-                "missed": sorted(
-                    d
-                    for d, g in case.relevant.items()
-                    if g > 0 and d not in ranking[: max(k_values)]
-                )[:20],
-            }
-        )
+        per_case.append(_scored_case(case, ranking, k_values, leaks, channels, result))
         runs.append((case.id, ranking))
     aggregate = mean_metrics([c["metrics"] for c in per_case])
     aggregate["scope_leak_count"] = sum(c["scope_leak_count"] for c in per_case)
@@ -265,6 +246,67 @@ def evaluate(
         "routes": dict(sorted(routes.items())),
         "latency_ms": {k: percentiles(v) for k, v in latency.items()},
         "_runs": runs,
+    }
+
+
+def _run_cases(
+    container: dict[str, Any], settings: dict[str, Any], report: dict[str, Any]
+) -> list[tuple[str, list[str]]]:
+    """Build the router and its indexes, run every gold case (and the approval replays), add
+    the outcome to ``report``; the ranked ids per case, for run.trec."""
+    k_values = sorted({int(k) for k in settings.get("k_values", [10])})
+    if not k_values or k_values[0] < 1:
+        raise EvalError(f"eval.k_values must be positive integers, got {k_values}")
+    router = build_router(container)
+    router.warm_up()
+    router.watch_changes()  # many searches over trees nothing changes meanwhile
+    workspace = build_workspace(container)
+    if settings.get("build_indexes", True):
+        report["indexes_built"] = ensure_indexes(router, workspace, bool(container.get("progress")))
+    cases = load_cases(settings, router)
+    level = settings.get("level", "chunk")
+    if level not in ("chunk", "file"):
+        raise EvalError(f"eval.level must be 'chunk' or 'file', got {level!r}")
+    if settings.get("format", "arr") == "arr" and level == "chunk":
+        check_known_ids(cases, workspace, str(settings["gold"]))
+    progress = bool(container.get("progress", True))
+    outcome = evaluate(router, cases, k_values, progress, workspace.chunk_lines, level)
+    approvals = settings.get("approvals")
+    if approvals:
+        outcome["approvals"] = process_file(
+            Path(approvals["proposals"]),
+            approvals.get("decision", "deny"),
+            Path(approvals["ledger"]),
+        )
+    runs = outcome.pop("_runs")
+    router.close()
+    report.update(outcome, cases=len(cases), k_values=k_values, status="ok")
+    return runs  # type: ignore[no-any-return]
+
+
+def _scored_case(
+    case: GoldCase,
+    ranking: list[str],
+    k_values: list[int],
+    leaks: int,
+    channels: str,
+    result: Any,
+) -> dict[str, Any]:
+    """One answered case: its metrics, what it returned and what it missed."""
+    deepest = ranking[: max(k_values)]
+    return {
+        "id": case.id,
+        "query": case.query,
+        "scope": case.scope.label(),
+        "metrics": query_metrics(ranking, case.relevant, k_values),
+        "scope_leak_count": leaks,
+        "partial": result.partial,
+        "channels": channels,
+        "elapsed_ms": result.elapsed_ms,
+        "returned": len(ranking),
+        "ranking": deepest,
+        # judged relevant, not returned within the largest k
+        "missed": sorted(d for d, g in case.relevant.items() if g > 0 and d not in deepest)[:20],
     }
 
 
@@ -324,41 +366,7 @@ def run_eval(container: dict[str, Any], run_dir: Path, overrides: list[str]) -> 
         "fusion": fusion_summary(container.get("fusion")),
     }
     try:
-        k_values = sorted({int(k) for k in settings.get("k_values", [10])})
-        if not k_values or k_values[0] < 1:
-            raise EvalError(f"eval.k_values must be positive integers, got {k_values}")
-        router = build_router(container)
-        router.warm_up()
-        router.watch_changes()  # many searches over trees nothing changes meanwhile
-        workspace = build_workspace(container)
-        if settings.get("build_indexes", True):
-            report["indexes_built"] = ensure_indexes(
-                router, workspace, bool(container.get("progress"))
-            )
-        cases = load_cases(settings, router)
-        level = settings.get("level", "chunk")
-        if level not in ("chunk", "file"):
-            raise EvalError(f"eval.level must be 'chunk' or 'file', got {level!r}")
-        if settings.get("format", "arr") == "arr" and level == "chunk":
-            check_known_ids(cases, workspace, str(settings["gold"]))
-        outcome = evaluate(
-            router,
-            cases,
-            k_values,
-            bool(container.get("progress", True)),
-            workspace.chunk_lines,
-            level,
-        )
-        approvals = settings.get("approvals")
-        if approvals:
-            outcome["approvals"] = process_file(
-                Path(approvals["proposals"]),
-                approvals.get("decision", "deny"),
-                Path(approvals["ledger"]),
-            )
-        runs = outcome.pop("_runs")
-        router.close()
-        report.update(outcome, cases=len(cases), k_values=k_values, status="ok")
+        runs = _run_cases(container, settings, report)
     except Exception as exc:  # the report must say what failed, whatever it was
         report.update(
             status="failed",

@@ -88,6 +88,33 @@ def server_message(raw: bytes, secret: str) -> str:
     return text[:160]
 
 
+def _check_settings(
+    host: str, api_key_env: str | None, timeout_s: float, max_calls: int, max_response_bytes: int
+) -> None:
+    """The client's own settings, each refused with its name before any call is made."""
+    if importlib.util.find_spec("httpx") is None:
+        raise ConfigError(
+            "LLM stages need the llm extra: pip install 'agentic-research-retrieval[llm]'"
+        )
+    if api_key_env:
+        if not os.environ.get(api_key_env):
+            raise ConfigError(
+                f"llm.api_key_env: environment variable {api_key_env!r} is not "
+                "set; LLM planning or reranking needs the API key there"
+            )
+    elif not is_loopback(host):
+        raise ConfigError(
+            "llm.api_key_env names no variable; only a server on this machine "
+            "(a loopback host) may be used without an API key"
+        )
+    if not 0 < timeout_s <= 300:
+        raise ConfigError(f"llm.timeout_s must be in (0, 300], got {timeout_s}")
+    if not 0 < max_calls <= 20:
+        raise ConfigError(f"llm.max_calls must be in 1..20, got {max_calls}")
+    if max_response_bytes < 1:
+        raise ConfigError(f"llm.max_response_bytes must be >= 1, got {max_response_bytes}")
+
+
 class LLMClient:
     def __init__(
         self,
@@ -107,27 +134,7 @@ class LLMClient:
     ) -> None:
         self.scheme, self.host = check_endpoint(base_url, allow_http_loopback)
         check_allowed_host(self.host, allowed_hosts)
-        if importlib.util.find_spec("httpx") is None:
-            raise ConfigError(
-                "LLM stages need the llm extra: pip install 'agentic-research-retrieval[llm]'"
-            )
-        if api_key_env:
-            if not os.environ.get(api_key_env):
-                raise ConfigError(
-                    f"llm.api_key_env: environment variable {api_key_env!r} is not "
-                    "set; LLM planning or reranking needs the API key there"
-                )
-        elif not is_loopback(self.host):
-            raise ConfigError(
-                "llm.api_key_env names no variable; only a server on this machine "
-                "(a loopback host) may be used without an API key"
-            )
-        if not 0 < timeout_s <= 300:
-            raise ConfigError(f"llm.timeout_s must be in (0, 300], got {timeout_s}")
-        if not 0 < max_calls <= 20:
-            raise ConfigError(f"llm.max_calls must be in 1..20, got {max_calls}")
-        if max_response_bytes < 1:
-            raise ConfigError(f"llm.max_response_bytes must be >= 1, got {max_response_bytes}")
+        _check_settings(self.host, api_key_env, timeout_s, max_calls, max_response_bytes)
         if structured_output not in STRUCTURED_OUTPUT:
             raise ConfigError(
                 f"llm.structured_output must be one of {', '.join(STRUCTURED_OUTPUT)}, "
@@ -212,18 +219,7 @@ class LLMClient:
             raise LLMError(codes.LLM_DEADLINE, "no time left before the search's deadline")
         self._take_budget()
         deadline = time.monotonic() + timeout
-        body: dict[str, Any] = {
-            "model": self.model,
-            "messages": messages,
-            "temperature": self.temperature,
-            "max_tokens": self.max_tokens,
-            "stream": False,
-        }
-        if response_format is not None:
-            body["response_format"] = response_format
-        headers = {"Content-Type": "application/json", "Accept": "application/json"}
-        if self.api_key_env:
-            headers["Authorization"] = f"Bearer {os.environ.get(self.api_key_env, '')}"
+        body, headers = self._request(messages, response_format)
         verify: Any = self.ca_bundle if self.ca_bundle else True
         client = httpx.Client(
             verify=verify,
@@ -262,6 +258,24 @@ class LLMClient:
             watchdog.cancel()
             client.close()
         return self._content(raw)
+
+    def _request(
+        self, messages: list[dict[str, str]], response_format: dict[str, Any] | None
+    ) -> tuple[dict[str, Any], dict[str, str]]:
+        """The chat-completions body and headers (the key read from its variable now)."""
+        body: dict[str, Any] = {
+            "model": self.model,
+            "messages": messages,
+            "temperature": self.temperature,
+            "max_tokens": self.max_tokens,
+            "stream": False,
+        }
+        if response_format is not None:
+            body["response_format"] = response_format
+        headers = {"Content-Type": "application/json", "Accept": "application/json"}
+        if self.api_key_env:
+            headers["Authorization"] = f"Bearer {os.environ.get(self.api_key_env, '')}"
+        return body, headers
 
     def _read(self, response: Any, deadline: float, timeout: float, structured: bool) -> bytes:
         if response.is_redirect:

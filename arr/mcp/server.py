@@ -215,14 +215,10 @@ class ArrService:
         return next(n for n, k in self.allowed.items() if k == key)
 
 
-def build_server(service: ArrService) -> Any:
-    """The MCP server object with ARR's four tools (each runs on a worker thread)."""
-    import anyio
+def _server_class() -> Any:
+    """The SDK's server class, with ARR's error contract (imported when a server is built)."""
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
-    from mcp_types import ToolAnnotations
-
-    from arr.version import __version__
 
     class ArrMCPServer(MCPServer):
         """The SDK's server, with ARR's error contract: every failed call's text is exactly
@@ -250,7 +246,14 @@ def build_server(service: ArrService) -> Any:
                 error = ServiceError(INTERNAL_ERROR, f"{name} failed; see the server's log")
                 raise ToolError(error.payload()) from exc
 
-    server = ArrMCPServer(
+    return ArrMCPServer
+
+
+def build_server(service: ArrService) -> Any:
+    """The MCP server object with ARR's four tools (each runs on a worker thread)."""
+    from arr.version import __version__
+
+    server = _server_class()(
         name="arr",
         version=__version__,
         instructions=(
@@ -260,6 +263,17 @@ def build_server(service: ArrService) -> Any:
         ),
         log_level="WARNING",
     )
+    _add_tools(server, service)
+    return server
+
+
+def _add_tools(server: Any, service: ArrService) -> None:
+    """The four read-only tools, each run on a worker thread; a refusal is a ToolError whose
+    text is the error contract, and a bug never takes the server down."""
+    import anyio
+    from mcp.server.mcpserver.exceptions import ToolError
+    from mcp_types import ToolAnnotations
+
     read_only = ToolAnnotations(readOnlyHint=True, destructiveHint=False, openWorldHint=False)
 
     async def run(function: Any, *args: Any) -> dict[str, Any]:
@@ -308,8 +322,6 @@ def build_server(service: ArrService) -> Any:
     ) -> dict[str, Any]:
         """One published research memory of a scope, by id."""
         return await run(service.memory_get, id, scope)
-
-    return server
 
 
 def http_url(host: str, port: int) -> str:

@@ -123,19 +123,7 @@ def record(
     found, withheld = admitted_places(tool, scope, found)
     found, secrets = redacted(found)
     run.scope_dropped += out_of_scope
-    counters = dict(answer.counters)
-    for reason, count in withheld.items():
-        counters[f"withheld_{reason}"] = count
-    if has(tool, CountsSkips):
-        skip_counters = tool.skip_counters
-        # counters are informative; never fail a call over them
-        with contextlib.suppress(Exception):
-            for reason, count in skip_counters(scope).items():  # added: both count binary
-                counters[reason] = counters.get(reason, 0) + count
-    if call.tool in run.refresh_ms:
-        counters["refresh_us"] = int(run.refresh_ms[call.tool] * 1000)
-    if call.tool in run.admission_us:
-        counters["admission_us"] = run.admission_us[call.tool]
+    counters = _counters(run, call, answer, tool, scope, withheld)
     if out_of_scope:
         counters["scope_dropped"] = out_of_scope
     if secrets:
@@ -151,25 +139,7 @@ def record(
         status, code = ("ok", codes.OK) if found else ("empty", codes.EMPTY)
     if status == "error" or answer.cut == "deadline":
         run.partial = True
-    not_ready = counters.get(codes.VIEWS_NOT_READY, 0)
-    if not_ready:  # answered without them: said, never waited for
-        run.partial = True
-        run.degradations.append(
-            Degradation(
-                stage=call.tool,
-                code=codes.VIEWS_NOT_READY,
-                detail=f"{not_ready} new or changed papers/notebooks were still being read at "
-                "the deadline (they are read on; the next search sees them)",
-            )
-        )
-    if answer.cut == "deadline":
-        run.degradations.append(
-            Degradation(
-                stage=call.tool,
-                code=codes.CHANNEL_DEADLINE,
-                detail="the scan hit its deadline; results cut",
-            )
-        )
+    _note_late_work(run, call, counters, answer.cut)
     # Every value was produced here (admitted tool name, fixed codes, int counters).
     run.traces.append(
         trusted(
@@ -190,3 +160,52 @@ def record(
     run.seen.update(c.id for c in found)
     run.rankings.setdefault(call.tool, []).extend(found)
     return bool(fresh)
+
+
+def _counters(
+    run: Run,
+    call: ToolCall,
+    answer: ChannelAnswer,
+    tool: Tool | None,
+    scope: ScopeKey,
+    withheld: Counter[str],
+) -> dict[str, int]:
+    """The call's counters: the channel's own, what was withheld and skipped, its refresh and
+    admission times."""
+    counters = dict(answer.counters)
+    for reason, count in withheld.items():
+        counters[f"withheld_{reason}"] = count
+    if has(tool, CountsSkips):
+        skip_counters = tool.skip_counters  # type: ignore[union-attr]
+        # counters are informative; never fail a call over them
+        with contextlib.suppress(Exception):
+            for reason, count in skip_counters(scope).items():  # added: both count binary
+                counters[reason] = counters.get(reason, 0) + count
+    if call.tool in run.refresh_ms:
+        counters["refresh_us"] = int(run.refresh_ms[call.tool] * 1000)
+    if call.tool in run.admission_us:
+        counters["admission_us"] = run.admission_us[call.tool]
+    return counters
+
+
+def _note_late_work(run: Run, call: ToolCall, counters: dict[str, int], cut: str) -> None:
+    """Papers still being read, or a scan cut at its deadline: a degradation each, said."""
+    not_ready = counters.get(codes.VIEWS_NOT_READY, 0)
+    if not_ready:  # answered without them: said, never waited for
+        run.partial = True
+        run.degradations.append(
+            Degradation(
+                stage=call.tool,
+                code=codes.VIEWS_NOT_READY,
+                detail=f"{not_ready} new or changed papers/notebooks were still being read at "
+                "the deadline (they are read on; the next search sees them)",
+            )
+        )
+    if cut == "deadline":
+        run.degradations.append(
+            Degradation(
+                stage=call.tool,
+                code=codes.CHANNEL_DEADLINE,
+                detail="the scan hit its deadline; results cut",
+            )
+        )

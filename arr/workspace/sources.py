@@ -160,17 +160,7 @@ def walk_files(
     stack = [("", str(root))]
     while stack:
         prefix, folder = stack.pop()
-        try:
-            with os.scandir(folder) as listing:
-                entries = sorted(listing, key=lambda e: e.name)
-        except FileNotFoundError:
-            count_skipped(skipped, file_rule.VANISHED, label_prefix + (prefix or "."))
-            continue
-        except OSError as exc:
-            count_skipped(
-                skipped, "unreadable_dir", label_prefix + (prefix or "."), exc.strerror or ""
-            )
-            continue
+        entries = _listed(folder, skipped, label_prefix + (prefix or "."))
         subfolders = []
         for entry in entries:
             name = entry.name
@@ -186,26 +176,44 @@ def walk_files(
             if reason is not None:
                 count_skipped(skipped, reason, label_prefix + prefix + name)
                 continue
-            try:
-                info = entry.stat(follow_symlinks=False)
-            except FileNotFoundError:
-                count_skipped(skipped, file_rule.VANISHED, label_prefix + prefix + name)
-                continue
-            except OSError as exc:
-                count_skipped(
-                    skipped, file_rule.UNREADABLE, label_prefix + prefix + name, exc.strerror or ""
-                )
-                continue
             cap = max_file_bytes if cap_of is None else cap_of(name, max_file_bytes)
-            reason = file_rule.stat_reason(info, cap)  # link, special, hard link, size
-            if reason is not None:
-                detail = (
-                    f"{info.st_size:,} bytes; limit {cap:,}" if reason == file_rule.OVERSIZE else ""
-                )
-                count_skipped(skipped, reason, label_prefix + prefix + name, detail)
-            else:
+            info = _admitted(entry, cap, skipped, label_prefix + prefix + name)
+            if info is not None:
                 yield prefix + name, entry.path, info
         stack.extend(reversed(subfolders))  # depth-first, in sorted order
+
+
+def _listed(folder: str, skipped: Counter[str] | None, label: str) -> list[os.DirEntry[str]]:
+    """The folder's entries by name; [] (counted) when it vanished or cannot be listed."""
+    try:
+        with os.scandir(folder) as listing:
+            return sorted(listing, key=lambda e: e.name)
+    except FileNotFoundError:
+        count_skipped(skipped, file_rule.VANISHED, label)
+    except OSError as exc:
+        count_skipped(skipped, "unreadable_dir", label, exc.strerror or "")
+    return []
+
+
+def _admitted(
+    entry: os.DirEntry[str], cap: int, skipped: Counter[str] | None, label: str
+) -> os.stat_result | None:
+    """The file's lstat when the rule admits it by metadata (no link, special file, hard link
+    or size over ``cap``); else None, counted with its reason."""
+    try:
+        info = entry.stat(follow_symlinks=False)
+    except FileNotFoundError:
+        count_skipped(skipped, file_rule.VANISHED, label)
+        return None
+    except OSError as exc:
+        count_skipped(skipped, file_rule.UNREADABLE, label, exc.strerror or "")
+        return None
+    reason = file_rule.stat_reason(info, cap)  # link, special, hard link, size
+    if reason is None:
+        return info
+    detail = f"{info.st_size:,} bytes; limit {cap:,}" if reason == file_rule.OVERSIZE else ""
+    count_skipped(skipped, reason, label, detail)
+    return None
 
 
 def chunk_lines(rel: str, text: str, chunk_lines: int, overlap: int = 0) -> Iterator[Document]:

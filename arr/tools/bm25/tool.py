@@ -339,6 +339,15 @@ class BM25Tool:
                 )
             ]
         ranked.sort(key=lambda item: (-item[2], item[0].id))
+        return self._items(ranked[:k], partition, scope, call.query)
+
+    def _items(
+        self,
+        ranked: list[tuple[Document, int | None, float]],
+        partition: LoadedPartition,
+        scope: ScopeKey,
+        query: str,
+    ) -> list[EvidenceChunk]:
         # The partition's owner, as the request's own object when the two are equal (checked
         # here, byte-exactly): the Router's scope checks then succeed at the identity test.
         owner = scope if partition.owner == scope else partition.owner
@@ -352,12 +361,12 @@ class BM25Tool:
                     "scope": owner,
                     "channel": self.name,
                     "location": partition.location(row) if row is not None else doc.location(),
-                    "snippet": centred(doc.text, call.query, self.snippet_chars),
+                    "snippet": centred(doc.text, query, self.snippet_chars),
                     "score": float(score),
                     "ranks": {self.name: rank},
                     "rerank_score": None,
                 },
                 {"text": doc.text},  # the reranker reads the whole chunk, not the snippet
             )
-            for rank, (doc, row, score) in enumerate(ranked[:k], 1)
+            for rank, (doc, row, score) in enumerate(ranked, 1)
         ]
