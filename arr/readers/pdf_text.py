@@ -1,8 +1,8 @@
 """A PDF's text, page by page, as a reader wants it (pypdfium2: PDFium's own text layer).
 
 PDFium returns each page's characters in content order, which for the two-column papers
-pdflatex writes is column by column (measured on ``../shared/data/pdfgold``, see
-``make bench-papers``). What is cleaned here, per page, where it is cheap to tell:
+pdflatex writes is column by column (measured by ``make bench-papers`` on two-column papers
+typeset by pdflatex). What is cleaned here, per page, where it is cheap to tell:
 
 - ligatures and other compatibility forms folded (NFKC: ``ﬁ`` -> ``fi``);
 - a word broken at a line end (``visu-`` / ``al``; PDFium marks line-end hyphens with U+FFFE
@@ -189,7 +189,7 @@ def drop_running_lines(pages: list[list[str]]) -> list[list[str]]:
         edges = Counter(
             key
             for page in pages
-            if page  # a blank page has no edges (it raised IndexError and lost the file)
+            if page  # a blank page has no edges to compare
             for key in {_edge_key(page[0]), _edge_key(page[-1])}
         )
         repeated = {key for key, n in edges.items() if n >= 0.6 * len(pages)}
