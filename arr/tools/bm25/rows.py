@@ -4,8 +4,8 @@ Holding the whole tree (every chunk's text and every token string) until bm25s i
 costs memory in proportion to the tree (1.16 GB for 10,000 files). ``RowSink`` writes each
 file's chunk rows (``documents.jsonl``) and token rows (``tokens.jsonl``) at once, with their
 byte offsets, and keeps only what bm25s needs: token ids (4 bytes each, ``array('I')``) and
-one vocabulary. ``OldRows`` reads an unchanged file's rows from the previous generation as raw bytes, so an
-incremental build copies them without parsing the chunks.
+one vocabulary. ``OldRows`` reads an unchanged file's rows from the previous generation as raw
+bytes, so an incremental build copies them without parsing the chunks.
 """
 
 from __future__ import annotations
