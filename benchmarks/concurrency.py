@@ -42,7 +42,7 @@ def build_tools(data: Path) -> dict[str, object]:
         root=data,
         index_dir=bench / "index",
         memory_db=bench / "none.sqlite3",
-        scopes={"s": {"key": BENCH_SCOPE, "beir_corpus": "corpus.jsonl"}},
+        scopes={"s": {"key": BENCH_SCOPE, "corpus": "corpus.jsonl"}},
     )
     vector_ws = corpus.model_copy(update={"index_dir": bench / "vector"})
     tree = Path(

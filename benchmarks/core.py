@@ -168,7 +168,7 @@ def bench_scifact(top_k: int = 10, repeats: int = 8) -> None:
         root=data,
         index_dir=bench_out() / "index",
         memory_db=bench_out() / "none.sqlite3",
-        scopes={"scifact": {"key": BENCH_SCOPE, "beir_corpus": "corpus.jsonl"}},
+        scopes={"scifact": {"key": BENCH_SCOPE, "corpus": "corpus.jsonl"}},
     )
     tool = BM25Tool("bm25", workspace, top_k=top_k)
     if not tool.freshness(BENCH_SCOPE).fresh:

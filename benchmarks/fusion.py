@@ -144,7 +144,7 @@ def record(collection: Collection) -> list[Recorded]:
         root=collection.root,
         index_dir=base,
         memory_db=base / "none.sqlite3",
-        scopes={"collection": {"key": collection.scope, "beir_corpus": "corpus.jsonl"}},
+        scopes={"collection": {"key": collection.scope, "corpus": "corpus.jsonl"}},
     )
     bm25 = BM25Tool("bm25", workspace)
     vector = VectorTool(

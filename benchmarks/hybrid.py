@@ -43,7 +43,7 @@ def main() -> None:
         root=data,
         index_dir=base,
         memory_db=base / "none.sqlite3",
-        scopes={"scifact": {"key": BENCH_SCOPE, "beir_corpus": "corpus.jsonl"}},
+        scopes={"scifact": {"key": BENCH_SCOPE, "corpus": "corpus.jsonl"}},
     )
     bm25 = BM25Tool("bm25", workspace)
     vector = VectorTool(

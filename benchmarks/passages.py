@@ -69,11 +69,11 @@ def main() -> None:
         root=data,
         index_dir=base,
         memory_db=base / "none.sqlite3",
-        scopes={"scifact": {"key": BENCH_SCOPE, "beir_corpus": "corpus.jsonl"}},
+        scopes={"scifact": {"key": BENCH_SCOPE, "corpus": "corpus.jsonl"}},
     )
     embedder = OnnxEmbedder(cache_dir=bench_out() / "hybrid" / "onnx", quantize=False)
     code_tree_share(embedder)
-    units = list(workspace.beir_documents(BENCH_SCOPE))
+    units = list(workspace.corpus_documents(BENCH_SCOPE))
     sizes = embedder.token_counts([u.text for u in units])
     print(
         f"[passages] SciFact: {sum(n > embedder.max_tokens for n in sizes) / len(units):.1%} of "

@@ -46,7 +46,7 @@ def beir_workspace(root: Path, corpus: str, index_dir: Path) -> Workspace:
         root=root,
         index_dir=index_dir,
         memory_db=index_dir / "none.sqlite3",
-        scopes={"scifact": {"key": BENCH_SCOPE, "beir_corpus": corpus}},
+        scopes={"scifact": {"key": BENCH_SCOPE, "corpus": corpus}},
     )
 
 

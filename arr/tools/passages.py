@@ -2,7 +2,7 @@
 
 The embedding model reads at most ``max_seq_length`` word pieces (256 for all-MiniLM-L6-v2)
 and silently drops the rest: 95% of 40-line code chunks and 71% of SciFact abstracts were
-longer. A chunk (or BEIR document) that does not fit is split into passages of at most
+longer. A chunk (or a corpus record) that does not fit is split into passages of at most
 ``budget`` word pieces, at line boundaries where it can (and at word boundaries inside a line
 longer than the budget), each overlapping the previous one by up to ``overlap`` word pieces of
 whole lines. Passages keep their unit's id as ``unit`` (stored with each vector), so the

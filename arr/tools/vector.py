@@ -1,7 +1,7 @@
 """Vector channel: ARR's own embeddings in a Chroma collection per scope, indexed incrementally.
 
 Config: ``conf/tools/vector.yaml`` with the ``embedder`` and ``vector_store`` groups. Items are
-keyed by the chunk id (``doc:<path>#L<start>`` or a BEIR document id) and carry a content hash
+keyed by the chunk id (``doc:<path>#L<start>`` or a corpus record's id) and carry a content hash
 (of the embedder id and the text) and of its place: ``build`` embeds new or changed texts only,
 rewrites the metadata of a place named anew (a title, a citation), deletes vanished items. The
 manifest (embedder id, chunking, source fingerprint, build time, arr version) is written last,
@@ -212,8 +212,8 @@ class VectorTool:
         embedder_id = self.embedder.id
         skipped = SkipLog()
         files = self.workspace.source_files(scope, skipped)
-        beir = self.workspace.beir_state(scope)
-        fingerprint, newest_ns = state_digest(self.workspace.chunk_lines, files, beir)
+        corpus = self.workspace.corpus_state(scope)
+        fingerprint, newest_ns = state_digest(self.workspace.chunk_lines, files, corpus)
         size = self.chunk_lines or self.workspace.chunk_lines
         budget = self._budget()
         units_split = 0
@@ -247,8 +247,8 @@ class VectorTool:
             docs = fit(self.workspace.file_documents(source, size, self.overlap_lines, skipped))
             listing[source.label] = [state, [d.id for d in docs]]
             documents += docs
-        if beir is not None:
-            documents += fit(list(self.workspace.beir_documents(scope)))
+        if corpus is not None:
+            documents += fit(list(self.workspace.corpus_documents(scope)))
         existing = stored_digests(self.store, scope, sidecar is not None, known, listing, documents)
         digests = {d.id: item_digest(embedder_id, d) for d in documents}
         changed, renamed = to_embed(documents, existing, digests)

@@ -142,7 +142,7 @@ def workspace_overrides(workspace: Path | None, overrides: list[str]) -> list[st
     added = []
     if workspace is not None:
         added.append(f"paths.workspace_dir={hydra_quote(str(workspace))}")
-        # An eval preset (eval=beir, eval=scifact) brings its own workspace; so does an
+        # An eval preset (eval=scifact, or any collection's) brings its own workspace; so does an
         # explicit workspace= override.
         if "workspace" not in given and "eval" not in given:
             added.append("workspace=local")

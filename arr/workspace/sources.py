@@ -1,12 +1,11 @@
 """What a scope's roots hold, as the channels index it: the walk of the files the one file rule
-admits, line-range chunks of a file, records of a BEIR corpus, and the digest of a scope's
+admits, line-range chunks of a file, records of a corpus file, and the digest of a scope's
 sources that index manifests record (so a stale index is told from a fresh one)."""
 
 from __future__ import annotations
 
 import functools
 import hashlib
-import json
 import os
 from collections import Counter
 from collections.abc import Callable, Iterator
@@ -15,7 +14,6 @@ from typing import NamedTuple
 
 from pydantic import BaseModel, ConfigDict
 
-from arr.errors import WorkspaceError
 from arr.models import Location
 from arr.readers import VERSIONS as READER_VERSIONS
 from arr.readers import WALLS_VERSION
@@ -233,20 +231,6 @@ def chunk_lines(rel: str, text: str, chunk_lines: int, overlap: int = 0) -> Iter
             break
 
 
-def beir_documents(path: Path) -> Iterator[Document]:
-    with path.open(encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            if not line.strip():
-                continue
-            try:
-                record = json.loads(line)
-                doc_id = str(record["_id"])
-            except (ValueError, KeyError, TypeError) as exc:
-                raise WorkspaceError(f"{path}:{number}: not a BEIR corpus record ({exc})") from exc
-            text = f"{record.get('title', '')}\n{record.get('text', '')}".strip()
-            yield Document(id=doc_id, text=text, document_id=doc_id)
-
-
 class WatchedFiles(list):  # type: ignore[type-arg]
     """A watched scope's walk: the same object is handed out while the tree is unchanged, so
     what is derived from it (its digest) is kept on it and dies with it."""
@@ -257,28 +241,28 @@ class WatchedFiles(list):  # type: ignore[type-arg]
 
 
 def state_digest(
-    chunk_lines: int, files: list[SourceFile], beir: tuple[str, int, int] | None
+    chunk_lines: int, files: list[SourceFile], corpus: tuple[str, int, int] | None
 ) -> tuple[str, int]:
     """Digest and newest mtime of a scope's sources; remembered on a watched walk (hashing
     thousands of entries before each search is what watching is meant to save)."""
-    if not files:  # a BEIR corpus alone: its (label, size, mtime) decide, as a cache key
-        return _corpus_digest(chunk_lines, beir)
+    if not files:  # a corpus file alone: its (label, size, mtime) decide, as a cache key
+        return _corpus_digest(chunk_lines, corpus)
     if not isinstance(files, WatchedFiles):
-        return _state_digest(chunk_lines, files, beir)
-    key = (chunk_lines, beir)
+        return _state_digest(chunk_lines, files, corpus)
+    key = (chunk_lines, corpus)
     found = files.digests.get(key)
     if found is None:
-        found = files.digests[key] = _state_digest(chunk_lines, files, beir)
+        found = files.digests[key] = _state_digest(chunk_lines, files, corpus)
     return found
 
 
 @functools.lru_cache(maxsize=256)
-def _corpus_digest(chunk_lines: int, beir: tuple[str, int, int] | None) -> tuple[str, int]:
-    return _state_digest(chunk_lines, [], beir)
+def _corpus_digest(chunk_lines: int, corpus: tuple[str, int, int] | None) -> tuple[str, int]:
+    return _state_digest(chunk_lines, [], corpus)
 
 
 def _state_digest(
-    chunk_lines: int, files: list[SourceFile], beir: tuple[str, int, int] | None
+    chunk_lines: int, files: list[SourceFile], corpus: tuple[str, int, int] | None
 ) -> tuple[str, int]:
     # the readers' version too: a reader that reads a format anew makes its indexes stale
     digest = hashlib.sha256(f"{chunk_lines}/{READERS_VERSION}".encode())
@@ -288,7 +272,7 @@ def _state_digest(
         digest.update(
             f"{source.label}\0{source.size}\0{source.mtime_ns}\0{source.ctime_ns}\n".encode()
         )
-    if beir is not None:
-        newest = max(newest, beir[2])
-        digest.update(f"{beir[0]}\0{beir[1]}\0{beir[2]}\n".encode())
+    if corpus is not None:
+        newest = max(newest, corpus[2])
+        digest.update(f"{corpus[0]}\0{corpus[1]}\0{corpus[2]}\n".encode())
     return digest.hexdigest(), newest

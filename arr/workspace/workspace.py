@@ -2,7 +2,7 @@
 
 Config group ``workspace`` (``conf/workspace/demo.yaml``). A file's scope comes from the root it
 was found under, never from its content. ``documents()`` turns a scope's sources into line-range
-chunks (or BEIR records) that the lexical and semantic channels index; ``source_state()`` is
+chunks (or corpus records) that the lexical and semantic channels index; ``source_state()`` is
 what index manifests record so the Router can tell a stale index from a fresh one. The walk and
 the chunking live in ``sources``, the rules a root obeys in ``roots``; a watched scope's walk is
 remembered while its tree is unchanged (``watch``).
@@ -25,6 +25,7 @@ from arr.errors import WorkspaceError
 from arr.models import ScopeKey
 from arr.readers import Readers, suffix_of
 from arr.safety import file_rule
+from arr.workspace.corpus import corpus_records
 from arr.workspace.documents import file_units
 from arr.workspace.roots import check_root_text, resolved_path, root_of_label, trusted_root
 from arr.workspace.sources import (
@@ -36,7 +37,6 @@ from arr.workspace.sources import (
     state_digest,
     walk_files,
 )
-from arr.workspace.sources import beir_documents as beir_records
 from arr.workspace.sources import chunk_lines as chunk_lines_of
 from arr.workspace.watch import VERIFY_S, TreeWatch, open_watch
 
@@ -46,7 +46,7 @@ class ScopeSpec(BaseModel):
 
     key: ScopeKey
     roots: tuple[str, ...] = ()
-    beir_corpus: str | None = None
+    corpus: str | None = None
 
 
 _T = TypeVar("_T")
@@ -167,15 +167,15 @@ class Workspace(BaseModel):
             paths.append(Path(resolved))
         return paths
 
-    def _beir_path(self, spec: ScopeSpec) -> Path | None:
-        if spec.beir_corpus is None:
+    def _corpus_path(self, spec: ScopeSpec) -> Path | None:
+        if spec.corpus is None:
             return None
-        return Path(_beir_file(str(self.root), spec.beir_corpus))
+        return Path(_corpus_file(str(self.root), spec.corpus))
 
-    def _beir_checked(self, spec: ScopeSpec) -> Path | None:
-        path = self._beir_path(spec)
+    def _corpus_checked(self, spec: ScopeSpec) -> Path | None:
+        path = self._corpus_path(spec)
         if path is not None and not path.is_file():
-            raise WorkspaceError(f"BEIR corpus {str(path)!r} is not a readable file")
+            raise WorkspaceError(f"corpus {str(path)!r} is not a readable file")
         return path
 
     def watch_changes(self, verify_s: float = VERIFY_S) -> None:
@@ -202,7 +202,7 @@ class Workspace(BaseModel):
         """Every file source of the scope with its size and mtime (one walk, one lstat each).
         When watching (``watch_changes``), the last walk while nothing changed since."""
         spec = self.spec_for(scope)
-        if spec is None or not spec.roots:  # no tree (a BEIR corpus alone): nothing to walk
+        if spec is None or not spec.roots:  # no tree (a corpus file alone): nothing to walk
             return []
         if self._verify_s is None:
             return self._walk_sources(spec, skipped)
@@ -322,23 +322,23 @@ class Workspace(BaseModel):
 
         return reason
 
-    def beir_documents(self, scope: ScopeKey) -> Iterator[Document]:
+    def corpus_documents(self, scope: ScopeKey) -> Iterator[Document]:
         spec = self.spec_for(scope)
-        beir = self._beir_checked(spec) if spec is not None else None
-        if beir is not None:
-            yield from beir_records(beir)
+        corpus = self._corpus_checked(spec) if spec is not None else None
+        if corpus is not None:
+            yield from corpus_records(corpus)
 
-    def beir_state(self, scope: ScopeKey) -> tuple[str, int, int] | None:
-        """(label, size, mtime_ns) of the scope's BEIR corpus, or None when it has none."""
+    def corpus_state(self, scope: ScopeKey) -> tuple[str, int, int] | None:
+        """(label, size, mtime_ns) of the scope's corpus file, or None when it has none."""
         spec = self.spec_for(scope)
-        if spec is None or spec.beir_corpus is None:
+        if spec is None or spec.corpus is None:
             return None
-        beir = _beir_file(str(self.root), spec.beir_corpus)
+        corpus = _corpus_file(str(self.root), spec.corpus)
         try:
-            info = os.stat(beir)
+            info = os.stat(corpus)
         except OSError:
-            raise WorkspaceError(f"BEIR corpus {beir!r} is not a readable file") from None
-        return f"beir:{resolved_path(beir)}", info.st_size, info.st_mtime_ns
+            raise WorkspaceError(f"corpus {corpus!r} is not a readable file") from None
+        return f"corpus:{resolved_path(corpus)}", info.st_size, info.st_mtime_ns
 
     def documents(
         self,
@@ -354,13 +354,13 @@ class Workspace(BaseModel):
             raise WorkspaceError(f"overlap_lines must be in 0..{size - 1}, got {overlap_lines}")
         for source in self.source_files(scope, skipped):
             yield from self.file_documents(source, size, overlap_lines, skipped)
-        yield from self.beir_documents(scope)
+        yield from self.corpus_documents(scope)
 
     def source_state(self, scope: ScopeKey) -> tuple[str, int]:
         """(hash of path, size and mtime of every source, newest mtime in ns): cheap, and it
         changes on any edit, addition or removal. A file that vanishes during the walk is
         simply not there (the next check sees the tree as it then is)."""
-        return state_digest(self.chunk_lines, self.source_files(scope), self.beir_state(scope))
+        return state_digest(self.chunk_lines, self.source_files(scope), self.corpus_state(scope))
 
     @classmethod
     def from_file(
@@ -396,5 +396,5 @@ class Workspace(BaseModel):
 
 
 @functools.lru_cache(maxsize=256)
-def _beir_file(root: str, corpus: str) -> str:
+def _corpus_file(root: str, corpus: str) -> str:
     return corpus if os.path.isabs(corpus) else os.path.join(root, corpus)

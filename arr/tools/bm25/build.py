@@ -51,17 +51,20 @@ def build_partition(
     bm25s = import_bm25s()
     skipped = SkipLog()
     files = workspace.source_files(scope, skipped)
-    beir = workspace.beir_state(scope)
-    fingerprint, newest_ns = state_digest(workspace.chunk_lines, files, beir)
+    corpus = workspace.corpus_state(scope)
+    fingerprint, newest_ns = state_digest(workspace.chunk_lines, files, corpus)
     kept = {f.label: kept_state(previous.get(f.label, [None])[0], f) for f in files}
     changed = [f for f in files if kept[f.label] is None]
-    beir_changed = beir is not None and previous.get(beir[0], [None])[0] != [beir[1], beir[2]]
-    if max_changed_files is not None and len(changed) + beir_changed * 1000 > max_changed_files:
+    corpus_changed = corpus is not None and previous.get(corpus[0], [None])[0] != [
+        corpus[1],
+        corpus[2],
+    ]
+    if max_changed_files is not None and len(changed) + corpus_changed * 1000 > max_changed_files:
         return {}
-    unchanged = len(files) + (beir is not None) - len(changed) - beir_changed
+    unchanged = len(files) + (corpus is not None) - len(changed) - corpus_changed
     old = OldRows.open(generation) if generation and unchanged else None
     if old is None:  # nothing reusable (or a cache without offsets): every file is re-read
-        changed, beir_changed = list(files), beir is not None
+        changed, corpus_changed = list(files), corpus is not None
     manifest: dict[str, Any] = {
         "scope": scope.model_dump(),
         "source_fingerprint": fingerprint,
@@ -70,7 +73,7 @@ def build_partition(
         "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
         "arr_version": __version__,
         "files": len(files),
-        "files_reread": len(changed) + int(beir_changed),
+        "files_reread": len(changed) + int(corpus_changed),
         **scoring,
     }
     reread = {f.label for f in changed}
@@ -98,12 +101,12 @@ def build_partition(
                     state is not None,
                     partial(workspace.file_documents, source, skipped=skipped),
                 )
-            if beir is not None:
+            if corpus is not None:
                 put(
-                    beir[0],
-                    [beir[1], beir[2]],
-                    not beir_changed,
-                    partial(workspace.beir_documents, scope),
+                    corpus[0],
+                    [corpus[1], corpus[2]],
+                    not corpus_changed,
+                    partial(workspace.corpus_documents, scope),
                 )
         finally:
             sink.close()

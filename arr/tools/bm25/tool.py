@@ -168,7 +168,7 @@ class BM25Tool:
             entries is None
             or "avg_doc_len" not in manifest
             or manifest.get("tokenizer") != self._tokenizer_id()
-            or self.workspace.beir_state(scope) is not None  # a collection is one big file
+            or self.workspace.corpus_state(scope) is not None  # a collection is one big file
         ):
             return bool(self.build(scope, max_changed_files=max_changed_files))
         skipped: Counter[str] = Counter()
@@ -227,7 +227,7 @@ class BM25Tool:
             manifest = self._cache.manifest(generation)
             files = self._cache.walk(scope)
             fingerprint, newest_ns = state_digest(
-                self.workspace.chunk_lines, files, self.workspace.beir_state(scope)
+                self.workspace.chunk_lines, files, self.workspace.corpus_state(scope)
             )
         except (OSError, ValueError) as exc:
             return Freshness(fresh=False, code=codes.INDEX_STALE, detail=f"unreadable: {exc}")
