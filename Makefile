@@ -42,19 +42,19 @@ bench: setup ## benchmarks in one table: BM25 Router vs raw, demo latency, cold 
 	$(BIN)/python -m benchmarks
 
 bench-index: setup ## benchmark: the first hour on a tree: embedding fp32 vs int8, quality, arr index time and RSS
-	$(BIN)/python -m benchmarks.index
+	$(BIN)/python -m benchmarks.speed.index
 
 bench-wsgold: setup ## benchmark: file-level answers on the Werkzeug and Sphinx trees (../shared/data/wsgold)
-	$(BIN)/python -m benchmarks.wsgold
+	$(BIN)/python -m benchmarks.retrieval.wsgold
 
 bench-identity: setup ## benchmark: paper identity (title, first author, year, citation) against publishers' records (../shared/data/papersdev), beside /Title, pdftitle, pdftotext
-	$(BIN)/python -m benchmarks.identity
+	$(BIN)/python -m benchmarks.papers.identity
 
 bench-known: setup ## benchmark: known-item questions of four kinds on papersdev, each known-item rule on and off, beside bm25s over pdftotext pages
-	$(BIN)/python -m benchmarks.known_items
+	$(BIN)/python -m benchmarks.papers.known_items
 
 bench-papers: setup ## benchmark: papers as PDF vs the same text (../shared/data/pdfgold): extraction, arr index, page-level nDCG
-	$(BIN)/python -m benchmarks.papers
+	$(BIN)/python -m benchmarks.papers.papers
 
 replay: setup ## controlled LLM scenarios (data/gold) through the real client against the local scripted HTTPS fake
 	$(BIN)/python -m benchmarks.llm.replay
@@ -63,29 +63,29 @@ bench-llm: setup ## benchmark: the LLM planner and reranker with a real model (l
 	$(BIN)/python -m benchmarks.llm.bench
 
 bench-grep: setup ## benchmark: grep channel vs plain rg -n on an installed package (>= 50 MB)
-	$(BIN)/python -m benchmarks.grep
+	$(BIN)/python -m benchmarks.speed.grep
 
 bench-vector: setup ## benchmark: vector indexing throughput and query latency on SciFact (minutes)
-	$(BIN)/python -m benchmarks.vector
+	$(BIN)/python -m benchmarks.speed.vector
 
 bench-concurrency: setup ## benchmark: parallel vs sequential rounds, shared-router throughput
-	$(BIN)/python -m benchmarks.concurrency
+	$(BIN)/python -m benchmarks.speed.concurrency
 
 bench-scale: setup ## benchmark: index and warm search on trees of 600 to 33,000 files (many minutes)
-	$(BIN)/python -m benchmarks.scale
+	$(BIN)/python -m benchmarks.speed.scale
 
 bench-cold: setup ## benchmark: a cold arr search on the real folder of bench-papers (snapshot vs Chroma), library first/warm, the vector read path at 1x/2x/4x
-	$(BIN)/python -m benchmarks.cold
+	$(BIN)/python -m benchmarks.speed.cold
 
 bench-scaleout: setup ## benchmark: vector indexing into one Chroma server, one vs two processes
-	$(BIN)/python -m benchmarks.scaleout
+	$(BIN)/python -m benchmarks.speed.scaleout
 
 bench-secrets: setup ## benchmark: secret rules on nine installed packages, every withheld file listed; then inputs written to make a rule slow
-	$(BIN)/python -m benchmarks.secrets
-	$(BIN)/python -m benchmarks.adversarial
+	$(BIN)/python -m benchmarks.safety.secrets
+	$(BIN)/python -m benchmarks.safety.adversarial
 
 bench-freshness: setup ## benchmark: full index and edit-to-fresh-answer on a >= 10,000-file tree
-	$(BIN)/python -m benchmarks.freshness
+	$(BIN)/python -m benchmarks.speed.freshness
 
 clean: ## remove derived indexes and run folders (never the memory store)
 	rm -rf outputs data/demo/.index

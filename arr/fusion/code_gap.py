@@ -14,7 +14,7 @@ evidence.
 Code is told from prose by its marks, counted per letter: the characters ``_={};#`` and a
 call or index (``(`` or ``[`` not opened after a space or line break: ``f(x)``, ``a[0]``;
 prose puts a space before its brackets: "(IL-6)", "[12]"). Measured on the top-10 snippets of
-150 queries per collection (``benchmarks.fusion``):
+150 queries per collection (``benchmarks.retrieval.fusion``):
 
 - SciFact abstracts: 0.000 / 0.003 / 0.010 (50th / 95th / 99th percentile);
 - functions, 1st / 5th / 50th percentile: CoSQA 0.010 / 0.022 / 0.058, networkx 0.034 / 0.051
@@ -97,6 +97,6 @@ def head_is_tree(rankings: Mapping[str, Sequence[EvidenceChunk]], channels: Sequ
     and the question a web search (CoSQA: +0.05 nDCG@10); on a researcher's own tree the
     questions are written in the tree's own words (a maintainer's "fix autodoc crash on
     __slots__"), and down-weighting bm25 there cost 0.035 on Sphinx's 1,126 fix descriptions
-    (benchmarks.wsgold), so a tree's chunks keep their lexical weight."""
+    (benchmarks.retrieval.wsgold), so a tree's chunks keep their lexical weight."""
     head = [c for name in channels for c in rankings.get(name, ())[:HEAD]]
     return 2 * sum(1 for c in head if c.location.path) > len(head)

@@ -12,8 +12,8 @@ performance predictor in the spirit of score-gap predictors: a channel's weight 
 head stands out of its own list (mean z-score of its top 3, floored at 0), rescaled to mean 1
 over the channels and floored at ``STANDOUT_MIN_WEIGHT`` (a channel that answered never weighs
 nothing). A channel whose best answers are barely better than its hundredth answer is
-probably guessing. Measured in ``benchmarks.fusion`` (README): it helps where both channels are
-good and does not rescue a collection where one channel is weak throughout.
+probably guessing. Measured in ``benchmarks.retrieval.fusion`` (README): it helps where both
+channels are good and does not rescue a collection where one channel is weak throughout.
 
 ``code_gap_weight`` (null: off) lowers the lexical channels to that weight for a query in plain
 words whose lexical head is code (the vocabulary gap of code search, :mod:`arr.fusion.code_gap`);
@@ -165,10 +165,11 @@ WEIGHTINGS = ("equal", "standout")
 
 # The defaults are conf/fusion/wsum.yaml's (a test pins them equal); where fitted ones came from:
 FITTED_ON = (
-    "code_gap_weight 0.2: CoSQA dev, grid 0.0-1.0 (benchmarks.fusion); file_support 0.5: wsgold "
-    "Sphinx and Werkzeug, grid 0.0-0.5 (benchmarks.wsgold); path_weight 0.6: wsgold Sphinx, grid "
-    "0.0-1.0, checked on Werkzeug (benchmarks.wsgold); page_support 0.0: papersdev known items, "
-    "grid 0/0.2/0.5, checked on pdfgold (benchmarks.known_items, benchmarks.papers)"
+    "code_gap_weight 0.2: CoSQA dev, grid 0.0-1.0 (benchmarks.retrieval.fusion); "
+    "file_support 0.5: wsgold Sphinx and Werkzeug, grid 0.0-0.5 (benchmarks.retrieval.wsgold); "
+    "path_weight 0.6: wsgold Sphinx, grid 0.0-1.0, checked on Werkzeug "
+    "(benchmarks.retrieval.wsgold); page_support 0.0: papersdev known items, grid 0/0.2/0.5, "
+    "checked on pdfgold (benchmarks.papers.known_items, benchmarks.papers.papers)"
 )
 
 

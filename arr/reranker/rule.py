@@ -11,10 +11,10 @@ position), so evidence without any bonus keeps the fused order:
   shared by many snippets, not the target;
 - ``agreement``: number of channels beyond the first that ranked the evidence.
 
-Defaults follow the ablation in ``benchmarks.fusion`` and the demo gold set (README, "Fusion"):
-only the symbol bonus helped (demo +0.006 nDCG@10); the phrase bonus changed nothing on four
-gold sets and the agreement bonus cost up to 0.027 (demo) and 0.016 (CoSQA), so both are 0 by
-default and stay available as options.
+Defaults follow the ablation in ``benchmarks.retrieval.fusion`` and the demo gold set (README,
+"Fusion"): only the symbol bonus helped (demo +0.006 nDCG@10); the phrase bonus changed nothing
+on four gold sets and the agreement bonus cost up to 0.027 (demo) and 0.016 (CoSQA), so both are
+0 by default and stay available as options.
 
 Both read the whole chunk or passage when its channel kept it (``EvidenceChunk.full_text``),
 not the snippet: a snippet is a window around one matching line, and an identifier 30 lines

@@ -33,8 +33,8 @@ from pathlib import Path
 from typing import Any
 
 from arr.compose.library import PROJECT_ROOT
-from benchmarks.core import bench_out
-from benchmarks.wsgold import wsgold_dir
+from benchmarks.common.core import bench_out
+from benchmarks.retrieval.wsgold import wsgold_dir
 
 
 @contextmanager

@@ -10,7 +10,7 @@ import time
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from benchmarks.core import percentile
+from benchmarks.common.core import percentile
 from benchmarks.llm.replay import Scenario
 
 TIMEOUT_CODES = ("llm_timeout", "planner_timeout")

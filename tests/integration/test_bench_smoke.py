@@ -20,22 +20,22 @@ REPO = Path(__file__).resolve().parents[2]
 # make target -> (module, a line its output must hold)
 SMOKE = {
     "bench": ("benchmarks", "BM25 through the Router"),
-    "bench-wsgold": ("benchmarks.wsgold", ""),
-    "bench-papers": ("benchmarks.papers", "pdf - text"),
+    "bench-wsgold": ("benchmarks.retrieval.wsgold", ""),
+    "bench-papers": ("benchmarks.papers.papers", "pdf - text"),
     "bench-llm": ("benchmarks.llm.bench", "x the deadline"),
-    "bench-index": ("benchmarks.index", "estimate for 10,000 such files"),
-    "bench-grep": ("benchmarks.grep", "matches: channel"),
-    "bench-vector": ("benchmarks.vector", "ratio p50 Router/raw"),
-    "bench-concurrency": ("benchmarks.concurrency", "client thread(s)"),
-    "bench-scale": ("benchmarks.scale", "T   files"),
-    "bench-scaleout": ("benchmarks.scaleout", "speed-up with two indexing processes"),
-    "bench-secrets": ("benchmarks.secrets", "withheld per 10,000 text files"),
-    "bench-freshness": ("benchmarks.freshness", "edit-to-answer best"),
+    "bench-index": ("benchmarks.speed.index", "estimate for 10,000 such files"),
+    "bench-grep": ("benchmarks.speed.grep", "matches: channel"),
+    "bench-vector": ("benchmarks.speed.vector", "ratio p50 Router/raw"),
+    "bench-concurrency": ("benchmarks.speed.concurrency", "client thread(s)"),
+    "bench-scale": ("benchmarks.speed.scale", "T   files"),
+    "bench-scaleout": ("benchmarks.speed.scaleout", "speed-up with two indexing processes"),
+    "bench-secrets": ("benchmarks.safety.secrets", "withheld per 10,000 text files"),
+    "bench-freshness": ("benchmarks.speed.freshness", "edit-to-answer best"),
     # without an indexed real folder it says so (test_cold_bench_runs_on_a_tiny_folder runs it)
-    "bench-cold": ("benchmarks.cold", "no indexed real folder"),
-    "bench-identity": ("benchmarks.identity", "ARR citation right"),
+    "bench-cold": ("benchmarks.speed.cold", "no indexed real folder"),
+    "bench-identity": ("benchmarks.papers.identity", "ARR citation right"),
     # without pdftotext (poppler-utils) it says so; with it, a tiny folder is asked
-    "bench-known": ("benchmarks.known_items", "known items"),
+    "bench-known": ("benchmarks.papers.known_items", "known items"),
 }
 
 
@@ -170,7 +170,7 @@ def test_grep_bench_runs_on_a_small_tree(tmp_path: Path) -> None:
             f"class M{i}:\n    def __init__(self):\n        raise ValueError('x{i}')\n"
         )
     done = subprocess.run(
-        [sys.executable, "-m", "benchmarks.grep"],
+        [sys.executable, "-m", "benchmarks.speed.grep"],
         capture_output=True,
         text=True,
         timeout=300,
@@ -192,7 +192,7 @@ def test_workspace_gold_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
         "ARR_WSGOLD": str(tmp_path / "sets"),
         "HF_HUB_OFFLINE": "1",
     }
-    out = run_bench(["benchmarks.wsgold", "tiny"], env).stdout
+    out = run_bench(["benchmarks.retrieval.wsgold", "tiny"], env).stdout
     assert "## tiny (3 questions, file level)" in out, out[-2000:]
     for row in ("| bm25 |", "| plain RRF (all three) |", "| default (planned, fused, reranked) |"):
         assert row in out
@@ -202,7 +202,7 @@ def test_workspace_gold_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
 
 
 def test_workspace_gold_bench_says_when_its_data_is_absent(tmp_path: Path) -> None:
-    from benchmarks import wsgold
+    from benchmarks.retrieval import wsgold
 
     if (wsgold.wsgold_dir("werkzeug") / "gold.jsonl").is_file():
         ranked = wsgold.PlainRg(wsgold.wsgold_dir("werkzeug") / "tree").rank("form parser")
@@ -273,7 +273,7 @@ def test_papers_bench_runs_on_a_tiny_set(tmp_path: Path) -> None:
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
-    out = run_bench(["benchmarks.papers"], env).stdout
+    out = run_bench(["benchmarks.papers.papers"], env).stdout
     assert "pdfium (shipped, worker)" in out and "arr index: lexical ready" in out, out[-3000:]
     rows = re.findall(r"^   (default|bm25)\s+(text|pdf)\s+([0-9.]+)", out, re.M)
     assert len(rows) == 4 and all(float(score) > 0.5 for _, _, score in rows), out[-3000:]
@@ -327,7 +327,7 @@ def test_cold_bench_runs_on_a_tiny_folder(tmp_path: Path) -> None:
     subprocess.run([*cli, "index"], cwd=folder, env=env, check=True, capture_output=True)
     env |= {"ARR_BENCH_OUT": str(tmp_path / "out"), "ARR_BENCH_COLD_FOLDER": str(folder)}
     (tmp_path / "out").mkdir()
-    done = run_bench(["benchmarks.cold"], env)
+    done = run_bench(["benchmarks.speed.cold"], env)
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     for line in ("1. cold `arr search`", "prose", "2. library mode", "4x", "4. the folder 2x"):
         assert line in done.stdout, done.stdout
@@ -337,7 +337,7 @@ def test_adversarial_bench_runs_and_prints_its_figures() -> None:
     """Part of make bench-secrets (figures, not timed assertions: docs/benchmarks.md has them)."""
     env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     env.pop("ARR_WORKSPACE", None)
-    done = run_bench(["benchmarks.adversarial"], env)
+    done = run_bench(["benchmarks.safety.adversarial"], env)
     assert "Traceback" not in done.stderr, done.stderr[-2000:]
     assert re.search(r"slowest: [\d.]+ s", done.stdout), done.stdout
     assert len(re.findall(r"\([\d.]+x the deadline\)", done.stdout)) == 3, done.stdout

@@ -15,7 +15,7 @@ from arr.embedder.hashing import HashingEmbedder
 from arr.models import QueryPlan
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma_http import ChromaHttpStore
-from benchmarks.scaleout import start_server, stop
+from benchmarks.speed.scaleout import start_server, stop
 from tests.conftest import SCOPE_A, FakeTool, make_router
 from tests.integration.test_vector_tool import workspace
 

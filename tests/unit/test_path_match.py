@@ -17,7 +17,7 @@ from arr.router.router import RetrievalRouter
 from arr.tools.bm25 import BM25Tool
 from arr.tools.grep import GrepTool
 from arr.workspace.workspace import Workspace
-from benchmarks.core import shipped_stage
+from benchmarks.common.core import shipped_stage
 from tests.conftest import SCOPE_A, file_workspace
 
 

@@ -10,7 +10,7 @@ from arr.planner.rule import RuleQueryPlanner
 from arr.query.snippets import centred, highlights
 from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
-from benchmarks.core import (
+from benchmarks.common.core import (
     plain_wsum,  # the class's tuned defaults off
     shipped_stage,
 )

@@ -9,7 +9,7 @@ import pytest
 
 from arr.fusion.dbsf import DBSFFusion
 from arr.fusion.norms import dbsf, min_max, min_max_floor, zmuv
-from benchmarks.core import plain_wsum  # the class's tuned defaults off
+from benchmarks.common.core import plain_wsum  # the class's tuned defaults off
 from tests.conftest import chunk
 
 

@@ -28,8 +28,8 @@ import sysconfig
 import time
 from pathlib import Path
 
-from benchmarks.core import bench_out
-from benchmarks.freshness import DEFAULT_PACKAGES
+from benchmarks.common.core import bench_out
+from benchmarks.speed.freshness import DEFAULT_PACKAGES
 
 _LARGE = tuple(name for name in DEFAULT_PACKAGES if name != "networkx")  # the freshness tree's
 SIZES: dict[str, tuple[str, ...]] = {

@@ -28,7 +28,7 @@ from pathlib import Path
 import numpy as np
 
 from arr.workspace.locations import PACKAGE_DIR
-from benchmarks.core import bench_out, ndcg_at_10, read_qrels, read_queries, scifact_dir
+from benchmarks.common.core import bench_out, ndcg_at_10, read_qrels, read_queries, scifact_dir
 
 SHARED = PACKAGE_DIR.parent.parent / "shared" / "data"
 SLICES = 4
@@ -50,7 +50,7 @@ def embedders() -> dict[str, object]:
     """The issue's fp32 path (unfused export, in the bench's cache), fp32 now and the shipped
     default (both from the user's model cache)."""
     from arr.embedder.onnx import OnnxEmbedder, export_onnx
-    from benchmarks.core import shipped_stage
+    from benchmarks.common.core import shipped_stage
 
     before = OnnxEmbedder(
         quantize=False, batch_size=32, batch_tokens=10**9, cache_dir=bench_out() / "unfused"

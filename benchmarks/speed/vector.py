@@ -29,7 +29,7 @@ from arr.router.router import RetrievalRouter
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma import ChromaStore
 from arr.workspace.workspace import Workspace
-from benchmarks.core import (
+from benchmarks.common.core import (
     BENCH_SCOPE,
     bench_out,
     ndcg_at_10,

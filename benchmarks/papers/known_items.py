@@ -33,7 +33,7 @@ import sys
 from collections import Counter
 from pathlib import Path
 
-from benchmarks.identity import DEFAULT
+from benchmarks.papers.identity import DEFAULT
 
 SEED = 11
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -192,6 +192,6 @@ def _by_path(search):  # type: ignore[no-untyped-def]
 
 
 if __name__ == "__main__":
-    from benchmarks.core import bench_out
+    from benchmarks.common.core import bench_out
 
     sys.exit(bench_known_items(bench_out() / "papers") or 0)

@@ -32,7 +32,7 @@ from arr.tools.grep import GrepTool
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma import ChromaStore
 from arr.workspace.workspace import Workspace
-from benchmarks.core import BENCH_SCOPE, bench_out, percentile, read_queries, scifact_dir
+from benchmarks.common.core import BENCH_SCOPE, bench_out, percentile, read_queries, scifact_dir
 
 
 def build_tools(data: Path) -> dict[str, object]:

@@ -10,8 +10,8 @@ query's words they hold, then by how often). Scored at file level (each file at 
 its first item): nDCG@10, Recall@10, MRR@10, with paired randomisation tests of the default
 against each baseline.
 
-Run: ``python -m benchmarks.wsgold [werkzeug|sphinx ...] [--limit N]`` (indexes built on first
-use under outputs/bench/wsgold; the vector index of Sphinx takes minutes).
+Run: ``python -m benchmarks.retrieval.wsgold [werkzeug|sphinx ...] [--limit N]`` (indexes built
+on first use under outputs/bench/wsgold; the vector index of Sphinx takes minutes).
 """
 
 from __future__ import annotations
@@ -33,7 +33,7 @@ from arr.compose.library import PROJECT_ROOT
 from arr.eval.metrics import mrr_at, ndcg_at, recall_at
 from arr.eval.stats import randomization_test
 from arr.models import EvidenceChunk, ScopeKey
-from benchmarks.core import bench_out, shared_texts, shipped_embedder, shipped_stage
+from benchmarks.common.core import bench_out, shared_texts, shipped_embedder, shipped_stage
 
 OUT = bench_out() / "wsgold"
 SETS = ("werkzeug", "sphinx")

@@ -5,11 +5,12 @@ Builds the SciFact vector index with passages (``tools.vector.passages``) into
 outputs/bench/passages (about 10 minutes on 2 cores) and prints: share of units longer than the
 model reads, passages per unit, the longest passage in word pieces, embedding throughput, and
 nDCG@10 / Recall@100 of the vector channel alone and of the default hybrid (bm25 + vector,
-min-max CombSUM), to compare with whole-chunk embedding (``python -m benchmarks.fusion``). The
-code tree part counts, with the model's tokenizer, how many 40-line chunks of
-outputs/bench/freshness/tree (``make bench-freshness``) would be truncated before and after.
+min-max CombSUM), to compare with whole-chunk embedding
+(``python -m benchmarks.retrieval.fusion``). The code tree part counts, with the model's
+tokenizer, how many 40-line chunks of outputs/bench/freshness/tree (``make bench-freshness``)
+would be truncated before and after.
 
-Run: ``python -m benchmarks.passages``.
+Run: ``python -m benchmarks.retrieval.passages``.
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ import statistics
 import time
 
 from arr.eval.metrics import ndcg_at, recall_at
-from benchmarks.core import (
+from benchmarks.common.core import (
     BENCH_SCOPE,
     bench_out,
     plain_wsum,

@@ -3,7 +3,7 @@
 Figures: model load (ONNX from its cached export; the first export is timed separately), query
 embedding latency p50/p95, indexing docs/s, cosine agreement, and SciFact vector nDCG@10 with
 exact search over a corpus of every judged document plus random others (ARR_BENCH_ONNX_DOCS,
-default 1,000), with the 300 test claims. Run: ``python -m benchmarks.onnx``.
+default 1,000), with the 300 test claims. Run: ``python -m benchmarks.speed.onnx``.
 """
 
 from __future__ import annotations
@@ -15,7 +15,14 @@ import time
 
 import numpy as np
 
-from benchmarks.core import bench_out, ndcg_at_10, percentile, read_qrels, read_queries, scifact_dir
+from benchmarks.common.core import (
+    bench_out,
+    ndcg_at_10,
+    percentile,
+    read_qrels,
+    read_queries,
+    scifact_dir,
+)
 
 
 def main() -> None:

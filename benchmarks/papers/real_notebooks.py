@@ -141,6 +141,6 @@ def bench_real_notebooks(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    from benchmarks.core import bench_out
+    from benchmarks.common.core import bench_out
 
     sys.exit(bench_real_notebooks(bench_out() / "papers") or 0)

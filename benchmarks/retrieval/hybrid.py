@@ -1,7 +1,7 @@
 """Benchmark: warm hybrid search (bm25 + vector, rule planner, RRF, rule reranker) on SciFact,
 p50/p95 over the 300 test claims, against the bm25 channel alone through the same Router.
 The vector index (embedder=onnx, exact search) is built once into outputs/bench/hybrid
-(about 7 minutes on 2 cores). Run: ``python -m benchmarks.hybrid``; with
+(about 7 minutes on 2 cores). Run: ``python -m benchmarks.retrieval.hybrid``; with
 ``ARR_BENCH_QUANTIZE=1`` the same with the int8 embedder (``embedder.quantize=true``, its own
 index in outputs/bench/hybrid-int8). nDCG@10 of the hybrid answers is printed with each run.
 """
@@ -12,7 +12,7 @@ import os
 import statistics
 import time
 
-from benchmarks.core import (
+from benchmarks.common.core import (
     BENCH_SCOPE,
     bench_out,
     ndcg_at_10,
@@ -22,7 +22,7 @@ from benchmarks.core import (
     read_queries,
     scifact_dir,
 )
-from benchmarks.table import record, render
+from benchmarks.common.table import record, render
 
 
 def main() -> None:

@@ -24,7 +24,7 @@ import tempfile
 import time
 from pathlib import Path
 
-from benchmarks.core import bench_out
+from benchmarks.common.core import bench_out
 
 PARTS = {"a": "community", "b": "shortest_paths"}
 

@@ -10,7 +10,7 @@ changed chunks only (``embedded`` vs ``documents``). Then the cost of knowing th
 fresh on unchanged-tree searches, walking before each search vs watching the tree (inotify,
 ``Router.watch_changes``), and the edit loop again while watched.
 
-Run: ``python -m benchmarks.freshness`` (``make bench-freshness``); ARR_BENCH_PACKAGES names
+Run: ``python -m benchmarks.speed.freshness`` (``make bench-freshness``); ARR_BENCH_PACKAGES names
 the packages to copy (default: transformers sympy pandas numpy scipy sklearn networkx matplotlib).
 """
 
@@ -30,7 +30,7 @@ from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
 from arr.tools.bm25 import BM25Tool
 from arr.workspace.workspace import Workspace
-from benchmarks.core import bench_out
+from benchmarks.common.core import bench_out
 
 SCOPE = ScopeKey(
     team_id="bench",
@@ -123,7 +123,7 @@ def main() -> int:
     router.watch_changes()
     router.search("attention mask", SCOPE)  # the first check walks once and starts watching
     watched = unchanged("watched (inotify)")
-    from benchmarks.table import record
+    from benchmarks.common.table import record
 
     record("freshness check per search, big tree (watched)", watched[0], "ms", walked[0], "walk")
     record("warm lexical search p50, big tree (watched)", watched[1], "ms", walked[1], "walk")

@@ -174,7 +174,7 @@ def identities(folder: Path, texts: dict[str, list[str]]) -> str:
             f"{cited} ({cited / max(read, 1):.0%})")  # fmt: skip
 
 
-TITLE_GOLD = Path(__file__).parent / "gold" / "real_titles.jsonl"
+TITLE_GOLD = Path(__file__).parents[1] / "gold" / "real_titles.jsonl"
 EXTRA_WORDS = 3  # a version, a parenthesis, a footnote's word after the title: still the title
 
 
@@ -278,6 +278,6 @@ def bench_real_folder(out: Path) -> None:
 
 
 if __name__ == "__main__":
-    from benchmarks.core import bench_out
+    from benchmarks.common.core import bench_out
 
     sys.exit(bench_real_folder(bench_out() / "papers") or 0)

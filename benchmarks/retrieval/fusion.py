@@ -3,16 +3,16 @@
 Collections: SciFact test (and its train split, which fitted parameters may use), CoSQA dev
 (``../shared/data/cosqa_dev``; natural-language queries against Python functions, where BM25 is
 far weaker than the dense channel) and a code-search set built here from an installed package's
-docstrings (:mod:`benchmarks.codesearch`). For every query the bm25 and vector channels are run
-once through the Router (rule planner forced to plan both, top 100 each) and their rankings are
-recorded; every fusion method and reranker variant is then applied to the same recorded lists,
-so differences come from the method alone. Printed per collection: nDCG@10, Recall@100, MRR@10,
-the p50 cost of the fusion step, and paired randomisation tests of the default against the best
-single channel and plain RRF; then the share of queries the rule planner routes lexical-only and
-their nDCG@10 routed vs always-hybrid.
+docstrings (:mod:`benchmarks.retrieval.codesearch`). For every query the bm25 and vector
+channels are run once through the Router (rule planner forced to plan both, top 100 each) and
+their rankings are recorded; every fusion method and reranker variant is then applied to the
+same recorded lists, so differences come from the method alone. Printed per collection:
+nDCG@10, Recall@100, MRR@10, the p50 cost of the fusion step, and paired randomisation tests of
+the default against the best single channel and plain RRF; then the share of queries the rule
+planner routes lexical-only and their nDCG@10 routed vs always-hybrid.
 
-Run: ``python -m benchmarks.fusion [collection ...]`` (vector indexes are built on first use
-under outputs/bench/fusion; SciFact reuses outputs/bench/hybrid).
+Run: ``python -m benchmarks.retrieval.fusion [collection ...]`` (vector indexes are built on
+first use under outputs/bench/fusion; SciFact reuses outputs/bench/hybrid).
 """
 
 from __future__ import annotations
@@ -31,8 +31,7 @@ from arr.eval.metrics import mrr_at, ndcg_at, recall_at
 from arr.eval.stats import randomization_test
 from arr.fusion.common import fuse
 from arr.models import EvidenceChunk, ScopeKey
-from benchmarks.codesearch import codesearch_dir
-from benchmarks.core import (
+from benchmarks.common.core import (
     BENCH_SCOPE,
     bench_out,
     percentile,
@@ -44,10 +43,12 @@ from benchmarks.core import (
     shipped_embedder,
     shipped_stage,
 )
+from benchmarks.retrieval.codesearch import codesearch_dir
 
 OUT = bench_out() / "fusion"
-# Code-search sets built here from installed packages (benchmarks.codesearch): networkx was the
-# first; pandas and matplotlib were added as held-out sets for the code-gap weighting.
+# Code-search sets built here from installed packages (benchmarks.retrieval.codesearch):
+# networkx was the first; pandas and matplotlib were added as held-out sets for the code-gap
+# weighting.
 CODESEARCH_PACKAGES = ("networkx", "pandas", "matplotlib")
 Rankings = dict[str, list[EvidenceChunk]]
 
@@ -135,7 +136,7 @@ def record(collection: Collection) -> list[Recorded]:
     from arr.workspace.workspace import Workspace
 
     if collection.name in CODESEARCH_PACKAGES and not (collection.root / "corpus.jsonl").exists():
-        from benchmarks.codesearch import build
+        from benchmarks.retrieval.codesearch import build
 
         build(collection.name, 3000, 300)
     base = collection.index_dir

@@ -15,8 +15,8 @@ gold at file level for the text and at page level for the PDFs (``x.pdf#page=8``
    outputs, a plot and an error): vector passages of the raw JSON cut by lines (before the
    readers) against one unit per cell, with the shipped embedder's token counts, and the
    base64 bytes left in the indexed text.
-5. A real folder of PDFs nobody here made (:mod:`benchmarks.real_folder`), and 6. real
-   notebooks (:mod:`benchmarks.real_notebooks`): known-item questions, ARR beside the
+5. A real folder of PDFs nobody here made (:mod:`benchmarks.papers.real_folder`), and 6. real
+   notebooks (:mod:`benchmarks.papers.real_notebooks`): known-item questions, ARR beside the
    simplest script (bm25s over ``pdftotext`` pages, over nbformat cells).
 
 Indexes live under ``outputs/bench/papers`` (rebuilt when stale, as ``arr index`` decides).
@@ -32,8 +32,8 @@ import time
 from pathlib import Path
 
 from arr.compose.library import PROJECT_ROOT
+from benchmarks.common.core import bench_out
 from benchmarks.common.workspace import bench_index, paper_workspace
-from benchmarks.core import bench_out
 
 GOAL_PAGES_PER_S = 50.0
 GOAL_VS_PDFTOTEXT = 1.5
@@ -118,7 +118,7 @@ def bench_extraction(volumes: list[Path]) -> dict[str, float]:
 def evaluate(folder: Path, gold: Path, overrides: list[str]) -> dict[str, float]:
     import arr
     from arr.eval.runner import judged_places
-    from benchmarks.core import ndcg_at_10
+    from benchmarks.common.core import ndcg_at_10
 
     router = arr.load_router(
         overrides=["planner.top_k=100", "fusion.top_k=100", *overrides], workspace=folder
@@ -175,7 +175,7 @@ def bench_notebooks() -> None:
     from arr.tools.passages import split_all
     from arr.workspace.documents import unit_documents
     from arr.workspace.sources import chunk_lines
-    from benchmarks.core import shipped_embedder
+    from benchmarks.common.core import shipped_embedder
 
     embedder, _ = shipped_embedder()
     count, budget = embedder.token_counts, int(embedder.max_tokens)  # type: ignore[attr-defined]
@@ -198,13 +198,13 @@ def bench_notebooks() -> None:
 
 
 def main() -> int:
-    from benchmarks.real_notebooks import bench_real_notebooks
+    from benchmarks.papers.real_notebooks import bench_real_notebooks
 
     data = pdfgold_dir()
     if not (data / "volumes").is_dir():
         print(f"bench-papers: {data} not found (set ARR_PDFGOLD); the typeset volumes not measured")
         bench_notebooks()
-        from benchmarks.real_folder import bench_real_folder
+        from benchmarks.papers.real_folder import bench_real_folder
 
         bench_real_folder(bench_out() / "papers")  # a real folder needs no ../shared
         bench_real_notebooks(bench_out() / "papers")
@@ -241,7 +241,7 @@ def main() -> int:
         verdict = "met" if gap >= -0.01 else "NOT met"
         print(f"   {label}: pdf - text = {gap:+.3f} (goal >= -0.010: {verdict})")
     bench_notebooks()
-    from benchmarks.real_folder import bench_real_folder
+    from benchmarks.papers.real_folder import bench_real_folder
 
     bench_real_folder(out)
     bench_real_notebooks(out)

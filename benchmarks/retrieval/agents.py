@@ -1,6 +1,7 @@
 """Benchmark: what an agent or a person feels. Cold ``arr search`` wall time (lexical and
 hybrid) against ``python -c pass``, and the MCP ``search`` round trip against a warm router's
-own search time, on a private copy of the demo workspace. Run: ``python -m benchmarks.agents``.
+own search time, on a private copy of the demo workspace. Run:
+``python -m benchmarks.retrieval.agents``.
 """
 
 from __future__ import annotations
@@ -14,8 +15,8 @@ import time
 from pathlib import Path
 
 from arr.compose.library import PROJECT_ROOT
-from benchmarks.core import percentile
-from benchmarks.table import record
+from benchmarks.common.core import percentile
+from benchmarks.common.table import record
 
 # A user's interpreter keeps compiled bytecode (pip compiles an installed wheel): a machine
 # that sets PYTHONDONTWRITEBYTECODE would time the compiling of ~120 modules (0.1 s) instead.
@@ -114,6 +115,6 @@ def main() -> None:
 
 if __name__ == "__main__":
     main()
-    from benchmarks.table import render
+    from benchmarks.common.table import render
 
     print(render())

@@ -214,7 +214,7 @@ def bench_scifact(top_k: int = 10, repeats: int = 8) -> None:
     )
     print(f"  raw bm25s        {raw_qps:8.1f} q/s   nDCG@10 {raw_ndcg:.4f}")
     print(f"  through Router   {routed_qps:8.1f} q/s   nDCG@10 {routed_ndcg:.4f}")
-    from benchmarks.table import record
+    from benchmarks.common.table import record
 
     record(
         "BM25 through the Router, SciFact", routed_qps, "q/s", raw_qps, "raw bm25s", ">= 0.9x raw"
@@ -247,7 +247,7 @@ def bench_demo(repeats: int = 20) -> None:
                 started = time.perf_counter()
                 router.search(case["query"], case["scope"])
                 latencies.append((time.perf_counter() - started) * 1000)
-    from benchmarks.table import record
+    from benchmarks.common.table import record
 
     record("demo full search p50 (warm)", percentile(latencies, 0.5), "ms")
     record("demo full search p95 (warm)", percentile(latencies, 0.95), "ms")

@@ -28,7 +28,7 @@ import unicodedata
 from collections import Counter
 from pathlib import Path
 
-DEFAULT = Path(__file__).resolve().parents[1].parent / "shared" / "data" / "papersdev"
+DEFAULT = Path(__file__).resolve().parents[2].parent / "shared" / "data" / "papersdev"
 
 
 def words(text: str) -> list[str]:

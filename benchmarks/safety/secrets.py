@@ -18,7 +18,7 @@ import time
 from pathlib import Path
 
 from arr.safety.rules import credential_kind, is_sensitive_name
-from benchmarks.freshness import DEFAULT_PACKAGES
+from benchmarks.speed.freshness import DEFAULT_PACKAGES
 
 PACKAGES = ("torch", *DEFAULT_PACKAGES)  # the freshness bench's packages and torch
 MAX_FILE_BYTES = 2_000_000  # the grep channel's default cap

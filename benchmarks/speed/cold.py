@@ -32,7 +32,7 @@ from typing import Any
 
 import numpy as np
 
-from benchmarks.core import bench_out, percentile
+from benchmarks.common.core import bench_out, percentile
 
 IDENTIFIERS = ("fancyhead", "pdfpageheight", "marginparwidth")
 PROSE = (
@@ -52,7 +52,7 @@ GNU_TIME = "/usr/bin/time" if Path("/usr/bin/time").is_file() else None
 
 def _run(command: list[str], cwd: Path) -> tuple[float, float]:
     """(wall seconds, peak RSS MB) of one child process."""
-    # with compiled bytecode, as a user's interpreter has it (see benchmarks.agents.ENV)
+    # with compiled bytecode, as a user's interpreter has it (see benchmarks.retrieval.agents.ENV)
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     env |= {"HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
     with tempfile.NamedTemporaryFile("r", suffix=".rss") as rss:

@@ -5,7 +5,7 @@ docstring removed) and the first sentence of its docstring becomes a natural-lan
 whose one relevant document is that function. Lexical and semantic channels differ widely on
 such a collection, which is what fusion robustness is measured on::
 
-    python -m benchmarks.codesearch [package] [max_docs] [queries]
+    python -m benchmarks.retrieval.codesearch [package] [max_docs] [queries]
     # -> outputs/bench/codesearch (networkx) or outputs/bench/codesearch-<package>
     arr eval eval=scifact workspace.root=outputs/bench/codesearch \\
         workspace.index_dir=outputs/index/codesearch pipeline=...
@@ -23,7 +23,7 @@ import sys
 import sysconfig
 from pathlib import Path
 
-from benchmarks.core import bench_out
+from benchmarks.common.core import bench_out
 
 _SENTENCE = re.compile(r"^(.+?[.!?])(\s|$)", re.S)
 

@@ -1,0 +1,2 @@
+"""Papers and notebooks: extraction, identity (title, authors, year, citation), known-item
+questions, real folders."""
