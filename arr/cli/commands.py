@@ -10,7 +10,7 @@ import contextlib
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arr import atomic_write, codes
 from arr.cli import skip_list
@@ -26,6 +26,9 @@ from arr.models import RouterResult, resolve_scope
 from arr.tools.contract import workspace_of
 from arr.tools.index_run import one_index_run
 from arr.workspace.opening import add_openings, scope_roots
+
+if TYPE_CHECKING:
+    from arr.router.router import RetrievalRouter
 
 
 def _scopes_to_index(container: dict[str, Any], named: dict[str, Any]) -> dict[str, Any]:
@@ -159,7 +162,7 @@ def for_disk(result: RouterResult) -> dict[str, Any]:
     return scrub(json.loads(result.model_dump_json()))
 
 
-def _search_one(router: Any, query: str, scope_name: str) -> RouterResult:
+def _search_one(router: RetrievalRouter, query: str, scope_name: str) -> RouterResult:
     return router.search(query, router.resolve_scope(scope_name))
 
 
