@@ -56,7 +56,11 @@ def describe(state: BuildState, channel: str) -> str:
         return f"{running} (reading the sources)"
     share = state.done / state.total if state.total else 0.0
     elapsed = max(0.0, time.time() - state.started)
-    left = f", about {_duration(elapsed * (1 - share) / share)} left" if state.done else ""
+    left = (
+        f", about {_duration(elapsed * (1 - share) / share)} left"
+        if 0 < state.done < state.total
+        else ""
+    )
     return f"{running}: {state.done:,} of {state.total:,} items embedded ({share:.0%}){left}"
 
 
