@@ -13,6 +13,8 @@ def default_scope(container: dict[str, Any], names: list[str]) -> str:
     ``default_scope`` (the first scope ``arr scope add`` made); else a ConfigError."""
     if len(names) == 1:
         return names[0]
+    if not names:
+        raise ConfigError("this workspace has no scope yet: add one with arr scope add NAME PATH")
     folder = (container.get("paths") or {}).get("workspace_dir")
     node = container.get("workspace") or {}
     if folder and str(node.get("_target_", "")).endswith("Workspace.from_file"):

@@ -363,3 +363,10 @@ def test_a_search_without_a_scope_uses_the_default_scope(project: Path) -> None:
     refused = arr("search", "bm25 retrieve", *FAST, cwd=project)
     assert refused.returncode == 2 and "scope is required" in refused.stderr
     assert "['a', 'b']" in refused.stderr
+
+
+def test_a_search_in_a_workspace_without_scopes_says_how_to_add_one(tmp_path: Path) -> None:
+    assert arr("init", cwd=tmp_path).returncode == 0
+    done = arr("search", "warmup", *FAST, cwd=tmp_path)
+    assert done.returncode == 2 and "arr scope add NAME PATH" in done.stderr, done.stderr
+    assert "Traceback" not in done.stderr
