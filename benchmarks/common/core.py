@@ -42,6 +42,20 @@ BENCH_SCOPE = ScopeKey(
 )
 
 
+def corpus_workspace(
+    root: Path, index_dir: Path, corpus: str = "corpus.jsonl", scope: str = "scifact"
+) -> Workspace:
+    """A one-scope workspace over a collection's corpus file (SciFact by default), its indexes
+    under ``index_dir``; no memory store is ever made there."""
+    return Workspace(
+        name="scifact",
+        root=root,
+        index_dir=index_dir,
+        memory_db=index_dir / "none.sqlite3",
+        scopes={scope: {"key": BENCH_SCOPE, "corpus": corpus}},
+    )
+
+
 def bench_out() -> Path:
     """Where benchmarks keep their caches and trees: ``$ARR_BENCH_OUT`` (the smoke tests point
     it at a temporary folder, so tiny inputs never replace a real cache), else
@@ -163,13 +177,7 @@ def bench_scifact(top_k: int = 10, repeats: int = 8) -> None:
     if not (data / "corpus.jsonl").is_file():
         print(f"[scifact] skipped: no corpus at {data} (set ARR_SCIFACT)")
         return
-    workspace = Workspace(
-        name="scifact",
-        root=data,
-        index_dir=bench_out() / "index",
-        memory_db=bench_out() / "none.sqlite3",
-        scopes={"scifact": {"key": BENCH_SCOPE, "corpus": "corpus.jsonl"}},
-    )
+    workspace = corpus_workspace(data, bench_out() / "index")
     tool = BM25Tool("bm25", workspace, top_k=top_k)
     if not tool.freshness(BENCH_SCOPE).fresh:
         started = time.perf_counter()

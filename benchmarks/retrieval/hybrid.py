@@ -15,6 +15,7 @@ import time
 from benchmarks.common.core import (
     BENCH_SCOPE,
     bench_out,
+    corpus_workspace,
     ndcg_at_10,
     percentile,
     plain_wsum,
@@ -33,18 +34,11 @@ def main() -> None:
     from arr.tools.bm25 import BM25Tool
     from arr.tools.vector import VectorTool
     from arr.vector_store.chroma import ChromaStore
-    from arr.workspace.workspace import Workspace
 
     quantize = os.environ.get("ARR_BENCH_QUANTIZE") == "1"
     data = scifact_dir()
     base = bench_out() / ("hybrid-int8" if quantize else "hybrid")
-    workspace = Workspace(
-        name="scifact",
-        root=data,
-        index_dir=base,
-        memory_db=base / "none.sqlite3",
-        scopes={"scifact": {"key": BENCH_SCOPE, "corpus": "corpus.jsonl"}},
-    )
+    workspace = corpus_workspace(data, base)
     bm25 = BM25Tool("bm25", workspace)
     vector = VectorTool(
         "vector",

@@ -23,6 +23,7 @@ from arr.eval.metrics import ndcg_at, recall_at
 from benchmarks.common.core import (
     BENCH_SCOPE,
     bench_out,
+    corpus_workspace,
     plain_wsum,
     read_qrels,
     read_queries,
@@ -61,17 +62,10 @@ def main() -> None:
     from arr.tools.bm25 import BM25Tool
     from arr.tools.vector import VectorTool
     from arr.vector_store.chroma import ChromaStore
-    from arr.workspace.workspace import Workspace
 
     data = scifact_dir()
     base = bench_out() / "passages"
-    workspace = Workspace(
-        name="scifact",
-        root=data,
-        index_dir=base,
-        memory_db=base / "none.sqlite3",
-        scopes={"scifact": {"key": BENCH_SCOPE, "corpus": "corpus.jsonl"}},
-    )
+    workspace = corpus_workspace(data, base)
     embedder = OnnxEmbedder(cache_dir=bench_out() / "hybrid" / "onnx", quantize=False)
     code_tree_share(embedder)
     units = list(workspace.corpus_documents(BENCH_SCOPE))

@@ -32,18 +32,19 @@ from arr.tools.grep import GrepTool
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma import ChromaStore
 from arr.workspace.workspace import Workspace
-from benchmarks.common.core import BENCH_SCOPE, bench_out, percentile, read_queries, scifact_dir
+from benchmarks.common.core import (
+    BENCH_SCOPE,
+    bench_out,
+    corpus_workspace,
+    percentile,
+    read_queries,
+    scifact_dir,
+)
 
 
 def build_tools(data: Path) -> dict[str, object]:
     bench = bench_out()
-    corpus = Workspace(
-        name="scifact",
-        root=data,
-        index_dir=bench / "index",
-        memory_db=bench / "none.sqlite3",
-        scopes={"s": {"key": BENCH_SCOPE, "corpus": "corpus.jsonl"}},
-    )
+    corpus = corpus_workspace(data, bench / "index", scope="s")
     vector_ws = corpus.model_copy(update={"index_dir": bench / "vector"})
     tree = Path(
         os.environ.get("ARR_GREP_TREE", Path(sysconfig.get_paths()["purelib"]) / "tqdm")

@@ -28,10 +28,10 @@ from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
 from arr.tools.vector import VectorTool
 from arr.vector_store.chroma import ChromaStore
-from arr.workspace.workspace import Workspace
 from benchmarks.common.core import (
     BENCH_SCOPE,
     bench_out,
+    corpus_workspace,
     ndcg_at_10,
     percentile,
     read_qrels,
@@ -40,22 +40,12 @@ from benchmarks.common.core import (
 )
 
 
-def beir_workspace(root: Path, corpus: str, index_dir: Path) -> Workspace:
-    return Workspace(
-        name="scifact",
-        root=root,
-        index_dir=index_dir,
-        memory_db=index_dir / "none.sqlite3",
-        scopes={"scifact": {"key": BENCH_SCOPE, "corpus": corpus}},
-    )
-
-
 def bench_throughput(data: Path, embedder: SentenceTransformerEmbedder, count: int) -> None:
     lines = (data / "corpus.jsonl").read_text().splitlines()[:count]
     with tempfile.TemporaryDirectory() as tmp:
         subset = Path(tmp) / "corpus.jsonl"
         subset.write_text("\n".join(lines) + "\n")
-        workspace = beir_workspace(Path(tmp), "corpus.jsonl", Path(tmp) / "index")
+        workspace = corpus_workspace(Path(tmp), Path(tmp) / "index")
         texts = [d.text for d in workspace.documents(BENCH_SCOPE)]
         started = time.perf_counter()
         embedder.model_object.encode(
@@ -75,7 +65,7 @@ def bench_throughput(data: Path, embedder: SentenceTransformerEmbedder, count: i
 
 def bench_full_index_and_queries(data: Path, embedder: SentenceTransformerEmbedder) -> None:
     index_dir = bench_out() / "vector"
-    workspace = beir_workspace(data, "corpus.jsonl", index_dir)
+    workspace = corpus_workspace(data, index_dir)
     tool = VectorTool(
         "vector",
         workspace,
