@@ -112,7 +112,9 @@ def _refuse_full_disk(reports: list[Any], index_dir: Path) -> None:
         )
 
 
-def _print_reports(reports: list[Any], skips: dict[str, list[list[str]]], run_dir: Path) -> None:
+def _print_reports(
+    reports: list[Any], skips: dict[str, list[tuple[str, str, str]]], run_dir: Path
+) -> None:
     """Each partition's line, then the skipped files (ten, then where the rest are)."""
     for report in reports:
         status = f"FAILED: {report.error}" if report.error else covered(report)
@@ -172,8 +174,9 @@ def run_search(
     if "query" not in texts:
         raise ConfigError('query is required: arr search query="..." scope=<name>')
     router = build_router(container)
+    workspace = workspace_of(router.tools)
     if not container.get("scope"):
-        container = {**container, "scope": default_scope(container, sorted(router.scopes))}
+        container = {**container, "scope": default_scope(workspace, sorted(router.scopes))}
     top_k = container.get("top_k")
     if top_k is not None:
         top_k = whole_number("top_k", top_k, 1, MAX_TOP_K)
@@ -182,7 +185,7 @@ def run_search(
     if top_k is not None:
         result = result.model_copy(update={"evidence": result.evidence[:top_k]})
     atomic_write.write_text(run_dir / "result.json", json.dumps(for_disk(result), indent=2))
-    roots = scope_roots(workspace_of(router.tools), result.scope)
+    roots = scope_roots(workspace, result.scope)
     if _as_json(container):  # the caller may see its own query; each place as it opens
         answer = json.loads(result.model_dump_json())
         add_openings(answer, list(result.evidence), roots, texts["query"])

@@ -1,6 +1,6 @@
-"""What the Router asks of a planner: ``plan``; one that plans after seeing evidence offers
-``next_round``; a stage that calls a model holds its ``client``, whose call budget is per run
-(``new_run``)."""
+"""What the Router asks of a planner beyond ``plan``: one that plans after seeing evidence
+offers ``next_round``; a stage that calls a model holds its ``client``, whose call budget is per
+run (``new_run``)."""
 
 from __future__ import annotations
 
@@ -8,11 +8,6 @@ from collections.abc import Mapping, Sequence
 from typing import Protocol, runtime_checkable
 
 from arr.models import Degradation, EvidenceChunk, ToolRound
-
-
-@runtime_checkable
-class Planner(Protocol):
-    def plan(self, query: str, tools: Mapping[str, str]) -> object: ...
 
 
 @runtime_checkable

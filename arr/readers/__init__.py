@@ -104,6 +104,11 @@ class Readers:
     def view(self, name: str, raw: bytes, within_s: float | None = None) -> View:
         """The view of a reader file's bytes (raises Unreadable, with its reason). With
         ``within_s``, a view not made by then raises :class:`NotReady` (the reading goes on)."""
+        return self._view(name, raw, within_s, None)
+
+    def _view(self, name: str, raw: bytes, within_s: float | None, key: str | None) -> View:
+        """:meth:`view`, with the content's ``key`` when the caller hashed it already (a
+        100 MB notebook is hashed once per read, not once per use)."""
         from arr.safety import file_rule
 
         suffix = suffix_of(name)
@@ -111,7 +116,7 @@ class Readers:
             raise ValueError(f"{name!r} has no reader")
         if suffix in TEXT_FORMATS and b"\x00" in raw:
             raise Unreadable(file_rule.BINARY, "a NUL byte")
-        key = self.digest(name, raw)
+        key = key or self.digest(name, raw)
         found = self._remembered(key)
         if found is None:
             found = self._load(key)
@@ -175,14 +180,15 @@ class Readers:
         if self.cache_dir is None:
             self.view(name, raw, within_s)
             return None
+        key = self.digest(name, raw)
         try:
-            path = self._path(self.digest(name, raw), ".txt")
+            path = self._path(key, ".txt")
         except OSError:
-            self.view(name, raw, within_s)
+            self._view(name, raw, within_s, key)
             return None
         if _plain_file(path):  # written only for a view that passed: no need to load it again
             return path
-        view = self.view(name, raw, within_s)
+        view = self._view(name, raw, within_s, key)
         if not _plain_file(path):  # none, or a link put there: replaced by the view itself
             from arr import atomic_write
 

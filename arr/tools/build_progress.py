@@ -132,14 +132,15 @@ def build_progress(lock: Path, total: int, bar: bool) -> Iterator[BuildProgress]
         progress.close()
 
 
-def while_building(found: Freshness, lock: Path, channel: str) -> Freshness:
-    """A channel's freshness ``found`` told how far a build of it is, when one runs now: an
-    index being built is "building", not "run arr index"."""
+def while_building(found: Freshness, lock: Path, channel: str, index_dir: Path) -> Freshness:
+    """A channel's freshness ``found`` told how far a build of it is, when one runs now (or
+    when an ``arr index`` run on ``index_dir`` has not reached it yet): an index being built is
+    "building", not "run arr index"."""
     if found.fresh or found.code not in (codes.INDEX_MISSING, codes.INDEX_STALE):
         return found
     state = build_state(lock)
     if state is None:
-        return _index_run(found, lock.parent.parent, channel)
+        return _index_run(found, index_dir, channel)
     building = describe(state, channel)
     if found.code == codes.INDEX_MISSING and state.done > 0:
         # A first build stores as it goes: answer from what is embedded so far (marked
@@ -160,12 +161,11 @@ def while_building(found: Freshness, lock: Path, channel: str) -> Freshness:
 def _index_run(found: Freshness, index_dir: Path, channel: str) -> Freshness:
     """Before its own build starts (``arr index`` builds the lexical channels first), a channel
     of a workspace being indexed is "being built", not "run arr index"."""
-    from arr.tools.index_run import running_pid
+    from arr.tools.index_run import indexing_process
 
-    pid = running_pid(index_dir)
-    if pid is None:
+    who = indexing_process(index_dir)
+    if who is None:
         return found
-    who = f"process {pid}" if pid > 0 else "another process"
     return Freshness(
         fresh=False,
         code=codes.INDEX_BUILDING,

@@ -9,12 +9,11 @@ work twice, and a search can tell "an index run is under way" from "never indexe
 from __future__ import annotations
 
 import contextlib
-import fcntl
 import os
 from collections.abc import Callable, Iterator
 from pathlib import Path
 
-from arr.tools.partition import lock_held
+from arr.tools.partition import IndexBusy, exclusive_lock, lock_held, without_waiting
 
 LOCK_NAME = "arr-index.lock"
 
@@ -34,18 +33,26 @@ def running_pid(index_dir: Path) -> int | None:
         return -1  # held, by a process that has not written its id yet
 
 
+def indexing_process(index_dir: Path) -> str | None:
+    """``process 4242`` (``another process`` before it wrote its id) running ``arr index`` on
+    this workspace now, else None."""
+    pid = running_pid(index_dir)
+    if pid is None:
+        return None
+    return f"process {pid}" if pid > 0 else "another process"
+
+
 @contextlib.contextmanager
 def one_index_run(index_dir: Path, say: Callable[[str], None]) -> Iterator[None]:
     lock = run_lock(index_dir)
-    lock.parent.mkdir(parents=True, exist_ok=True)
-    with open(lock, "a+b") as handle:
+    with contextlib.ExitStack() as held:
         try:
-            fcntl.flock(handle, fcntl.LOCK_EX | fcntl.LOCK_NB)
-        except BlockingIOError:
-            pid = running_pid(index_dir)
-            who = f"process {pid}" if pid and pid > 0 else "another process"
+            with without_waiting():  # only this attempt: the run's own builds may wait
+                held.enter_context(exclusive_lock(lock))
+        except IndexBusy:
+            who = indexing_process(index_dir) or "another process"
             say(f"arr index: {who} is indexing this workspace; waiting for it to finish")
-            fcntl.flock(handle, fcntl.LOCK_EX)
+            held.enter_context(exclusive_lock(lock))
         owner = lock.with_suffix(".pid")
         with contextlib.suppress(OSError):  # a read-only index folder: its builds say so
             owner.write_text(str(os.getpid()))
@@ -54,4 +61,3 @@ def one_index_run(index_dir: Path, say: Callable[[str], None]) -> Iterator[None]
         finally:
             with contextlib.suppress(OSError):
                 owner.unlink()
-            fcntl.flock(handle, fcntl.LOCK_UN)

@@ -325,7 +325,8 @@ class VectorTool:
         return manifest
 
     def freshness(self, scope: ScopeKey) -> Freshness:
-        return while_building(self._freshness(scope), self._build_lock(scope), self.name)
+        found, lock = self._freshness(scope), self._build_lock(scope)
+        return while_building(found, lock, self.name, self.workspace.index_dir)
 
     def _freshness(self, scope: ScopeKey) -> Freshness:
         manifest = self._manifest(scope)

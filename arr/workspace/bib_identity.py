@@ -174,7 +174,7 @@ def _restat(found: SourceFile) -> SourceFile | None:
 class _Scope:
     walked_at: float = -WALK_EVERY_S
     files: list[SourceFile] = field(default_factory=list)  # its .bib files and Zotero databases
-    state: tuple[tuple[str, int, int], ...] = ()
+    state: tuple[tuple[str, int, int, int], ...] = ()  # (label, size, mtime, ctime) each
     lookup: Lookup | None = None
 
 

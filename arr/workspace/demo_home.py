@@ -15,7 +15,7 @@ import shutil
 from pathlib import Path
 
 from arr.version import __version__
-from arr.workspace.locations import PACKAGE_DIR, checkout_root
+from arr.workspace.locations import PACKAGE_DIR, checkout_root, hydra_quote
 
 PACKAGED_DEMO = PACKAGE_DIR / "demo_data"
 
@@ -25,8 +25,8 @@ def demo_home() -> Path:
     return base / "arr" / f"demo-{__version__}"
 
 
-def demo_paths() -> dict[str, str]:
-    """The overrides that run the demo config in its own folder (made on first use)."""
+def demo_paths() -> dict[str, Path]:
+    """The folders the demo config runs in (made on first use), by the key that sets each."""
     checkout = checkout_root()
     if checkout is not None:
         data, outputs, state = checkout / "data", checkout / "outputs", checkout / "state"
@@ -35,12 +35,7 @@ def demo_paths() -> dict[str, str]:
         data, outputs, state = home / "data", home / "outputs", home / "state"
         if not (data / "demo" / "gold.jsonl").is_file():
             _copy_demo(data / "demo")
-    return {
-        "workspace": "demo",
-        "paths.data_dir": str(data),
-        "paths.output_dir": str(outputs),
-        "paths.state_dir": str(state),
-    }
+    return {"paths.data_dir": data, "paths.output_dir": outputs, "paths.state_dir": state}
 
 
 def _copy_demo(target: Path) -> None:
@@ -60,13 +55,9 @@ def _copy_demo(target: Path) -> None:
 
 
 def with_demo_paths(overrides: list[str]) -> list[str]:
-    """``overrides`` with the demo's paths added where the user did not set them."""
+    """``overrides`` with the demo workspace and its folders added where the user did not set
+    them."""
     given = {o.split("=", 1)[0].lstrip("+~") for o in overrides if "=" in o}
-    added = [f"{key}={_quoted(value)}" for key, value in demo_paths().items() if key not in given]
+    added = [] if "workspace" in given else ["workspace=demo"]
+    added += [f"{k}={hydra_quote(str(v))}" for k, v in demo_paths().items() if k not in given]
     return [*overrides, *added]
-
-
-def _quoted(value: str) -> str:
-    from arr.workspace.locations import hydra_quote
-
-    return value if value == "demo" else hydra_quote(value)

@@ -14,6 +14,7 @@ content was recorded) is judged by size and mtime alone.
 
 from __future__ import annotations
 
+import functools
 from typing import Any
 
 from arr.safety import file_rule
@@ -24,9 +25,15 @@ NO_DIGEST = ""
 
 
 def digest_of(source: SourceFile) -> str:
-    relative = source.path[len(source.root) + 1 :]
+    return _digest(source.root, source.path, source.size, source.mtime_ns, source.ctime_ns)
+
+
+# One hash per file version and process: bm25 and vector in one ``arr index`` (and refreshes
+# in a server) ask for the same files; the change time in the key makes a rewrite a new entry.
+@functools.lru_cache(maxsize=1 << 16)
+def _digest(root: str, path: str, size: int, mtime_ns: int, ctime_ns: int) -> str:
     # the walk's size is the cap: a file grown since is changed, whatever its hash
-    found = file_rule.content_digest(source.root, relative, source.size)
+    found = file_rule.content_digest(root, path[len(root) + 1 :], size)
     return NO_DIGEST if found is None else found
 
 

@@ -175,9 +175,10 @@ def walk_files(
                 count_skipped(skipped, reason, label_prefix + prefix + name)
                 continue
             cap = max_file_bytes if cap_of is None else cap_of(name, max_file_bytes)
-            info = _admitted(entry, cap, skipped, label_prefix + prefix + name)
+            relative = prefix + name
+            info = _admitted(entry, cap, skipped, label_prefix, relative)
             if info is not None:
-                yield prefix + name, entry.path, info
+                yield relative, entry.path, info
         stack.extend(reversed(subfolders))  # depth-first, in sorted order
 
 
@@ -194,23 +195,24 @@ def _listed(folder: str, skipped: Counter[str] | None, label: str) -> list[os.Di
 
 
 def _admitted(
-    entry: os.DirEntry[str], cap: int, skipped: Counter[str] | None, label: str
+    entry: os.DirEntry[str], cap: int, skipped: Counter[str] | None, prefix: str, relative: str
 ) -> os.stat_result | None:
     """The file's lstat when the rule admits it by metadata (no link, special file, hard link
-    or size over ``cap``); else None, counted with its reason."""
+    or size over ``cap``); else None, counted with its reason under ``prefix + relative`` (made
+    only for a skip: this runs for every file of every walk)."""
     try:
         info = entry.stat(follow_symlinks=False)
     except FileNotFoundError:
-        count_skipped(skipped, file_rule.VANISHED, label)
+        count_skipped(skipped, file_rule.VANISHED, prefix + relative)
         return None
     except OSError as exc:
-        count_skipped(skipped, file_rule.UNREADABLE, label, exc.strerror or "")
+        count_skipped(skipped, file_rule.UNREADABLE, prefix + relative, exc.strerror or "")
         return None
     reason = file_rule.stat_reason(info, cap)  # link, special, hard link, size
     if reason is None:
         return info
     detail = f"{info.st_size:,} bytes; limit {cap:,}" if reason == file_rule.OVERSIZE else ""
-    count_skipped(skipped, reason, label, detail)
+    count_skipped(skipped, reason, prefix + relative, detail)
     return None
 
 

@@ -75,6 +75,7 @@ class Workspace(BaseModel):
     memory_db: Path
     memory_seed: Path | None = None
     scopes: dict[str, ScopeSpec]
+    default_scope: str | None = None  # the scope a search names when it names none
     chunk_lines: int = Field(default=40, ge=1, le=10_000)
     max_file_bytes: int = Field(default=2_000_000, ge=1)
     # papers and notebooks (arr.readers): caps and limits of their own
@@ -380,16 +381,15 @@ class Workspace(BaseModel):
         folder = Path(path)
         parsed = read_file(folder)
         state = folder / WORKSPACE_DIRNAME
-        scopes = {
-            name: ScopeSpec(key=entry.key, roots=tuple(entry.roots))
-            for name, entry in parsed.scopes.items()
-        }
         return cls(
             name=parsed.name,
             root=Path(root) if root else folder,
             index_dir=Path(index_dir) if index_dir else state / "index",
             memory_db=Path(memory_db) if memory_db else state / "state" / "memory.sqlite3",
-            scopes=scopes,
+            scopes={
+                n: ScopeSpec(key=e.key, roots=tuple(e.roots)) for n, e in parsed.scopes.items()
+            },
+            default_scope=parsed.scope_by_default(),
             chunk_lines=parsed.chunk_lines,
             max_file_bytes=parsed.max_file_bytes,
         )

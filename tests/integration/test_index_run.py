@@ -51,11 +51,11 @@ def test_a_second_run_says_whom_it_waits_for_then_runs(tmp_path: Path) -> None:
 def test_a_channel_not_reached_yet_is_being_built(tmp_path: Path) -> None:
     missing = Freshness(fresh=False, code=codes.INDEX_MISSING, detail="no vector index")
     vector_lock = tmp_path / "locks" / "vector-x.lock"
-    assert while_building(missing, vector_lock, "vector") == missing
+    assert while_building(missing, vector_lock, "vector", tmp_path) == missing
     with one_index_run(tmp_path, print):
-        found = while_building(missing, vector_lock, "vector")
+        found = while_building(missing, vector_lock, "vector", tmp_path)
     assert found.code == codes.INDEX_BUILDING and "being built" in found.detail
-    assert while_building(missing, vector_lock, "vector") == missing
+    assert while_building(missing, vector_lock, "vector", tmp_path) == missing
 
 
 def test_progress_on_a_pipe_is_plain_lines(tmp_path: Path, capsys, monkeypatch) -> None:
