@@ -64,7 +64,7 @@ commands:
   memory show id=ID | memory export file=OUT.jsonl | memory import file=IN.jsonl
   eval [eval=demo|scifact] [-m sweep overrides]
                              run a gold set, write report.json/.md/.html and run.trec
-  --json (index, search, memory, eval, scope list): one JSON object on stdout, errors too
+  --json (every command but serve): one JSON object on stdout, errors too
   report FOLDER [baseline=JOB]
                              compare the jobs of a sweep (multirun folder)
   audit verify [db=PATH] [head=HASH]

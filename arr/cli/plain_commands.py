@@ -25,17 +25,30 @@ def _key_values(args: list[str], allowed: tuple[str, ...]) -> tuple[list[str], d
     return positional, options
 
 
+def _with_json(args: list[str]) -> tuple[bool, list[str]]:
+    """Whether ``--json`` was given (anywhere), and the other arguments."""
+    return "--json" in args, [a for a in args if a != "--json"]
+
+
+def _said(as_json: bool, payload: dict[str, Any], *lines: str) -> int:
+    """One JSON object on stdout (``--json``), else the lines."""
+    print(json.dumps(payload, indent=2) if as_json else "\n".join(lines))
+    return 0
+
+
 def run_init(args: list[str], workspace: str | None) -> int:
     from arr.workspace.file import init_workspace
 
+    as_json, args = _with_json(args)
     positional, options = _loose_key_values(args)
     if positional:
         raise ConfigError(f"arr init takes key=value options only, got {positional[0]!r}")
     folder = Path(workspace) if workspace else Path.cwd()
     path = init_workspace(folder, options)
-    print(f"created {path}")
-    print("next: arr scope add NAME PATH [PATH ...]   then: arr index   then: arr search ...")
-    return 0
+    upcoming = "arr scope add NAME PATH [PATH ...]   then: arr index   then: arr search ..."
+    return _said(
+        as_json, {"created": str(path), "next": upcoming}, f"created {path}", f"next: {upcoming}"
+    )
 
 
 def _loose_key_values(args: list[str]) -> tuple[list[str], dict[str, str]]:
@@ -66,11 +79,10 @@ def run_scope(args: list[str], workspace: str | None) -> int:
     actions = ("add", "list", "remove")
     if not args or args[0] not in actions:
         raise ConfigError(f"scope needs an action: {', '.join(actions)}")
-    action, rest = args[0], args[1:]
+    action, (as_json, rest) = args[0], _with_json(args[1:])
     folder = require_workspace(resolve_workspace(workspace))
     if action == "list":
-        as_json = "--json" in rest
-        unknown = [a for a in rest if a != "--json"]
+        unknown = rest
         if unknown:
             raise ConfigError(f"arr scope list takes only --json, got {unknown[0][:80]!r}")
         rows = scope_rows(folder)
@@ -88,13 +100,19 @@ def run_scope(args: list[str], workspace: str | None) -> int:
         if len(positional) != 1 or fields:
             raise ConfigError("usage: arr scope remove NAME")
         remove_scope(folder, positional[0])
-        print(f"removed scope {positional[0]!r} (its derived indexes stay until arr index)")
-        return 0
+        return _said(
+            as_json,
+            {"removed": positional[0]},
+            f"removed scope {positional[0]!r} (its derived indexes stay until arr index)",
+        )
     if len(positional) < 2:
         raise ConfigError("usage: arr scope add NAME PATH [PATH ...] [field=value ...]")
     entry = add_scope(folder, positional[0], positional[1:], fields)
-    print(f"added scope {positional[0]!r}: {entry.key.label()}  roots: {', '.join(entry.roots)}")
-    return 0
+    return _said(
+        as_json,
+        {"added": positional[0], "key": entry.key.model_dump(), "roots": entry.roots},
+        f"added scope {positional[0]!r}: {entry.key.label()}  roots: {', '.join(entry.roots)}",
+    )
 
 
 def run_plain(command: str, args: list[str], workspace: str | None = None) -> int:
@@ -119,17 +137,21 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
     if command == "report":
         from arr.eval.compare import compare
 
+        as_json, args = _with_json(args)
         positional, options = _key_values(args, ("baseline",))
         if not positional:
             raise ConfigError(
                 "usage: arr report RUN [RUN ...] [baseline=<job>]  (run or multirun folders)"
             )
         result = compare([Path(p) for p in positional], options.get("baseline"))
+        if as_json:
+            return _said(True, json.loads(json.dumps(result, default=str)))
         print((Path(result["folder"]) / "comparison.md").read_text())
         return 0
     from arr.audit import report as audit_report
     from arr.workspace.locations import default_state_dir, resolve_workspace
 
+    as_json, args = _with_json(args)
     # head= may be given once per store: each is matched to the chain that holds it
     kept = [a.partition("=")[2] for a in args if a.startswith("head=")]
     positional, options = _key_values([a for a in args if not a.startswith("head=")], ("db",))
@@ -140,10 +162,10 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
         )
     paths = audit_report.stores(default_state_dir(resolve_workspace(workspace)), options.get("db"))
     if positional == ["head"]:
-        print("\n".join(audit_report.heads(paths)))
-        return 0
+        found = audit_report.heads(paths)
+        return _said(as_json, {"heads": found}, *found)
     lines, ok = audit_report.verify(paths, kept)
-    print("\n".join(lines))
+    print(json.dumps({"ok": ok, "report": lines}, indent=2) if as_json else "\n".join(lines))
     if not ok:  # a finding, not a bad request: exit 1, what was found printed above
         print("arr: audit verification failed (see above)", file=sys.stderr)
         return 1

@@ -5,24 +5,28 @@ grep and bm25 partitions are built before any semantic one (a tool with ``semant
 vector), and ``on_lexical_ready`` is told when they are, so a new user can search in seconds
 while the embedding runs (a search meanwhile answers from the ready channels, with the build's
 progress as its degradation). ``lexical_only`` skips the semantic channels. Progress goes to
-stderr through tqdm. A failure in one partition is reported and the others still build; the
-previous index of the failed partition stays in place (builds swap in atomically, see
-arr.tools.partition).
+stderr as one bar for the whole run with its time left (arr.compose.run_bar, run_clock): every
+semantic partition says what it would embed before the first is built. A failure in one
+partition is reported and the others still build; the previous index of the failed partition
+stays in place (builds swap in atomically, see arr.tools.partition).
 """
 
 from __future__ import annotations
 
-import sys
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Any
 
 from arr import codes
+from arr.compose.run_bar import RunBar
+from arr.compose.run_clock import RunClock
 from arr.errors import ArrError, is_disk_full
 from arr.memory.seed import seed_memories
 from arr.memory.store import ResearchMemoryStore
 from arr.models import ScopeKey
-from arr.tools.contract import Indexed, has
+from arr.tools.build_progress import told_to
+from arr.tools.contract import Indexed, Plans, has
 from arr.tools.heap import give_back_freed_memory
 from arr.workspace.workspace import Workspace
 
@@ -52,8 +56,7 @@ def index_workspace(
 ) -> tuple[tuple[int, int], list[BuildReport]]:
     """Seed the memory store, then build every (tool, scope) partition. Nothing here raises
     for one bad partition or a bad store: each failure is a report line with its cause."""
-    from tqdm import tqdm
-
+    clock = RunClock(workspace.index_dir)  # the run's clock starts with the run
     reports = []
     seeded = (0, 0)
     started = time.perf_counter()
@@ -76,23 +79,72 @@ def index_workspace(
         for scope_name, key in sorted(scopes.items())
     ]
     lexical = sorted({n for s, n, _ in builders if not s} | ({"memory"} & set(tools)))
-    began = started
-    # a bar on a terminal only; on a pipe or in a log, one plain line per partition
-    terminal = progress and sys.stderr.isatty()
-    bar = tqdm(jobs, desc="indexing", unit="partition", file=sys.stderr, disable=not terminal)
-    told = False
-    for number, (semantic, tool_name, tool, scope_name, key) in enumerate(bar, 1):
-        if semantic and not told and on_lexical_ready is not None:
-            told = True
-            bar.clear()  # the line said on its own line, never glued onto the bar
-            on_lexical_ready(time.perf_counter() - began, lexical)
-            bar.refresh()
-        if progress and not terminal:
-            print(f"indexing {number}/{len(jobs)}: {tool_name} {scope_name}", file=sys.stderr)
-        bar.set_postfix_str(f"{tool_name}:{scope_name}")
+
+    def ready(channels: list[str]) -> None:
+        if on_lexical_ready is not None:
+            on_lexical_ready(time.perf_counter() - started, channels)
+
+    bar = RunBar(clock, len(jobs), progress)
+    try:
+        with told_to(clock):
+            reports += _build_all(jobs, clock, bar, rebuild, lambda: ready(lexical))
+        clock.remember()
+    finally:
+        bar.close()
+    return seeded, reports
+
+
+SAMPLE_ITEMS = 16  # items a partition embeds to time this machine when no rate is remembered
+Job = tuple[bool, str, Any, str, ScopeKey]  # (semantic, tool name, tool, scope name, scope)
+
+
+def _build_all(
+    jobs: list[Job], clock: RunClock, bar: RunBar, rebuild: bool, lexical_ready: Callable[[], None]
+) -> list[BuildReport]:
+    """Every partition built in order; before the first semantic one, the lexical channels are
+    said ready (on lines of their own) and every semantic partition is planned."""
+    reports = []
+    planned = False
+    for number, (semantic, tool_name, tool, scope_name, key) in enumerate(jobs, 1):
+        if semantic and not planned:
+            planned = True
+            bar.aside(lexical_ready)
+            plan_semantic(clock, jobs[number - 1 :], rebuild)
+        job = f"{tool_name} {scope_name}"
+        clock.starts(job)
+        bar.starts(number, job)
         reports.append(_build_one(tool, tool_name, scope_name, key, rebuild))
         give_back_freed_memory()  # the vector build then starts from what is still held
-    return seeded, reports
+    return reports
+
+
+def plan_semantic(clock: RunClock, jobs: list[Job], rebuild: bool) -> None:
+    """Every semantic partition asked what it would embed (timed), before the first is built:
+    the run's time left counts them all. Without a rate remembered from the last run, each
+    times a small sample of its items, so the time left is said from the first batch's start.
+    A partition that cannot say is left out of the estimate (its build reports its failure)."""
+    plans: dict[str, tuple[int, float]] = {}
+    rates: list[tuple[int, float]] = []
+    sample = 0 if clock.prior is not None else SAMPLE_ITEMS
+    for _semantic, tool_name, tool, scope_name, key in jobs:
+        if not has(tool, Plans):
+            continue
+        began = time.perf_counter()
+        try:
+            pending = tool.pending(key, rebuild, sample)
+        except Exception:  # an estimate never fails a run: the build says what is wrong
+            continue
+        spent = time.perf_counter() - began - pending.sample_s
+        plans[f"{tool_name} {scope_name}"] = (pending.items, spent)
+        if pending.seconds_per_item is not None:
+            rates.append((pending.items, pending.seconds_per_item))
+    clock.planned(plans, sampled_rate(rates))
+
+
+def sampled_rate(rates: list[tuple[int, float]]) -> float | None:
+    """The partitions' sampled seconds per item, each weighed by its items."""
+    items = sum(count for count, _ in rates)
+    return sum(count * rate for count, rate in rates) / items if items else None
 
 
 def _build_one(

@@ -18,13 +18,36 @@ import sys
 import time
 from collections.abc import Iterator
 from pathlib import Path
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from arr import atomic_write, codes
 from arr.models import Freshness
 from arr.tools.partition import lock_held
 
 PLAIN_EVERY_S = 10.0
+
+
+class Listener(Protocol):
+    """Who is told of every build's progress instead of its own bar: ``arr index``'s whole-run
+    clock (arr.compose.run_clock), so the screen shows one bar and one time left for the run."""
+
+    def begin(self, total: int) -> None: ...
+
+    def advance(self, count: int) -> None: ...
+
+
+_listener: Listener | None = None
+
+
+@contextlib.contextmanager
+def told_to(listener: Listener) -> Iterator[None]:
+    """Builds in this process tell ``listener`` (and draw no bar of their own) meanwhile."""
+    global _listener
+    previous, _listener = _listener, listener
+    try:
+        yield
+    finally:
+        _listener = previous
 
 
 def _progress_file(lock: Path) -> Path:
@@ -82,6 +105,10 @@ class BuildProgress:
             "pid": os.getpid(),
         }
         self.bar: Any = None
+        self.listener = _listener
+        if self.listener is not None:
+            self.listener.begin(total)
+            bar = False  # the listener shows the run's one bar
         # on a pipe or in a log: a plain line every PLAIN_EVERY_S seconds, never \r frames
         self.plain = bool(bar and total) and not sys.stderr.isatty()
         self._said = time.monotonic()
@@ -94,6 +121,8 @@ class BuildProgress:
     def advance(self, count: int) -> None:
         self.state["done"] += count
         self._write()
+        if self.listener is not None:
+            self.listener.advance(count)
         if self.bar is not None:
             self.bar.update(count)
         elif self.plain and (

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall
@@ -49,6 +49,21 @@ class Indexed(Protocol):
         ...
 
     def reset(self, scope: ScopeKey) -> None: ...
+
+
+class Pending(NamedTuple):
+    items: int  # to embed
+    seconds_per_item: float | None = None  # timed on a sample of them, when one was asked
+    sample_s: float = 0.0  # what timing the sample took
+
+
+@runtime_checkable
+class Plans(Protocol):
+    """An indexed channel that says, before it builds, how many items its build (or rebuild)
+    would embed, and when asked (``sample`` > 0) how long one takes on this machine, timed on
+    that many of them (for ``arr index``'s whole-run time left)."""
+
+    def pending(self, scope: ScopeKey, rebuild: bool = False, sample: int = 0) -> Pending: ...
 
 
 @runtime_checkable

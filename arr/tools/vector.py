@@ -32,25 +32,21 @@ from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall
 from arr.query.snippets import centred
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.build_progress import build_progress, while_building
+from arr.tools.contract import Pending
 from arr.tools.partition import exclusive_lock
-from arr.tools.passages import split_all
 from arr.tools.store_contract import Closes, Resettable, Spools, Stages
 from arr.tools.vector_items import (
     SCOPE_META,
-    item_digest,
     location_of,
     owner_of,
     read_sidecar,
     rename_items,
-    reusable_manifest,
     store_batches,
-    stored_digests,
-    to_embed,
     write_sidecar,
 )
+from arr.tools.vector_plan import plan_build, sampled
 from arr.version import __version__
-from arr.workspace.freshness import kept_state, new_state
-from arr.workspace.sources import READERS_VERSION, Document, SkipLog, carry_skips, state_digest
+from arr.workspace.sources import READERS_VERSION, carry_skips
 from arr.workspace.workspace import Workspace
 
 EMBEDDER_MISMATCH = codes.INDEX_EMBEDDER_MISMATCH
@@ -171,7 +167,7 @@ class VectorTool:
         """Embed what changed when it is at most ``refresh_max_chunks`` chunks."""
         return bool(self.build(scope, max_changed=self.refresh_max_chunks))
 
-    def _budget(self) -> int | None:
+    def passage_budget(self) -> int | None:
         """Word pieces a passage may hold, or None when chunks are embedded as they are (the
         option is off, or the embedder cannot count its tokens)."""
         if not self.passages or not hasattr(self.embedder, "token_counts"):
@@ -182,7 +178,7 @@ class VectorTool:
         # the readers' version: a file a reader reads anew is read again, not kept from the list
         size = self.chunk_lines or self.workspace.chunk_lines
         lines = f"{size}/{self.overlap_lines}/{READERS_VERSION}"
-        budget = self._budget()
+        budget = self.passage_budget()
         return lines if budget is None else f"{lines}/passages-{budget}-{self.passage_overlap}"
 
     # ---- building -------------------------------------------------------------------------
@@ -205,62 +201,28 @@ class VectorTool:
         """The lock that serialises builds and rebuilds of one scope across processes."""
         return self.workspace.index_dir / "locks" / f"{self.name}-{scope.fingerprint()}.lock"
 
+    def pending(self, scope: ScopeKey, rebuild: bool = False, sample: int = 0) -> Pending:
+        """How many items a build (or a ``rebuild``: every item, into a new collection) of the
+        scope would embed now, and with ``sample`` the seconds one takes, timed on that many;
+        ``arr index`` asks before the first embedding, for the whole run's time left. Loads
+        the model and the store, as the build would."""
+        self._load()
+        changed = plan_build(self, scope, anew=rebuild).changed
+        rate, took = sampled(self.embedder, changed, sample)
+        return Pending(len(changed), rate, took)
+
     def _build_locked(self, scope: ScopeKey, max_changed: int | None) -> dict[str, Any]:
-        """Work proportional to what changed: files whose size and mtime match the file list
-        of the last build (a sidecar written with the store's build token) are not read; the
-        chunks of changed files are embedded only when their content hash is new."""
-        embedder_id = self.embedder.id
-        skipped = SkipLog()
-        files = self.workspace.source_files(scope, skipped)
-        corpus = self.workspace.corpus_state(scope)
-        fingerprint, newest_ns = state_digest(self.workspace.chunk_lines, files, corpus)
-        size = self.chunk_lines or self.workspace.chunk_lines
-        budget = self._budget()
-        units_split = 0
-
-        def fit(docs: list[Document]) -> list[Document]:
-            nonlocal units_split
-            if budget is None:
-                return docs
-            passages, split = split_all(
-                docs, self.embedder.token_counts, budget, self.passage_overlap
-            )
-            units_split += split
-            return passages
-
-        old = reusable_manifest(self.store, self.embedder, scope)
-        sidecar = self._sidecar(scope, old)
-        known: dict[str, list[Any]] = sidecar["files"] if sidecar is not None else {}
-        listing: dict[str, list[Any]] = {}
-        documents: list[Document] = []
-        unchanged_ids: list[str] = []
-        kept: set[str] = set()  # files not read again: their skip records carry over
-        for source in files:
-            entry = known.get(source.label)
-            state = kept_state(entry[0], source) if entry is not None else None
-            if entry is not None and state is not None:
-                listing[source.label] = [state, entry[1]]
-                kept.add(source.label)
-                unchanged_ids += entry[1]
-                continue
-            state = new_state(source)  # hashed before the read (arr.workspace.freshness)
-            docs = fit(self.workspace.file_documents(source, size, self.overlap_lines, skipped))
-            listing[source.label] = [state, [d.id for d in docs]]
-            documents += docs
-        if corpus is not None:
-            documents += fit(list(self.workspace.corpus_documents(scope)))
-        existing = stored_digests(self.store, scope, sidecar is not None, known, listing, documents)
-        digests = {d.id: item_digest(embedder_id, d) for d in documents}
-        changed, renamed = to_embed(documents, existing, digests)
-        keep = set(digests) | set(unchanged_ids)
-        vanished = sorted(i for i in existing if i not in keep)
+        plan = plan_build(self, scope)
+        changed, renamed, vanished = plan.changed, plan.renamed, plan.vanished
         if max_changed is not None and len(changed) + len(vanished) > max_changed:
             return {}
+        digests, skipped = plan.digests, plan.skipped
         rename_items(self.store, scope, renamed, digests)  # same texts: their metadata only
         # From here on each text is held until its batch is stored, not to the build's end
         # (where Chroma's own memory is largest).
-        counts = {"documents": len(documents), "embedded": len(changed), "renamed": len(renamed)}
-        queue, documents, changed, renamed = deque(changed), [], [], []
+        counts = {"documents": plan.documents, "embedded": len(changed), "renamed": len(renamed)}
+        queue = deque(changed)
+        plan.changed, plan.renamed, changed, renamed = [], [], [], []
         # Stored in batches: an interrupted build keeps what it embedded, the next embeds what is
         # missing. The manifest is written last: until then the index reads stale, not half-new.
         lock = self._build_lock(scope)
@@ -269,19 +231,19 @@ class VectorTool:
                 self.store, self.embedder, scope, queue, digests, self.commit_every
             ):
                 shown.advance(batch)
-        carry_skips(skipped, (sidecar or {}).get("skipped_files") or [], kept)
+        carry_skips(skipped, (plan.sidecar or {}).get("skipped_files") or [], plan.kept)
         token = f"{time.time_ns()}-{os.getpid()}"
         manifest = {
-            "embedder": embedder_id,
+            "embedder": self.embedder.id,
             "chunking": self._chunking(),
-            "source_fingerprint": fingerprint,
-            "source_newest_mtime_ns": str(newest_ns),
+            "source_fingerprint": plan.fingerprint,
+            "source_newest_mtime_ns": str(plan.newest_ns),
             "built_at": time.time(),
             "built_at_iso": datetime.now(timezone.utc).isoformat(timespec="seconds"),
             "arr_version": __version__,
-            "documents": counts["documents"] + len(unchanged_ids),
+            "documents": counts["documents"] + len(plan.unchanged_ids),
             # chunks (or documents) longer than the model reads, stored as passages (this build)
-            "units_split": units_split,
+            "units_split": plan.units_split,
             "skipped": json.dumps(dict(sorted(skipped.items()))),
             "build_token": token,
         }
@@ -289,7 +251,7 @@ class VectorTool:
         skipped_files = [list(record) for record in skipped.files]
         write_sidecar(
             self._sidecar_path(scope),
-            {"build_token": token, "files": listing, "skipped_files": skipped_files},
+            {"build_token": token, "files": plan.listing, "skipped_files": skipped_files},
         )
         with self._lock:
             self._manifests[scope.fingerprint()] = (time.monotonic(), manifest)
@@ -299,14 +261,15 @@ class VectorTool:
             "embedded": counts["embedded"],
             "renamed": counts["renamed"],
             "deleted": len(vanished),
-            "files_reread": len(files)
-            - sum(1 for f in files if known.get(f.label) == listing[f.label]),
+            "files_reread": sum(
+                1 for label, entry in plan.listing.items() if plan.known.get(label) != entry
+            ),
         }
 
     def _sidecar_path(self, scope: ScopeKey) -> Path:
         return self.workspace.index_dir / f"{self.name}-files" / f"{scope.fingerprint()}.json"
 
-    def _sidecar(self, scope: ScopeKey, manifest: dict[str, Any] | None) -> dict[str, Any] | None:
+    def sidecar(self, scope: ScopeKey, manifest: dict[str, Any] | None) -> dict[str, Any] | None:
         """The file list of the last build, when it belongs to the store's current build."""
         if manifest is None or manifest.get("chunking") != self._chunking():
             return None
@@ -359,7 +322,7 @@ class VectorTool:
         version = manifest.get("build_token") or manifest.get("built_at")
         wanted = call.top_k or self.top_k
         # passages of one chunk may fill the head: ask for more, keep each chunk's best
-        fetch = wanted if self._budget() is None else wanted * 3
+        fetch = wanted if self.passage_budget() is None else wanted * 3
         hits = self.store.query(scope, embedding, fetch, None if version is None else str(version))
         evidence: list[EvidenceChunk] = []
         seen: set[str] = set()

@@ -90,6 +90,9 @@ def test_sweep_and_comparison_report(demo_overrides: list[str], tmp_path: Path) 
     assert all(0 < p <= 1 for row in result["jobs"][1:] for p in row["p_value"].values())
     assert (sweeps[0] / "comparison.html").exists()
     assert "pipeline=hybrid_rrf" in (sweeps[0] / "comparison.md").read_text()
+    as_json = arr("report", str(sweeps[0]), "--json", "baseline=0")  # --json anywhere
+    assert as_json.returncode == 0, as_json.stderr
+    assert json.loads(as_json.stdout)["jobs"] == result["jobs"]
 
 
 def test_report_errors_are_one_line(tmp_path: Path) -> None:

@@ -1,0 +1,168 @@
+"""bench-eta: how true ``arr index``'s whole-run time left is, read off the bar as a user sees it.
+
+Each case is a new workspace over real folders: ``arr init``, ``arr scope add`` per folder,
+then ``arr index`` run in a pseudo-terminal (the bar is drawn only on a terminal); every frame
+is read with the time it came. After the run, each frame's "about X left" is set against the
+time the run really had left. Reported per case, over the frames after the first quarter of
+the run (the goal: within 50%):
+
+- ``worst remaining``: the largest |said - real| / real time left, over frames where at least
+  10% of the run was left (nearer the end a 1 s rounding is already 50%);
+- ``worst finish``: the largest |said finish - real finish| / real run time;
+- ``first said``: when the first estimate came, as a share of the run.
+
+Cases: a first run (no history), then the same workspace with ``rebuild=true`` (the rate of the
+first run remembered). Folders: ``../shared/data/papersdev`` (PDFs, 30 or all) beside the
+Werkzeug tree, and the Sphinx tree (``../shared/data/wsgold``); ``ARR_BENCH_ETA_CASES`` picks
+(``small,sphinx,papers``). The bar's own cost: a first run's plans (every semantic partition
+asked what it would embed before the first builds) are timed in the run and reported in
+``index.json``... here, the wall time of each run is printed beside the per-partition sum.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import pty
+import re
+import select
+import shutil
+import struct
+import subprocess
+import sys
+import tempfile
+import termios
+import time
+from pathlib import Path
+
+from benchmarks.common.core import bench_out
+
+SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
+ARR = Path(sys.executable).with_name("arr")
+LEFT = re.compile(r"about (?:(\d+) min (\d+) s|(\d+) min|(\d+) s) left")
+
+
+def seconds_said(frame: str) -> float | None:
+    found = LEFT.findall(frame)
+    if not found:
+        return None
+    minutes_seconds = found[-1]
+    if minutes_seconds[0]:
+        return int(minutes_seconds[0]) * 60 + int(minutes_seconds[1])
+    if minutes_seconds[2]:
+        return int(minutes_seconds[2]) * 60
+    return float(minutes_seconds[3])
+
+
+def watched_index(workspace: Path, *args: str) -> tuple[float, list[tuple[float, str]]]:
+    """``arr index`` in a pseudo-terminal: (its wall time, every frame with its time)."""
+    controller, follower = pty.openpty()
+    # a terminal of a real size: 40 rows, 200 columns (a new pseudo-terminal reports none)
+    fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
+    began = time.monotonic()
+    process = subprocess.Popen(
+        [str(ARR), "index", *args],
+        cwd=workspace,
+        stdin=subprocess.DEVNULL,
+        stdout=follower,
+        stderr=follower,
+    )
+    os.close(follower)
+    frames: list[tuple[float, str]] = []
+    pending = b""
+    while True:
+        ready, _, _ = select.select([controller], [], [], 0.2)
+        if ready:
+            try:
+                chunk = os.read(controller, 65536)
+            except OSError:
+                chunk = b""
+            if not chunk:
+                break
+            pending += chunk
+            *whole, pending = re.split(rb"[\r\n]", pending)
+            now = time.monotonic() - began
+            frames += [(now, part.decode("utf-8", "replace")) for part in whole if part.strip()]
+        elif process.poll() is not None:
+            break
+    process.wait()
+    os.close(controller)
+    if process.returncode != 0:
+        raise SystemExit(f"arr index failed ({process.returncode}): {frames[-5:]}")
+    return time.monotonic() - began, frames
+
+
+def judged(total: float, frames: list[tuple[float, str]]) -> dict[str, float]:
+    said = [(t, s) for t, frame in frames if (s := seconds_said(frame)) is not None]
+    late = [(t, s) for t, s in said if t >= total / 4]
+    remaining = [abs(s - (total - t)) / (total - t) for t, s in late if total - t >= total / 10]
+    finish = [abs(t + s - total) / total for t, s in late]
+    return {
+        "run_s": total,
+        "first_said": said[0][0] / total if said else float("nan"),
+        "frames": len(late),
+        "worst_remaining": max(remaining, default=float("nan")),
+        "median_remaining": sorted(remaining)[len(remaining) // 2] if remaining else float("nan"),
+        "worst_finish": max(finish, default=float("nan")),
+    }
+
+
+def case(name: str, folders: dict[str, list[Path]]) -> list[tuple[str, dict[str, float]]]:
+    home = Path(tempfile.mkdtemp(prefix=f"arr-eta-{name}-"))
+    try:
+        subprocess.run([str(ARR), "init"], cwd=home, check=True, capture_output=True)
+        for scope, paths in folders.items():
+            tree = home / scope
+            tree.mkdir()
+            for path in paths:
+                target = tree / path.name
+                if path.is_dir():
+                    shutil.copytree(path, target)
+                else:
+                    shutil.copy2(path, target)
+            subprocess.run(
+                [str(ARR), "scope", "add", scope, scope], cwd=home, check=True, capture_output=True
+            )
+        rows = []
+        for label, args in (("first run", ()), ("rebuild, rate remembered", ("rebuild=true",))):
+            total, frames = watched_index(home, *args)
+            rows.append((f"{name}: {label}", judged(total, frames)))
+            print(f"  {name}: {label}: {total:.1f} s", file=sys.stderr, flush=True)
+        return rows
+    finally:
+        shutil.rmtree(home, ignore_errors=True)
+
+
+def main() -> None:
+    papers = sorted((SHARED / "papersdev").glob("v*/*.pdf"))
+    werkzeug = SHARED / "wsgold" / "werkzeug" / "tree"
+    sphinx = SHARED / "wsgold" / "sphinx" / "tree"
+    if not papers or not werkzeug.is_dir() or not sphinx.is_dir():
+        raise SystemExit(f"bench-eta needs {SHARED}/papersdev and wsgold")
+    cases = {
+        "small": {"papers": papers[:30], "code": [werkzeug]},
+        "sphinx": {"sphinx": [sphinx]},
+        "papers": {"papers": papers},
+    }
+    chosen = os.environ.get("ARR_BENCH_ETA_CASES", "small,sphinx").split(",")
+    rows = [row for name in chosen for row in case(name, cases[name])]
+    lines = [
+        "case | run | first estimate at | frames after 1/4 | worst remaining | median remaining"
+        " | worst finish",
+        "---|---|---|---|---|---|---",
+    ]
+    for label, got in rows:
+        lines.append(
+            f"{label} | {got['run_s']:.1f} s | {got['first_said']:.0%} | {got['frames']} | "
+            f"{got['worst_remaining']:.0%} | {got['median_remaining']:.0%} | "
+            f"{got['worst_finish']:.0%}"
+        )
+    text = "\n".join(lines)
+    print(text)
+    out = bench_out() / "eta"
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "eta.md").write_text(text + "\n", encoding="utf-8")
+
+
+if __name__ == "__main__":
+    main()

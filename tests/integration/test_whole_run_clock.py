@@ -1,0 +1,91 @@
+"""The whole run's time left, on real parts: a vector channel (real Chroma, the hashing
+embedder) says before it builds exactly what its build will embed, and ``arr index`` asks every
+semantic partition before the first is built."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from arr.compose import run_clock
+from arr.compose.indexing import index_workspace
+from arr.embedder.hashing import HashingEmbedder
+from arr.models import ScopeKey
+from arr.tools.contract import Pending
+from arr.tools.vector import VectorTool
+from arr.vector_store.chroma import ChromaStore
+from tests.conftest import SCOPE_A, file_workspace
+
+SCOPE_B = SCOPE_A.model_copy(update={"branch": "other"})
+FILES = {f"notes/n{i:02}.md": f"note {i} on warmup schedule {i * 7}\n" for i in range(70)}
+
+
+def tool_for(ws: Any, calls: list[str] | None = None) -> VectorTool:
+    class Recorded(VectorTool):
+        def pending(self, scope: ScopeKey, rebuild: bool = False, sample: int = 0) -> Pending:
+            if calls is not None:
+                calls.append(f"pending {scope.branch} {sample}")
+            return super().pending(scope, rebuild, sample)
+
+        def build(self, scope: ScopeKey, max_changed: int | None = None) -> dict[str, Any]:
+            if calls is not None:
+                calls.append(f"build {scope.branch}")
+            return super().build(scope, max_changed)
+
+    return Recorded("vector", ws, HashingEmbedder(), ChromaStore(ws.index_dir / "c"))
+
+
+def test_pending_is_what_the_build_embeds(tmp_path: Path) -> None:
+    ws = file_workspace(tmp_path, {"a": SCOPE_A}, FILES)
+    tool = tool_for(ws)
+    assert tool.pending(SCOPE_A) == (70, None, 0.0)
+    before = tool.embedder.texts_embedded
+    timed = tool.pending(SCOPE_A, sample=16)
+    assert timed.items == 70 and timed.seconds_per_item > 0 and timed.sample_s > 0
+    assert tool.embedder.texts_embedded == before + 16  # the sample, and only it
+    assert tool.build(SCOPE_A)["embedded"] == 70
+    assert tool.pending(SCOPE_A).items == 0
+    assert tool.pending(SCOPE_A, sample=16) == (0, None, 0.0)  # nothing to time
+    (ws.root / "a" / "notes" / "n03.md").write_text("a new text on cosine decay\n")
+    (ws.root / "a" / "notes" / "n99.md").write_text("and one more note\n")
+    assert tool.pending(SCOPE_A).items == 2
+    assert tool.build(SCOPE_A)["embedded"] == 2
+    # a rebuild embeds every item into a new collection: so many it says
+    assert tool.pending(SCOPE_A, rebuild=True).items == 71
+    assert tool.rebuild(SCOPE_A)["embedded"] == 71
+
+
+def test_every_semantic_partition_is_asked_before_the_first_builds(tmp_path: Path) -> None:
+    ws = file_workspace(tmp_path, {"a": SCOPE_A, "b": SCOPE_B}, FILES)
+    calls: list[str] = []
+    ready: list[float] = []
+    _, reports = index_workspace(
+        ws,
+        {"vector": tool_for(ws, calls)},
+        {"a": SCOPE_A, "b": SCOPE_B},
+        progress=False,
+        on_lexical_ready=lambda seconds, channels: ready.append(seconds),
+    )
+    assert [r.error for r in reports] == ["", ""]
+    # no rate remembered: each partition times 16 of its items
+    assert calls == ["pending main 16", "pending other 16", "build main", "build other"]
+    assert len(ready) == 1
+    # the rate this run measured is kept for the next run's first seconds
+    remembered = json.loads((ws.index_dir / run_clock.HISTORY).read_text())
+    assert remembered["items"] == 140 and remembered["seconds_per_item"] > 0
+    calls.clear()
+    index_workspace(ws, {"vector": tool_for(ws, calls)}, {"a": SCOPE_A}, progress=False)
+    assert calls == ["pending main 0", "build main"]  # a rate remembered: no sample timed
+
+
+def test_a_partition_that_cannot_plan_still_builds(tmp_path: Path) -> None:
+    ws = file_workspace(tmp_path, {"a": SCOPE_A}, FILES)
+
+    class NoPlan(VectorTool):
+        def pending(self, scope: ScopeKey, rebuild: bool = False, sample: int = 0) -> Pending:
+            raise OSError("the plan could not be worked out")
+
+    tool = NoPlan("vector", ws, HashingEmbedder(), ChromaStore(ws.index_dir / "c"))
+    _, reports = index_workspace(ws, {"vector": tool}, {"a": SCOPE_A}, progress=False)
+    assert reports[0].error == "" and reports[0].documents == 70

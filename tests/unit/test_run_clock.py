@@ -1,0 +1,119 @@
+"""``arr index``'s whole-run clock: the time left counts every partition still to build, says
+nothing before it can know, and remembers this machine's rate for the next run."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+
+from arr.compose import run_clock
+from arr.compose.run_bar import duration
+from arr.compose.run_clock import RunClock
+
+
+class FakeTime:
+    def __init__(self) -> None:
+        self.now = 100.0
+
+    def monotonic(self) -> float:
+        return self.now
+
+
+@pytest.fixture()
+def clock_time(monkeypatch) -> FakeTime:
+    fake = FakeTime()
+    monkeypatch.setattr(run_clock.time, "monotonic", fake.monotonic)
+    return fake
+
+
+def test_nothing_is_said_while_the_lexical_channels_are_read(clock_time, tmp_path: Path) -> None:
+    clock = RunClock(tmp_path)
+    clock.starts("bm25 papers")
+    clock_time.now += 5
+    assert clock.left_s() is None and clock.rate() is None
+
+
+def test_every_partition_still_to_build_is_counted(clock_time, tmp_path: Path) -> None:
+    clock = RunClock(tmp_path)
+    clock_time.now += 10  # the lexical channels
+    clock.planned({"vector code": (1000, 2.0), "vector papers": (3000, 1.0)})
+    clock.starts("vector code")
+    assert clock.left_s() is None  # no rate yet: not a guess
+    clock_time.now += 2.0  # the plan worked out again
+    clock.begin(1000)
+    clock_time.now += 5.0
+    clock.advance(250)  # 0.02 s an item
+    assert clock.rate() == pytest.approx(0.02)
+    # 750 items of this partition + the next partition's plan and 3,000 items
+    assert clock.left_s() == pytest.approx(750 * 0.02 + 1.0 + 3000 * 0.02)
+    clock_time.now += 3.0  # counts down between reports
+    assert clock.left_s() == pytest.approx(750 * 0.02 + 1.0 + 3000 * 0.02 - 3.0)
+    assert clock.embedding() == (250, 4000)
+    clock_time.now += 12.0
+    clock.advance(750)
+    clock.starts("vector papers")  # a rate over the finished partition: 20 s / 1,000 items
+    assert clock.rate() == pytest.approx(0.02)
+    assert clock.left_s() == pytest.approx(1.0 + 3000 * 0.02)
+    assert clock.embedding() == (1000, 4000)
+
+
+def test_a_run_with_nothing_to_embed_needs_no_rate(clock_time, tmp_path: Path) -> None:
+    clock = RunClock(tmp_path)
+    clock.planned({"vector code": (0, 0.4), "vector papers": (0, 0.6)})
+    clock.starts("vector code")
+    assert clock.left_s() == pytest.approx(1.0)
+
+
+def test_the_rate_is_remembered_for_the_next_run(clock_time, tmp_path: Path) -> None:
+    first = RunClock(tmp_path)
+    first.planned({"vector code": (500, 0.1)})
+    first.starts("vector code")
+    first.begin(500)
+    clock_time.now += 10.0
+    first.advance(500)
+    first.remember()
+    saved = json.loads((tmp_path / run_clock.HISTORY).read_text())
+    assert saved["seconds_per_item"] == pytest.approx(0.02) and saved["items"] == 500
+    second = RunClock(tmp_path)
+    second.planned({"vector code": (100, 0.5)})
+    second.starts("vector code")
+    # before its first batch the next run says something: the last run's rate
+    assert second.left_s() == pytest.approx(0.5 + 100 * 0.02)
+
+
+@pytest.mark.parametrize("saved", ["{", '{"seconds_per_item": -1}', '{"x": 1}', "[]"])
+def test_a_bad_history_is_no_history(tmp_path: Path, saved: str) -> None:
+    (tmp_path / run_clock.HISTORY).write_text(saved)
+    assert RunClock(tmp_path).prior is None
+
+
+def test_a_few_items_are_not_remembered(clock_time, tmp_path: Path) -> None:
+    clock = RunClock(tmp_path)
+    clock.planned({"vector code": (3, 0.1)})
+    clock.starts("vector code")
+    clock.begin(3)
+    clock_time.now += 1.0
+    clock.advance(3)
+    clock.remember()
+    assert not (tmp_path / run_clock.HISTORY).exists()
+
+
+@pytest.mark.parametrize(
+    ("seconds", "said"),
+    [(0.2, "1 s"), (8.4, "8 s"), (89, "89 s"), (100, "1 min 40 s"), (1300, "22 min")],
+)
+def test_durations_read_as_a_clock(seconds: float, said: str) -> None:
+    assert duration(seconds) == said
+
+
+def test_a_sampled_rate_speaks_before_the_first_batch(clock_time, tmp_path: Path) -> None:
+    clock = RunClock(tmp_path)
+    clock.planned({"vector code": (1000, 1.0)}, sampled=0.01)
+    clock.starts("vector code")
+    assert clock.left_s() == pytest.approx(1.0 + 1000 * 0.01)
+    clock.begin(1000)
+    clock_time.now += 4.0
+    clock.advance(200)  # measured: 0.02 s an item, the sample's guess replaced
+    assert clock.left_s() == pytest.approx(800 * 0.02)
