@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-identity bench-known bench-index bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout bench-cold replay clean
+.PHONY: help setup demo test test-fast lint bench bench-identity bench-known bench-index bench-eta bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout bench-cold replay clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -43,6 +43,9 @@ bench: setup ## benchmarks in one table: BM25 Router vs raw, demo latency, cold 
 
 bench-index: setup ## benchmark: the first hour on a tree: embedding fp32 vs int8, quality, arr index time and RSS
 	$(BIN)/python -m benchmarks.speed.index
+
+bench-eta: setup ## benchmark: how true arr index's whole-run time left is, read off its bar in a pseudo-terminal (minutes)
+	$(BIN)/python -m benchmarks.speed.eta
 
 bench-wsgold: setup ## benchmark: file-level answers on the Werkzeug and Sphinx trees (../shared/data/wsgold)
 	$(BIN)/python -m benchmarks.retrieval.wsgold

@@ -160,7 +160,8 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
             "usage: arr audit verify [db=<database>] [head=[memory:|ledger:]<kept hash> ...]"
             " | arr audit head"
         )
-    paths = audit_report.stores(default_state_dir(resolve_workspace(workspace)), options.get("db"))
+    folder = resolve_workspace(workspace)
+    paths = audit_report.stores(default_state_dir(folder), options.get("db"), _demo_memory(folder))
     if positional == ["head"]:
         found = audit_report.heads(paths)
         return _said(as_json, {"heads": found}, *found)
@@ -170,6 +171,17 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
         print("arr: audit verification failed (see above)", file=sys.stderr)
         return 1
     return 0
+
+
+def _demo_memory(folder: Path | None) -> tuple[Path, ...]:
+    """In a checkout without a workspace (the bundled demo), the demo's memory store, which
+    ``conf/workspace/demo.yaml`` keeps beside its data rather than in the state folder."""
+    from arr.workspace.locations import checkout_root
+
+    root = checkout_root()
+    if folder is not None or root is None:
+        return ()
+    return (root / "data" / "demo" / ".state" / "memory.sqlite3",)
 
 
 def _scope_names(folder: Path | None) -> list[str] | None:

@@ -1,8 +1,8 @@
 """Every command the README and ``docs/`` show in a ``bash`` block is one arr understands:
 its command and action exist, its overrides compose against the packaged config (a removed
 option, a renamed group or a mistyped key fails here), its flags are known, its ``make``
-target exists and the extras a ``pip install`` names are declared. Commands that need a
-workspace or data are composed, not run: the e2e tests run each kind."""
+target exists and the extras a ``pip install`` names are declared. tests/e2e/test_docs_run.py
+then runs every ``arr`` command of the pages as written (this test is the fast check)."""
 
 from __future__ import annotations
 

@@ -98,11 +98,13 @@ def filled(command: str, cwd: Path, heads: dict[str, str]) -> str:
         sweeps = sorted((cwd / "outputs" / "eval" / "multiruns").iterdir())
         command = command.replace("<timestamp>", sweeps[-1].name)
     if "<run A>" in command:
-        runs = sorted((cwd / "outputs" / "eval" / "runs").iterdir())
+        runs = sorted(p for p in (cwd / "outputs" / "eval" / "runs").iterdir() if p.is_dir())
+        runs = [run for run in runs if (run / "report.json").is_file()]
+        assert len(runs) >= 2, runs
         command = command.replace("<run A>", runs[0].name).replace("<run B>", runs[-1].name)
     command = command.replace("memory:<hash>", f"memory:{heads.get('memory', '')}")
     command = command.replace("ledger:<hash>", f"ledger:{heads.get('ledger', '')}")
-    command = command.replace("<kept hash>", heads.get("memory", ""))
+    command = command.replace("<kept hash>", heads.get("memory") or heads.get("ledger", ""))
     assert "<" not in command, f"a placeholder this test cannot fill: {command}"
     return command
 
@@ -129,6 +131,9 @@ def run_page(page: str, cwd: Path, home: Path, package: Path | None) -> list[str
             serve(where, command, cwd, home, package)
             ran.append(command)
             continue
+        if "<run A>" in command:  # two runs to compare: the page's arr eval, and another
+            second = "arr eval pipeline=bm25_only"
+            judged(where, second, run(second, cwd, home, package))
         command = filled(command, cwd, heads)
         done = run(command, cwd, home, package)
         judged(where, command, done)

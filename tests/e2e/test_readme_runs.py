@@ -1,7 +1,7 @@
 """The README's "Your own research" block, run exactly as written (no override added) in a new
 folder holding a real source tree: every command exits 0, the JSON one prints JSON, and the
-default scope answers the search that names none. (test_docs_commands composes every other
-command of the pages against the packaged config.)"""
+default scope answers the search that names none. (test_docs_run runs every other command of
+the pages; test_docs_commands composes them against the packaged config.)"""
 
 from __future__ import annotations
 
