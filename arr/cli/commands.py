@@ -7,6 +7,7 @@ the run folder; it prints results for the user and writes what it produced into 
 from __future__ import annotations
 
 import contextlib
+import io
 import json
 import sys
 from pathlib import Path
@@ -203,17 +204,24 @@ MAX_TOP_K = 1000
 def run_demo(
     container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
 ) -> int:
-    code = run_index(container, texts, action, run_dir)
+    as_json = _as_json(container)
+    with contextlib.redirect_stdout(io.StringIO()) if as_json else contextlib.nullcontext():
+        code = run_index(container, texts, action, run_dir)  # its JSON is in index.json too
     router = build_router(container)
     router.warm_up()
     results = []
     for item in container.get("queries") or []:
         result = _search_one(router, item["query"], item["scope"])
         results.append(for_disk(result))
-        print("\n" + "=" * 100)
-        print(render_result(result, item["scope"], max_evidence=5))
+        if not as_json:
+            print("\n" + "=" * 100)
+            print(render_result(result, item["scope"], max_evidence=5))
     atomic_write.write_text(run_dir / "results.json", json.dumps(results, indent=2))
-    print(f"\nrun folder: {run_dir}")
+    if as_json:
+        index = json.loads((run_dir / "index.json").read_text(encoding="utf-8"))
+        _emit({"index": index, "results": results, "run_dir": str(run_dir)})
+    else:
+        print(f"\nrun folder: {run_dir}")
     return code
 
 

@@ -115,7 +115,7 @@ def sampled(embedder: Any, changed: list[Document], sample: int) -> tuple[float 
     """(seconds per item, seconds taken) of embedding ``sample`` of ``changed``, spread over
     them (a code file's chunks and a paper's passages differ in length); (None, 0) when not
     asked or too few. The vectors are thrown away: the build embeds them again, so a sample
-    is kept small (its cost, about 0.3 s for 16 texts on 2 cores, is the price of a time left
+    is kept small (its cost, 0.1-0.4 s for 16 texts on 2 cores, is the price of a time left
     said before the first batch is stored)."""
     if sample <= 0 or len(changed) < sample:
         return None, 0.0

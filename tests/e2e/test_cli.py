@@ -46,6 +46,12 @@ def test_demo_runs_end_to_end(demo_overrides: list[str], tmp_path: Path) -> None
     ids = [[e["id"] for e in r["evidence"]] for r in results]
     assert "mem:vis-warmup-001" in ids[0] and "mem:visdev-warmup-001" in ids[2]
     assert "mem:visdev-warmup-001" not in ids[0] and "mem:vis-warmup-001" not in ids[2]
+    # --json: one object (the index summary, every result), nothing else on stdout
+    as_json = arr("demo", "--json", *demo_overrides)
+    assert as_json.returncode == 0, as_json.stderr
+    said = json.loads(as_json.stdout)
+    assert [[e["id"] for e in r["evidence"]] for r in said["results"]] == ids
+    assert {p["tool"] for p in said["index"]["partitions"]} >= {"bm25", "grep", "vector"}
 
 
 def test_search_json_is_the_full_router_result(indexed: list[str]) -> None:
