@@ -37,6 +37,7 @@ class RunClock:
         self.plans: dict[str, tuple[int, float]] = {}  # job: (items to embed, plan seconds)
         self.order: list[str] = []
         self.current: str | None = None
+        self.finished: set[str] = set()
         self.current_started = 0.0
         self.embed_started: float | None = None  # this partition's first item asked of the model
         self.total = 0  # items of the current partition
@@ -56,6 +57,8 @@ class RunClock:
 
     def starts(self, job: str) -> None:
         self._finish_partition()
+        if self.current is not None:
+            self.finished.add(self.current)
         self.current, self.current_started = job, time.monotonic()
         self._update()
 
@@ -123,17 +126,17 @@ class RunClock:
             return None
         rate = rate or 0.0
         left = 0.0
-        started = self.order.index(self.current) if self.current in self.plans else -1
-        for position, job in enumerate(self.order):
+        for job in self.order:
             items, plan_s = self.plans[job]
-            if position > started:
+            if job in self.finished:
+                continue
+            if job != self.current:
                 left += plan_s + items * rate
-            elif position == started:
-                if self.embed_started is None:  # its plan worked out again, then every item
-                    left += max(0.0, plan_s - (time.monotonic() - self.current_started))
-                    left += items * rate
-                else:
-                    left += max(0, self.total - self.done) * rate
+            elif self.embed_started is None:  # its plan worked out again, then every item
+                left += max(0.0, plan_s - (time.monotonic() - self.current_started))
+                left += items * rate
+            else:
+                left += max(0, self.total - self.done) * rate
         return left
 
 

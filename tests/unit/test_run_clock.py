@@ -117,3 +117,19 @@ def test_a_sampled_rate_speaks_before_the_first_batch(clock_time, tmp_path: Path
     clock_time.now += 4.0
     clock.advance(200)  # measured: 0.02 s an item, the sample's guess replaced
     assert clock.left_s() == pytest.approx(800 * 0.02)
+
+
+def test_a_partition_that_could_not_plan_leaves_the_others_counted_right(
+    clock_time, tmp_path: Path
+) -> None:
+    clock = RunClock(tmp_path)
+    # "vector b" could not say what it would embed: it is built, but not in the estimate
+    clock.planned({"vector a": (100, 0.0), "vector c": (300, 0.5)}, sampled=0.01)
+    clock.starts("vector a")
+    clock.begin(100)
+    clock_time.now += 1.0
+    clock.advance(100)
+    clock.starts("vector b")
+    assert clock.left_s() == pytest.approx(0.5 + 300 * 0.01)  # "vector a" is done
+    clock.starts("vector c")
+    assert clock.left_s() == pytest.approx(0.5 + 300 * 0.01)
