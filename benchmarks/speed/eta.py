@@ -14,9 +14,8 @@ the run (the goal: within 50%):
 Cases: a first run (no history), then the same workspace with ``rebuild=true`` (the rate of the
 first run remembered). Folders: ``../shared/data/papersdev`` (PDFs, 30 or all) beside the
 Werkzeug tree, and the Sphinx tree (``../shared/data/wsgold``); ``ARR_BENCH_ETA_CASES`` picks
-(``small,sphinx,papers``). The bar's own cost: a first run's plans (every semantic partition
-asked what it would embed before the first builds) are timed in the run and reported in
-``index.json``... here, the wall time of each run is printed beside the per-partition sum.
+(``small,sphinx,papers``); ``ARR_BENCH_ETA_TREE`` names one folder instead. Each run's wall
+time is printed to stderr as it ends.
 """
 
 from __future__ import annotations
@@ -134,17 +133,20 @@ def case(name: str, folders: dict[str, list[Path]]) -> list[tuple[str, dict[str,
 
 
 def main() -> None:
+    tree = os.environ.get("ARR_BENCH_ETA_TREE")  # one folder instead (the smoke test's)
     papers = sorted((SHARED / "papersdev").glob("v*/*.pdf"))
     werkzeug = SHARED / "wsgold" / "werkzeug" / "tree"
     sphinx = SHARED / "wsgold" / "sphinx" / "tree"
-    if not papers or not werkzeug.is_dir() or not sphinx.is_dir():
-        raise SystemExit(f"bench-eta needs {SHARED}/papersdev and wsgold")
+    if tree is None and (not papers or not werkzeug.is_dir() or not sphinx.is_dir()):
+        raise SystemExit(f"bench-eta needs {SHARED}/papersdev and wsgold (or $ARR_BENCH_ETA_TREE)")
     cases = {
         "small": {"papers": papers[:30], "code": [werkzeug]},
         "sphinx": {"sphinx": [sphinx]},
         "papers": {"papers": papers},
+        "tree": {"tree": [Path(tree or ".")]},
     }
     chosen = os.environ.get("ARR_BENCH_ETA_CASES", "small,sphinx").split(",")
+    chosen = ["tree"] if tree else chosen
     rows = [row for name in chosen for row in case(name, cases[name])]
     lines = [
         "case | run | first estimate at | frames after 1/4 | worst remaining | median remaining"
