@@ -13,7 +13,6 @@ import importlib.metadata
 import platform
 import re
 import subprocess
-import sys
 import time
 import traceback
 from collections import Counter
@@ -25,6 +24,7 @@ from typing import Any
 from arr import codes
 from arr.audit.approval import process_file
 from arr.compose.runner import build_router, build_workspace
+from arr.counted import counted
 from arr.errors import ArrError
 from arr.eval.gold import EvalError, GoldCase, load_arr_gold, load_beir_gold
 from arr.eval.metrics import mean_metrics, query_metrics
@@ -202,12 +202,10 @@ def evaluate(
     chunk_lines: int | None = None,
     level: str = "chunk",
 ) -> dict[str, Any]:
-    from tqdm import tqdm
-
     per_case, admission, degradations, routes = [], Counter(), Counter(), Counter()
     latency: dict[str, list[float]] = {"search": []}
     runs: list[tuple[str, list[str]]] = []
-    for case in tqdm(cases, desc="evaluating", unit="query", file=sys.stderr, disable=not progress):
+    for case in counted(cases, "evaluating", "query", "queries", progress):
         try:
             result = router.search(case.query, case.scope)
         except ArrError as exc:  # e.g. a judged query longer than the router's limit
