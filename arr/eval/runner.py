@@ -23,8 +23,8 @@ from typing import Any
 
 from arr import codes
 from arr.audit.approval import process_file
+from arr.compose.counted import counted
 from arr.compose.runner import build_router, build_workspace
-from arr.counted import counted
 from arr.errors import ArrError
 from arr.eval.gold import EvalError, GoldCase, load_arr_gold, load_beir_gold
 from arr.eval.metrics import mean_metrics, query_metrics

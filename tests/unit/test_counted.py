@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from arr import counted as module
-from arr.counted import counted
+from arr.compose import counted as module
+from arr.compose.counted import counted
 
 
 def test_plain_lines_on_a_pipe(capsys, monkeypatch) -> None:
