@@ -109,6 +109,7 @@ def _build_all(
         if semantic and not planned:
             planned = True
             bar.aside(lexical_ready)
+            bar.planning()
             plan_semantic(clock, jobs[number - 1 :], rebuild)
         job = f"{tool_name} {scope_name}"
         clock.starts(job)

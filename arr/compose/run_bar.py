@@ -69,6 +69,12 @@ class RunBar:
                 print(f"indexing {number}/{self.jobs}: {job}", file=sys.stderr, flush=True)
             self._draw()
 
+    def planning(self) -> None:
+        """Between the lexical channels and the first vector partition: what is being done."""
+        with self._lock:
+            self.job = "(working out what to embed)"
+            self._draw()
+
     def aside(self, say: Callable[[], None]) -> None:
         """What ``say`` prints (the "lexical channels ready" line) on lines of its own, never
         glued onto the bar."""

@@ -111,6 +111,9 @@ def plan_build(tool: VectorTool, scope: ScopeKey, anew: bool = False) -> BuildPl
     )
 
 
+WARM_TEXTS = 4
+
+
 def sampled(embedder: Any, changed: list[Document], sample: int) -> tuple[float | None, float]:
     """(seconds per item, seconds taken) of embedding ``sample`` of ``changed``, spread over
     them (a code file's chunks and a paper's passages differ in length); (None, 0) when not
@@ -120,6 +123,9 @@ def sampled(embedder: Any, changed: list[Document], sample: int) -> tuple[float 
     if sample <= 0 or len(changed) < sample:
         return None, 0.0
     texts = [d.text for d in changed[:: len(changed) // sample][:sample]]
+    # untimed first: the model's sessions (one a core) start on their first texts, a cost the
+    # build pays once, not per item
+    embedder.embed(texts[:WARM_TEXTS])
     began = time.perf_counter()
     embedder.embed(texts)
     took = time.perf_counter() - began
