@@ -109,8 +109,9 @@ def _build_all(
         if semantic and not planned:
             planned = True
             bar.aside(lexical_ready)
-            bar.planning()
-            plan_semantic(clock, jobs[number - 1 :], rebuild)
+            if bar.shown:  # nobody sees a time left without progress: no plan, no sample
+                bar.planning()
+                plan_semantic(clock, jobs[number - 1 :], rebuild)
         job = f"{tool_name} {scope_name}"
         clock.starts(job)
         bar.starts(number, job)

@@ -64,7 +64,7 @@ def test_every_semantic_partition_is_asked_before_the_first_builds(tmp_path: Pat
         ws,
         {"vector": tool_for(ws, calls)},
         {"a": SCOPE_A, "b": SCOPE_B},
-        progress=False,
+        progress=True,
         on_lexical_ready=lambda seconds, channels: ready.append(seconds),
     )
     assert [r.error for r in reports] == ["", ""]
@@ -75,8 +75,11 @@ def test_every_semantic_partition_is_asked_before_the_first_builds(tmp_path: Pat
     remembered = json.loads((ws.index_dir / run_clock.HISTORY).read_text())
     assert remembered["items"] == 140 and remembered["seconds_per_item"] > 0
     calls.clear()
-    index_workspace(ws, {"vector": tool_for(ws, calls)}, {"a": SCOPE_A}, progress=False)
+    index_workspace(ws, {"vector": tool_for(ws, calls)}, {"a": SCOPE_A}, progress=True)
     assert calls == ["pending main 0", "build main"]  # a rate remembered: no sample timed
+    calls.clear()
+    index_workspace(ws, {"vector": tool_for(ws, calls)}, {"a": SCOPE_A}, progress=False)
+    assert calls == ["build main"]  # no progress shown (library mode): nothing planned
 
 
 def test_a_partition_that_cannot_plan_still_builds(tmp_path: Path) -> None:
@@ -87,5 +90,5 @@ def test_a_partition_that_cannot_plan_still_builds(tmp_path: Path) -> None:
             raise OSError("the plan could not be worked out")
 
     tool = NoPlan("vector", ws, HashingEmbedder(), ChromaStore(ws.index_dir / "c"))
-    _, reports = index_workspace(ws, {"vector": tool}, {"a": SCOPE_A}, progress=False)
+    _, reports = index_workspace(ws, {"vector": tool}, {"a": SCOPE_A}, progress=True)
     assert reports[0].error == "" and reports[0].documents == 70
