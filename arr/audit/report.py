@@ -34,9 +34,7 @@ def store_kind(path: Path) -> str | None:
     return "ledger" if "ledger" in tables else None
 
 
-def stores(state_dir: Path, db: str | None, also: tuple[Path, ...] = ()) -> list[Path]:
-    """The stores ``arr audit`` checks: ``db`` alone when named, else those of ``state_dir``
-    and ``also`` (the checkout's demo keeps its memory store beside its data)."""
+def stores(state_dir: Path, db: str | None) -> list[Path]:
     if db is not None:
         path = Path(db).expanduser()
         if not path.is_file():
@@ -46,7 +44,6 @@ def stores(state_dir: Path, db: str | None, also: tuple[Path, ...] = ()) -> list
             )
         return [path]
     found = [state_dir / name for name in STORE_FILES if (state_dir / name).is_file()]
-    found += [path for path in also if path.is_file() and path not in found]
     if not found:
         raise AuditError(
             f"no memory store or approvals ledger in {str(state_dir)!r} yet; name one with "

@@ -7,7 +7,6 @@ the run folder; it prints results for the user and writes what it produced into 
 from __future__ import annotations
 
 import contextlib
-import io
 import json
 import sys
 from pathlib import Path
@@ -42,10 +41,31 @@ def _scopes_to_index(container: dict[str, Any], named: dict[str, Any]) -> dict[s
 def run_index(
     container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
 ) -> int:
+    as_json = _as_json(container)
+    summary, reports, skips, memory_db = _indexed(container, run_dir, as_json)
+    if as_json:
+        _emit({**summary, "memory_db": str(memory_db), "run_dir": str(run_dir)})
+    else:
+        seeded = f"{summary['seeded']} seeded, {summary['kept']} already present"
+        print(f"memory store {memory_db}: {seeded}")
+        _print_reports(reports, skips, run_dir)
+    return _status(reports)
+
+
+def _status(reports: list[Any]) -> int:
+    """1 when a partition failed (the others were built), else 0."""
+    return 1 if any(r.error for r in reports) else 0
+
+
+def _indexed(
+    container: dict[str, Any], run_dir: Path, quiet: bool
+) -> tuple[dict[str, Any], list[Any], dict[str, Any], Path]:
+    """``arr index``'s work: every partition built, the skip list kept, ``index.json`` written;
+    (its summary, the partitions' reports, the skipped files by scope, the memory store).
+    ``quiet``: the "lexical channels ready" line not said (JSON output)."""
     workspace = build_workspace(container)
     tools = build_tools(container, workspace)
     scopes = _scopes_to_index(container, workspace.named_scopes())
-    as_json = _as_json(container)
     lexical_only = container.get("lexical", False)
     if not isinstance(lexical_only, bool):
         raise ConfigError(f"lexical must be true or false, got {lexical_only!r:.40}")
@@ -53,7 +73,7 @@ def run_index(
 
     def lexical_ready(seconds: float, channels: list[str]) -> None:
         ready.update(lexical_ready_s=round(seconds, 2), lexical_channels=channels)
-        if not as_json:  # said as it happens: searches can start while vectors are embedded
+        if not quiet:  # said as it happens: searches can start while vectors are embedded
             print(
                 f"lexical channels ready in {seconds:.1f} s ({', '.join(channels) or 'none'}): "
                 "arr search answers now; the vector index follows (a search meanwhile uses "
@@ -92,12 +112,7 @@ def run_index(
         },
     }
     atomic_write.write_text(run_dir / "index.json", json.dumps(summary, indent=2, default=str))
-    if as_json:
-        _emit({**summary, "memory_db": str(workspace.memory_db), "run_dir": str(run_dir)})
-    else:
-        print(f"memory store {workspace.memory_db}: {added} seeded, {kept} already present")
-        _print_reports(reports, skips, run_dir)
-    return 1 if any(r.error for r in reports) else 0
+    return summary, reports, skips, workspace.memory_db
 
 
 def _refuse_full_disk(reports: list[Any], index_dir: Path) -> None:
@@ -205,8 +220,11 @@ def run_demo(
     container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
 ) -> int:
     as_json = _as_json(container)
-    with contextlib.redirect_stdout(io.StringIO()) if as_json else contextlib.nullcontext():
-        code = run_index(container, texts, action, run_dir)  # its JSON is in index.json too
+    if as_json:  # one object: the index's summary goes into it, not out on its own
+        index, reports, _, _ = _indexed(container, run_dir, quiet=True)
+        code = _status(reports)
+    else:
+        code = run_index(container, texts, action, run_dir)
     router = build_router(container)
     router.warm_up()
     results = []
@@ -218,7 +236,6 @@ def run_demo(
             print(render_result(result, item["scope"], max_evidence=5))
     atomic_write.write_text(run_dir / "results.json", json.dumps(results, indent=2))
     if as_json:
-        index = json.loads((run_dir / "index.json").read_text(encoding="utf-8"))
         _emit({"index": index, "results": results, "run_dir": str(run_dir)})
     else:
         print(f"\nrun folder: {run_dir}")

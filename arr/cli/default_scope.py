@@ -18,8 +18,8 @@ def default_scope(workspace: Workspace | None, names: list[str]) -> str:
     if not names:
         raise ConfigError("this workspace has no scope yet: add one with arr scope add NAME PATH")
     chosen = workspace.default_scope if workspace is not None else None
-    if chosen in names:
-        return chosen  # type: ignore[return-value]
+    if chosen is not None and chosen in names:
+        return chosen
     raise ConfigError(
         f"scope is required: add scope=<name> (or --scope NAME); known scopes: {names}"
     )

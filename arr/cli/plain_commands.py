@@ -31,8 +31,8 @@ def _with_json(args: list[str]) -> tuple[bool, list[str]]:
 
 
 def _said(as_json: bool, payload: dict[str, Any], *lines: str) -> int:
-    """One JSON object on stdout (``--json``), else the lines."""
-    print(json.dumps(payload, indent=2) if as_json else "\n".join(lines))
+    """One JSON object on stdout (``--json``; paths as strings), else the lines."""
+    print(json.dumps(payload, indent=2, default=str) if as_json else "\n".join(lines))
     return 0
 
 
@@ -145,7 +145,7 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
             )
         result = compare([Path(p) for p in positional], options.get("baseline"))
         if as_json:
-            return _said(True, json.loads(json.dumps(result, default=str)))
+            return _said(True, result)
         print((Path(result["folder"]) / "comparison.md").read_text())
         return 0
     from arr.audit import report as audit_report
@@ -160,28 +160,16 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
             "usage: arr audit verify [db=<database>] [head=[memory:|ledger:]<kept hash> ...]"
             " | arr audit head"
         )
-    folder = resolve_workspace(workspace)
-    paths = audit_report.stores(default_state_dir(folder), options.get("db"), _demo_memory(folder))
+    paths = audit_report.stores(default_state_dir(resolve_workspace(workspace)), options.get("db"))
     if positional == ["head"]:
         found = audit_report.heads(paths)
         return _said(as_json, {"heads": found}, *found)
     lines, ok = audit_report.verify(paths, kept)
-    print(json.dumps({"ok": ok, "report": lines}, indent=2) if as_json else "\n".join(lines))
+    _said(as_json, {"ok": ok, "report": lines}, *lines)
     if not ok:  # a finding, not a bad request: exit 1, what was found printed above
         print("arr: audit verification failed (see above)", file=sys.stderr)
         return 1
     return 0
-
-
-def _demo_memory(folder: Path | None) -> tuple[Path, ...]:
-    """In a checkout without a workspace (the bundled demo), the demo's memory store, which
-    ``conf/workspace/demo.yaml`` keeps beside its data rather than in the state folder."""
-    from arr.workspace.locations import checkout_root
-
-    root = checkout_root()
-    if folder is not None or root is None:
-        return ()
-    return (root / "data" / "demo" / ".state" / "memory.sqlite3",)
 
 
 def _scope_names(folder: Path | None) -> list[str] | None:

@@ -9,7 +9,8 @@ import time
 from collections.abc import Iterator, Sequence
 from typing import TypeVar
 
-PLAIN_EVERY_S = 10.0
+from arr.tools.build_progress import PLAIN_EVERY_S
+
 Item = TypeVar("Item")
 
 

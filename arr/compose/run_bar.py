@@ -16,19 +16,9 @@ from collections.abc import Callable
 from typing import Any
 
 from arr.compose.run_clock import RunClock
+from arr.tools.build_progress import PLAIN_EVERY_S, duration
 
-PLAIN_EVERY_S = 10.0
 TICK_S = 1.0
-
-
-def duration(seconds: float) -> str:
-    """``8 s``, ``1 min 40 s``, ``14 min``: as a researcher reads a clock."""
-    seconds = max(1, round(seconds))
-    if seconds < 90:
-        return f"{seconds} s"
-    if seconds < 600:
-        return f"{seconds // 60} min {seconds % 60:02d} s"
-    return f"{round(seconds / 60)} min"
 
 
 class RunBar:
@@ -96,32 +86,33 @@ class RunBar:
     # ---- drawing -----------------------------------------------------------------------------
     def line(self) -> str:
         """``indexing 5/6 vector papers: 640 of 2,739 passages embedded; about 38 s left``."""
+        left, work = self._parts()
         where = f"indexing {self.number}/{self.jobs} {self.job}"
-        done, total = self.clock.embedding()
-        work = f": {done:,} of {total:,} passages embedded" if total else ""
-        left = self.clock.left_s()
-        if left is None:
-            return f"{where}{work}; working out the time left"
-        return f"{where}{work}; about {duration(left)} left"
+        work = f": {work} embedded" if work else ""
+        told = "working out the time left" if left is None else f"about {duration(left)} left"
+        return f"{where}{work}; {told}"
 
     def _draw(self) -> None:
         """``37% |#######             | about 38 s left, 5/6 vector papers, 640 of 2,739
         passages`` (the time left first: a narrow terminal cuts the line's end)."""
         if self._bar is None:
             return
-        left = self.clock.left_s()
-        where = f"{self.number}/{self.jobs} {self.job}"
-        done, total = self.clock.embedding()
-        work = f", {done:,} of {total:,} passages" if total else ""
+        left, work = self._parts()
+        where = f"{self.number}/{self.jobs} {self.job}{f', {work}' if work else ''}"
         if left is None:
-            text = f"indexing {where}{work}, working out the time left"
+            text = f"indexing {where}, working out the time left"
         else:
             elapsed = self.clock.elapsed_s()
             share = elapsed / (elapsed + left) if elapsed + left > 0 else 1.0
             filled = round(share * 20)
             bar = f"{'#' * filled}{' ' * (20 - filled)}"
-            text = f"{share:4.0%} |{bar}| about {duration(left)} left, {where}{work}"
+            text = f"{share:4.0%} |{bar}| about {duration(left)} left, {where}"
         self._bar.set_description_str(text, refresh=True)
+
+    def _parts(self) -> tuple[float | None, str]:
+        """(the time left, or None while unknown; ``640 of 2,739 passages`` once planned)."""
+        done, total = self.clock.embedding()
+        return self.clock.left_s(), f"{done:,} of {total:,} passages" if total else ""
 
     def _tick(self) -> None:
         while not self._stop.wait(TICK_S):

@@ -24,7 +24,7 @@ from arr import atomic_write, codes
 from arr.models import Freshness
 from arr.tools.partition import lock_held
 
-PLAIN_EVERY_S = 10.0
+PLAIN_EVERY_S = 10.0  # on a pipe or in a log, a progress line this often (every arr command)
 
 
 class Listener(Protocol):
@@ -80,17 +80,22 @@ def describe(state: BuildState, channel: str) -> str:
     share = state.done / state.total if state.total else 0.0
     elapsed = max(0.0, time.time() - state.started)
     left = (
-        f", about {_duration(elapsed * (1 - share) / share)} left"
+        f", about {duration(elapsed * (1 - share) / share)} left"
         if 0 < state.done < state.total
         else ""
     )
     return f"{running}: {state.done:,} of {state.total:,} items embedded ({share:.0%}){left}"
 
 
-def _duration(seconds: float) -> str:
+def duration(seconds: float) -> str:
+    """``8 s``, ``1 min 40 s``, ``14 min``: as a researcher reads a clock (every time left
+    ``arr`` says: a build's, arr index's whole run's)."""
+    seconds = max(1, round(seconds))
     if seconds < 90:
-        return f"{max(1, round(seconds))} s"
-    return f"{seconds / 60:.0f} min"
+        return f"{seconds} s"
+    if seconds < 600:
+        return f"{seconds // 60} min {seconds % 60:02d} s"
+    return f"{round(seconds / 60)} min"
 
 
 class BuildProgress:

@@ -35,7 +35,6 @@ class BuildPlan:
     sidecar: dict[str, Any] | None
     fingerprint: str
     newest_ns: int
-    files: int
     skipped: SkipLog = field(default_factory=SkipLog)
     units_split: int = 0
 
@@ -105,7 +104,6 @@ def plan_build(tool: VectorTool, scope: ScopeKey, anew: bool = False) -> BuildPl
         sidecar=sidecar,
         fingerprint=fingerprint,
         newest_ns=newest_ns,
-        files=len(files),
         skipped=skipped,
         units_split=units_split,
     )

@@ -186,7 +186,7 @@ def test_bad_input_is_one_line_without_traceback(
 
 
 def test_corrupt_memory_db_degrades_but_answers(indexed: list[str], demo_copy: Path) -> None:
-    db = demo_copy / ".state" / "memory.sqlite3"
+    db = demo_copy.parent.parent / "state" / "memory.sqlite3"  # paths.state_dir of the copy
     for suffix in ("-wal", "-shm"):
         Path(str(db) + suffix).unlink(missing_ok=True)
     db.write_bytes(b"garbage" * 1000)

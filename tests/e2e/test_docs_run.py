@@ -68,26 +68,31 @@ def checkout_copy(base: Path) -> Path:
     return copy
 
 
-def run(command: str, cwd: Path, home: Path, package: Path | None) -> subprocess.CompletedProcess:
-    words = shlex.split(command)
-    environment = {
+def environment(home: Path, package: Path | None) -> dict[str, str]:
+    """A user's environment in ``home``, offline, with no workspace or API key of the test's;
+    ``package``: the checkout copy arr is imported from."""
+    found = {
         **os.environ,
         "HOME": str(home),
         "XDG_DATA_HOME": str(home / ".local" / "share"),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
-    environment.pop("ARR_WORKSPACE", None)
-    environment.pop("SILICONFLOW_API_KEY", None)
+    found.pop("ARR_WORKSPACE", None)
+    found.pop("SILICONFLOW_API_KEY", None)
     if package is not None:
-        environment["PYTHONPATH"] = str(package)
+        found["PYTHONPATH"] = str(package)
+    return found
+
+
+def run(command: str, cwd: Path, home: Path, package: Path | None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "arr.cli", *words[1:]],
+        [sys.executable, "-m", "arr.cli", *shlex.split(command)[1:]],
         capture_output=True,
         text=True,
         timeout=600,
         cwd=cwd,
-        env=environment,
+        env=environment(home, package),
         stdin=subprocess.DEVNULL,
     )
 
@@ -155,13 +160,10 @@ def serve(where: str, command: str, cwd: Path, home: Path, package: Path | None)
         return
     words = shlex.split(command)
     port = int(words[words.index("--port") + 1])
-    environment = {**os.environ, "HOME": str(home), "HF_HUB_OFFLINE": "1"}
-    if package is not None:
-        environment["PYTHONPATH"] = str(package)
     process = subprocess.Popen(
         [sys.executable, "-m", "arr.cli", *words[1:]],
         cwd=cwd,
-        env=environment,
+        env=environment(home, package),
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,

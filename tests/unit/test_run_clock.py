@@ -9,8 +9,8 @@ from pathlib import Path
 import pytest
 
 from arr.compose import run_clock
-from arr.compose.run_bar import duration
 from arr.compose.run_clock import RunClock
+from arr.tools.build_progress import duration
 
 
 class FakeTime:
