@@ -150,6 +150,13 @@ def resolve_scope(
         raise ScopeError(f"malformed scope: {str(exc)[:300]}") from None
 
 
+def _anchor_number(anchor: str | None, kind: str) -> int | None:
+    if anchor is None or not anchor.startswith(kind + "="):
+        return None
+    number = anchor[len(kind) + 1 :]
+    return int(number) if number.isdigit() else None
+
+
 class Location(Frozen):
     """Where a piece of evidence comes from: a file line range, a memory or a document."""
 
@@ -167,6 +174,26 @@ class Location(Frozen):
     # where the paper's title, authors and year came from, and its identifiers: ``title:
     # layout; authors: bib; year: arxiv; doi: 10.1145/357172.357176`` (arr.readers.identity)
     identity: str | None = None
+
+    @property
+    def page(self) -> int | None:
+        """The PDF page this place is (``page=7`` -> 7), else None: the one reading of the
+        anchor's page for every step that asks."""
+        return _anchor_number(self.anchor, "page")
+
+    @property
+    def cell(self) -> int | None:
+        """The notebook cell this place is (``cell=3`` -> 3), else None."""
+        return _anchor_number(self.anchor, "cell")
+
+    @property
+    def unit_kind(self) -> str | None:
+        """What kind of a file's unit this place is: ``page``, ``cell``, ``entry`` (a
+        bibliography's record, anchored by its key); None for lines and memories."""
+        if self.anchor is None:
+            return None
+        kind = self.anchor.partition("=")[0]
+        return kind if kind in ("page", "cell") and "=" in self.anchor else "entry"
 
     def render(self) -> str:
         """``a.py:10-20``, ``papers/x.pdf p. 7``, ``nb.ipynb cell 3``, ``refs.bib#goyal2017``."""

@@ -39,7 +39,7 @@ _SPACED_OPENING = tuple(space + b for space in (b" ", b"\n", b"\t") for b in _OP
 CODE_SHARE = 0.02  # code marks per letter: prose <= 0.010 (99th pct), code >= 0.021 (5th pct)
 SAMPLE_CHARS = 600  # a snippet's first characters decide; the rest adds time, not evidence
 HEAD = 10  # the lexical head whose majority decides
-LEXICAL_CHANNELS = ("bm25", "grep")
+LEXICAL_CHANNELS = ("bm25", "grep")  # the shipped lexical channels (arr.fusion.traits)
 
 
 def looks_like_code(text: str) -> bool:

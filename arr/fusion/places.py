@@ -20,7 +20,8 @@ from collections.abc import Mapping, Sequence
 
 from arr.models import EvidenceChunk, replaced
 
-LINE_CHANNELS = ("grep",)
+# the shipped line channel (arr.fusion.traits.SHIPPED); the Router passes its tools' own
+LINE_CHANNELS: tuple[str, ...] = ("grep",)
 
 
 def chunk_id(path: str, line: int, chunk_lines: int) -> str:
@@ -30,12 +31,15 @@ def chunk_id(path: str, line: int, chunk_lines: int) -> str:
 
 
 def place_rankings(
-    rankings: Mapping[str, Sequence[EvidenceChunk]], chunk_lines: int
+    rankings: Mapping[str, Sequence[EvidenceChunk]],
+    chunk_lines: int,
+    line_channels: Sequence[str] = LINE_CHANNELS,
 ) -> dict[str, list[EvidenceChunk]]:
-    """Each line channel's items renamed to the chunk that holds them (best line per chunk)."""
+    """Each line channel's items (channels that declare ``lines``: arr.fusion.traits) renamed
+    to the chunk that holds them (best line per chunk)."""
     out: dict[str, list[EvidenceChunk]] = {}
     for channel, ranking in rankings.items():
-        if channel not in LINE_CHANNELS:
+        if channel not in line_channels:
             out[channel] = list(ranking)
             continue
         seen: set[str] = set()
@@ -65,7 +69,9 @@ def _span(item: EvidenceChunk) -> tuple[int, int] | None:
     return where.start_line, where.end_line or where.start_line
 
 
-def merge_overlapping(fused: Sequence[EvidenceChunk]) -> list[EvidenceChunk]:
+def merge_overlapping(
+    fused: Sequence[EvidenceChunk], line_channels: Sequence[str] = LINE_CHANNELS
+) -> list[EvidenceChunk]:
     """Items of one file whose line ranges overlap become the best-ranked one of them."""
     kept: list[EvidenceChunk] = []
     by_path: dict[str, list[int]] = {}
@@ -91,7 +97,7 @@ def merge_overlapping(fused: Sequence[EvidenceChunk]) -> list[EvidenceChunk]:
             continue
         better = kept[into]
         ranks = {**item.ranks, **better.ranks}
-        if better.channel in LINE_CHANNELS and item.channel not in LINE_CHANNELS:
+        if better.channel in line_channels and item.channel not in line_channels:
             # a line ranked above the chunk that holds it: the chunk's text stands for the
             # place, at the line's rank and score
             better = replaced(item, score=better.score, rerank_score=better.rerank_score)

@@ -42,6 +42,7 @@ from arr.fusion.common import (
 )
 from arr.fusion.norms import norm_named, zmuv
 from arr.fusion.path_match import WORDS, path_boosted, path_matches
+from arr.fusion.traits import LEXICAL, SHIPPED, ChannelTraits, having
 from arr.models import EvidenceChunk
 
 
@@ -104,7 +105,7 @@ def _works(channels: Mapping[str, Ranking]) -> dict[str, str]:
             location = chunk.location
             if not location.path:
                 continue
-            paged = (location.anchor or "").startswith("page=")
+            paged = location.page is not None
             out[chunk.id] = f"{location.path}\0{location.title or ''}" if paged else location.path
     return out
 
@@ -213,6 +214,9 @@ class WSumFusion:
         self.norm = norm
         self.weights = check_weights(weights)
         self.top_k = check_top_k(top_k)
+        # what each channel is (the Router gives its tools' declarations): the code gap
+        # weighs the lexical ones
+        self.channel_traits: ChannelTraits = SHIPPED
 
     def fuse(self, rankings: Mapping[str, Ranking]) -> list[EvidenceChunk]:
         return self.fuse_for_query("", rankings)
@@ -258,7 +262,8 @@ class WSumFusion:
             for c, w in standout_weights(channels).items():
                 factors[c]["standout"] = w
         if self.code_gap_weight is not None and query:
-            for c, w in code_gap_weights(query, channels, self.code_gap_weight).items():
+            lexical = having(self.channel_traits, LEXICAL)
+            for c, w in code_gap_weights(query, channels, self.code_gap_weight, lexical).items():
                 factors[c]["code_gap"] = w
         for parts in factors.values():
             parts["weight"] = math.prod(parts.values())

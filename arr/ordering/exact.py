@@ -184,8 +184,7 @@ def by_author(query_words: tuple[str, ...], citation: str | None, title: str | N
 def _inside_a_pdf(item: EvidenceChunk) -> bool:
     """A PDF's page after its first: titled by a heading inside a collection or a book, so it
     follows a PDF whose first page (where a paper's title is typeset) bears the title."""
-    anchor = item.location.anchor or ""
-    return anchor.startswith("page=") and anchor != "page=1"
+    return item.location.page not in (None, 1)
 
 
 def exact_positions(

@@ -1,33 +1,86 @@
-"""The known-item rules in order (``ordering=known_items``, the default): few pages per PDF,
-then exact matches, then places named by path (the last rule has the last word)."""
+"""The steps after fusion and reranking, in order (``ordering=known_items``, the default): one
+place per item, a channel's lone hit forward, a bibliography's names on PDF pages, entries
+pointing at their papers, few units per file, exact matches, places named by path (the last
+step has the last word). Each is one entry of ``conf/ordering/known_items.yaml``'s ``rules``:
+dropped from the list, it does not run; ``ordering=none`` runs none (fusion and reranking
+alone). A step that fails or adds or drops an item leaves the list as it was before it, with an
+``ordering_failed`` degradation naming it."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arr.models import EvidenceChunk, ToolTrace
+from arr import codes
+from arr.models import Degradation, EvidenceChunk, ToolTrace
+from arr.ordering.bib_identity import BibIdentity
+from arr.ordering.bib_points import BibEntryPointsAtPaper
 from arr.ordering.exact_first import ExactFirst
 from arr.ordering.few_pages import FewPagesPerPdf
+from arr.ordering.lone_hits import LoneHitsForward
+from arr.ordering.merge_places import MergePlaces
 from arr.ordering.named_first import NamedFirst
-from arr.ordering.rule import OrderingRule
+from arr.ordering.rule import ContextStep, OrderingRule, PostContext
+
+Step = OrderingRule | ContextStep
+
+
+def default_steps() -> tuple[Step, ...]:
+    return (
+        MergePlaces(),
+        LoneHitsForward(),
+        BibIdentity(),
+        BibEntryPointsAtPaper(),
+        FewPagesPerPdf(),
+        ExactFirst(),
+        NamedFirst(),
+    )
 
 
 class KnownItemOrdering:
-    """Each rule of ``rules`` in turn over the reranked list (their defaults when None)."""
+    """Each step of ``rules`` in turn over the reranked list (every step when None)."""
 
     name = "known_items"
 
-    def __init__(self, rules: Sequence[OrderingRule] | None = None) -> None:
-        self.rules = (
-            tuple(rules) if rules is not None else (FewPagesPerPdf(), ExactFirst(), NamedFirst())
-        )
+    def __init__(self, rules: Sequence[Step] | None = None) -> None:
+        self.rules = tuple(rules) if rules is not None else default_steps()
         for rule in self.rules:
-            if not isinstance(rule, OrderingRule):
-                raise ValueError(f"ordering rule {rule!r} has no order(query, ranked, ...)")
+            if not isinstance(rule, OrderingRule | ContextStep):
+                raise ValueError(f"ordering rule {rule!r} has no order(...) or apply(...)")
 
     def order(
         self, query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace], channels: int
     ) -> list[EvidenceChunk]:
+        return self.apply(query, ranked, PostContext(traces=traces, channels=channels))
+
+    def apply(
+        self, query: str, ranked: list[EvidenceChunk], context: PostContext
+    ) -> list[EvidenceChunk]:
         for rule in self.rules:
-            ranked = rule.order(query, ranked, traces, channels)
+            ranked = run_step(rule, query, ranked, context)
         return ranked
+
+
+def run_step(
+    step: Step, query: str, ranked: list[EvidenceChunk], context: PostContext
+) -> list[EvidenceChunk]:
+    """One step's list, or ``ranked`` as it was when the step failed (a broken step must never
+    break a search) or added or dropped an item."""
+    name = getattr(step, "name", type(step).__name__)
+    try:
+        if isinstance(step, ContextStep):
+            found = step.apply(query, list(ranked), context)
+        else:
+            found = step.order(query, list(ranked), context.traces, context.channels)
+    except Exception as exc:
+        detail = f"{name}: {type(exc).__name__}: {exc}"[:300]
+        context.degradations.append(
+            Degradation(stage="ordering", code=codes.ORDERING_FAILED, detail=detail)
+        )
+        return ranked
+    if len(found) != len(ranked) or {c.id for c in found} != {c.id for c in ranked}:
+        detail = f"{name} added or dropped items; the order before it stands"
+        context.degradations.append(
+            Degradation(stage="ordering", code=codes.ORDERING_FAILED, detail=detail)
+        )
+        return ranked
+    return found

@@ -20,7 +20,8 @@ from collections.abc import Iterable, Mapping, Sequence
 from arr import codes
 from arr.errors import ConfigError, ScopeError
 from arr.fusion.common import fuse
-from arr.fusion.places import lone_hits_forward, merge_overlapping, place_rankings
+from arr.fusion.places import place_rankings
+from arr.fusion.traits import LINES, ReadsTraits, declared, having
 from arr.models import (
     Degradation,
     EvidenceChunk,
@@ -32,7 +33,7 @@ from arr.models import (
     trusted,
 )
 from arr.ordering.known_items import KnownItemOrdering
-from arr.ordering.rule import OrderingRule
+from arr.ordering.rule import OrderingRule, PostContext
 from arr.planner.contract import CallsModel, PlansRounds, RunBudget
 from arr.planner.rule import PlanOutcome
 from arr.router import steps
@@ -97,6 +98,12 @@ class RetrievalRouter:
         if max_query_chars < 1:
             raise ConfigError(f"router.max_query_chars must be >= 1, got {max_query_chars}")
         self.tools = dict(tools)
+        try:  # what each channel is, as fusion reads it (never its name: arr.fusion.traits)
+            self.traits = declared(self.tools)
+        except ValueError as exc:
+            raise ConfigError(str(exc)) from None
+        if isinstance(fusion, ReadsTraits):
+            fusion.channel_traits = self.traits
         # the known-item rules after reranking (conf/ordering/; None: the shipped rules)
         self.ordering = ordering if ordering is not None else KnownItemOrdering()
         self.planner = planner
@@ -198,17 +205,23 @@ class RetrievalRouter:
         several = answered > 1
         chunk_lines = self._chunk_lines if several else None
         if chunk_lines:  # one item per place (arr.fusion.places)
-            rankings = place_rankings(rankings, chunk_lines)
+            rankings = place_rankings(rankings, chunk_lines, having(self.traits, LINES))
         fused = fuse(self.fusion, query, rankings)
         if several:
             steps.explain_weights(self.fusion, query, rankings, run.traces)
-            if chunk_lines:
-                fused = merge_overlapping(fused)
-            fused = lone_hits_forward(fused, rankings)
         with within(deadline):  # an LLM reranker's call ends by the search's deadline
             ranked, reranker_name = steps.rerank(self.reranker, query, fused, run.degradations)
-        ranked = steps.identified(self.tools, key, ranked, run.degradations)  # a .bib names PDFs
-        ranked = steps.ordered(self.ordering, query, ranked, run.traces, answered, run.degradations)
+        # the configured steps after fusion (conf/ordering/: places merged, lone hits, a .bib's
+        # names, the known-item rules), each switchable and traced
+        context = PostContext(
+            traces=run.traces,
+            channels=answered,
+            rankings=rankings,
+            tools=self.tools,
+            scope=key,
+            degradations=run.degradations,
+        )
+        ranked = steps.ordered(self.ordering, query, ranked, context)
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]
         dropped = run.scope_dropped + len(ranked) - len(evidence)

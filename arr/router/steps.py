@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from arr import codes
 from arr.fusion.contract import ExplainsWeights
 from arr.llm.client import STRUCTURED_REFUSED
-from arr.models import Degradation, EvidenceChunk, ScopeKey, ToolTrace, replaced
-from arr.ordering.rule import OrderingRule
+from arr.models import Degradation, EvidenceChunk, ToolTrace, replaced
+from arr.ordering.rule import ContextStep, OrderingRule, PostContext
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 from arr.reranker.contract import ReportsFallbacks, Reranker
 
@@ -89,60 +89,14 @@ def explain_weights(
         traces[number] = replaced(trace, note=note)
 
 
-def identified(
-    tools: Mapping[str, object],
-    scope: ScopeKey,
-    ranked: list[EvidenceChunk],
-    degradations: list[Degradation],
-) -> list[EvidenceChunk]:
-    """PDF pages shown with the identity the scope's own ``.bib`` gives them
-    (:mod:`arr.workspace.bib_identity`); a bibliography that cannot be read leaves them as
-    their reader named them, with a ``bibliography_unreadable`` degradation."""
-    from arr.tools.contract import OnWorkspace, has
-    from arr.workspace.bib_identity import with_bib_identity
-
-    workspace = next((t.workspace for t in tools.values() if has(t, OnWorkspace)), None)
-    try:
-        return with_bib_identity(workspace, scope, ranked)
-    except (OSError, ValueError) as exc:  # a .bib that vanished mid-read: names as read
-        degradations.append(
-            Degradation(
-                stage="identity",
-                code=codes.BIBLIOGRAPHY_UNREADABLE,
-                detail=f"{type(exc).__name__}: {exc}"[:300],
-            )
-        )
-        return ranked
-
-
 def ordered(
-    ordering: OrderingRule,
-    query: str,
-    ranked: list[EvidenceChunk],
-    traces: list[ToolTrace],
-    channels: int,
-    degradations: list[Degradation],
+    ordering: OrderingRule, query: str, ranked: list[EvidenceChunk], context: PostContext
 ) -> list[EvidenceChunk]:
-    """The known-item rules' order (:mod:`arr.ordering`); a broken rule leaves the reranked
-    order, with an ``ordering_failed`` degradation."""
-    try:
-        found = ordering.order(query, list(ranked), traces, channels)
-    except Exception as exc:  # a broken rule must never break a search
-        degradations.append(
-            Degradation(
-                stage="ordering",
-                code=codes.ORDERING_FAILED,
-                detail=f"{type(exc).__name__}: {exc}"[:300],
-            )
-        )
-        return ranked
-    if len(found) != len(ranked) or {c.id for c in found} != {c.id for c in ranked}:
-        degradations.append(
-            Degradation(
-                stage="ordering",
-                code=codes.ORDERING_FAILED,
-                detail="a rule added or dropped items; the reranked order stands",
-            )
-        )
-        return ranked
-    return found
+    """The configured steps' order (:mod:`arr.ordering`: each guarded on its own there); an
+    ordering of another kind that breaks, or adds or drops an item, leaves the reranked order,
+    with an ``ordering_failed`` degradation."""
+    from arr.ordering.known_items import run_step
+
+    if isinstance(ordering, ContextStep) and hasattr(ordering, "rules"):
+        return ordering.apply(query, list(ranked), context)  # each step guarded on its own
+    return run_step(ordering, query, ranked, context)

@@ -19,6 +19,7 @@ from arr.workspace.workspace import Workspace
 
 class MemoryTool:
     read_only = True
+    traits = frozenset({"memory"})  # arr.fusion.traits
     provider = "local"
     summary = (
         "research-memory: published research notes and findings of this project "

@@ -54,6 +54,7 @@ EMBEDDER_MISMATCH = codes.INDEX_EMBEDDER_MISMATCH
 
 class VectorTool:
     read_only = True
+    traits = frozenset({"semantic"})  # arr.fusion.traits
     provider = "local"
     semantic = True  # built after the lexical channels; skipped by arr index --lexical
     summary = (

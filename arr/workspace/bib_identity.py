@@ -130,8 +130,7 @@ def identified(item: EvidenceChunk, lookup: Lookup) -> EvidenceChunk:
     """The item with its PDF's identity from the record that names it (its page's citation
     with the record's authors and year), or as it was."""
     where = item.location
-    anchor = where.anchor or ""
-    if not anchor.startswith("page=") or where.identity is None:
+    if where.page is None or where.identity is None:
         return item
     found = lookup.find(where)
     if found is None:
@@ -143,11 +142,10 @@ def identified(item: EvidenceChunk, lookup: Lookup) -> EvidenceChunk:
              if known]  # fmt: skip
     parts += [f"doi: {record.doi}"] if record.doi else []
     parts.append(f"bib: {entry}")
-    page = anchor.partition("=")[2]
     location = replaced(
         where,
         title=record.title or where.title,
-        citation=f"{cited}, p. {page}" if cited and record.year else where.citation,
+        citation=f"{cited}, p. {where.page}" if cited and record.year else where.citation,
         identity="; ".join(parts),
     )
     return replaced(item, location=location)
@@ -226,8 +224,16 @@ def with_bib_identity(
 ) -> list[EvidenceChunk]:
     """``ranked`` with every PDF page a scope's ``.bib`` names shown with that record's
     identity; unchanged where no page is a PDF's or the scope has no ``.bib``."""
-    if workspace is None or not any((c.location.anchor or "").startswith("page=") for c in ranked):
+    if workspace is None or not any(c.location.page is not None for c in ranked):
         return ranked
+    lookup = _lookup_for(workspace, scope)
+    if lookup is None:
+        return ranked
+    return [identified(item, lookup) for item in ranked]
+
+
+def _lookup_for(workspace: object, scope: ScopeKey) -> Lookup | None:
+    """The scope's records (read again when a bibliography changed), or None without one."""
     with _GUARD:
         held = _BY_WORKSPACE.get(id(workspace))
         if held is None or held[0]() is not workspace:
@@ -235,7 +241,25 @@ def with_bib_identity(
                 del _BY_WORKSPACE[key]
             held = _BY_WORKSPACE[id(workspace)] = (weakref.ref(workspace), BibIdentities())
         identities = held[1]
-    lookup = identities.lookup(workspace, scope)
+    return identities.lookup(workspace, scope)
+
+
+def described_papers(
+    workspace: object | None, scope: ScopeKey, ranked: list[EvidenceChunk]
+) -> dict[str, int]:
+    """For each bibliography entry that names a PDF page of ``ranked``: the entry's place
+    (``refs.bib#lamport78``, as :meth:`Location.ref` names it) and the position of the first of
+    that PDF's pages in ``ranked``."""
+    if workspace is None or not any(c.location.page is not None for c in ranked):
+        return {}
+    lookup = _lookup_for(workspace, scope)
     if lookup is None:
-        return ranked
-    return [identified(item, lookup) for item in ranked]
+        return {}
+    papers: dict[str, int] = {}
+    for position, item in enumerate(ranked):
+        if item.location.page is None or item.location.identity is None:
+            continue
+        found = lookup.find(item.location)
+        if found is not None:
+            papers.setdefault(found[0], position)
+    return papers

@@ -63,7 +63,7 @@ def opening(roots: list[Path], item: EvidenceChunk) -> dict[str, str]:
         return {}
     full = found[0] / found[1]
     uri = full.as_uri()
-    if (where.anchor or "").startswith("page=") and full.suffix.lower() == ".pdf":
+    if where.page is not None and full.suffix.lower() == ".pdf":
         uri += f"#{where.anchor}"
     return {"absolute": str(full), "uri": uri}
 

@@ -38,6 +38,7 @@ from arr.workspace.workspace import Workspace
 
 class BM25Tool:
     read_only = True
+    traits = frozenset({"lexical"})  # arr.fusion.traits
     provider = "local"
     semantic = False  # a lexical index: built first, and by arr index --lexical
     summary = (

@@ -42,6 +42,7 @@ def line_id(path: str, line: int) -> str:
 
 class GrepTool:
     read_only = True
+    traits = frozenset({"lexical", "lines"})  # arr.fusion.traits: lines of files
     provider = "local"
     semantic = False  # a lexical index: built first, and by arr index --lexical
     summary = (

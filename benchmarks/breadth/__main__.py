@@ -1,0 +1,273 @@
+"""Breadth: every question set at hand, each channel alone, RRF, the default and the plain script
+(``make bench-breadth``).
+
+A default is only as good as the ground it was not fitted on. This bench asks every set of
+questions we have, of different kinds, of the same systems in one process:
+
+- the frozen sets under ``benchmarks/gold/breadth/`` (written before anything was run on them,
+  by a writer who never saw ARR's code or results; their date is in the file name): questions of
+  new kinds over a folder of papers (surnames, terse queries, the paper that introduced a name,
+  where a paper says something, a finding in other words, a title as remembered, author and
+  topic, an exact phrase) and over two source trees (identifiers, pasted error messages,
+  how-to questions);
+- ``papersdev``'s generated known items (title, author and year, described in other words, a
+  phrase; the development set the known-item rules were written on);
+- ``wsgold``'s maintainers' fix descriptions (Werkzeug, all 65; a fixed sample of Sphinx's).
+
+The papers folder holds a manuscript beside the PDFs (its ``.bib`` cites a third of them:
+:mod:`benchmarks.breadth.folders`), the ground where a bibliography's entries crowded papers out.
+
+Systems: the plain script (bm25s over ``pdftotext`` pages for papers; over whole files for
+trees), ARR's channels alone, ``fusion=rrf``, the default, the default without post-fusion steps
+(``ordering=none``), and any configuration named by ``ARR_BENCH_BREADTH_EXTRA`` (``label:ov1
+ov2;label2:...``). Scored per kind: R@1 / R@10 of the right file, and of the right page (papers)
+or line range (trees) where the gold names one. Beside each system's R@1 on all a set's
+questions: the paired randomisation p-value against the default (10,000 sign flips), so a
+difference the set cannot tell from noise says so.
+
+Run: ``python -m benchmarks.breadth [papers|werkzeug|sphinx ...]``. Indexes are built once under
+``outputs/bench/breadth`` (the papers folder's vector index takes minutes).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import shutil
+import sys
+import time
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arr.compose.library import PROJECT_ROOT
+from arr.eval.stats import randomization_test
+from benchmarks.common.core import bench_out
+
+GOLD = PROJECT_ROOT / "benchmarks" / "gold" / "breadth"
+DATA = PROJECT_ROOT.parent / "shared" / "data"
+SPHINX_SAMPLE = 200
+KNOWN_SAMPLE = 200  # of papersdev's ~730 generated known items: a fixed sample, for time
+SEED = 5
+
+# (file, unit): a page number for a PDF page, a line for a tree's item, None for neither.
+Found = tuple[str, int | None, int | None]
+Search = Callable[[str], list[Found]]
+
+
+@dataclass
+class Case:
+    kind: str
+    query: str
+    path: str  # as the folder names it
+    pages: tuple[int, ...] = ()
+    lines: tuple[int, ...] = ()
+
+
+def frozen(name: str, prefix: str = "") -> list[Case]:
+    """A frozen question set (the newest file ``<name>-<date>.jsonl``), paths given the folder's
+    ``prefix``."""
+    files = sorted(GOLD.glob(f"{name}-*.jsonl"))
+    if not files:
+        return []
+    cases = []
+    for line in files[-1].read_text("utf-8").splitlines():
+        row = json.loads(line)
+        path = row["gold_path"]
+        if "tree" in row:  # a code question names its tree and a path under that tree
+            path = f"{row['tree']}/{path}"
+        cases.append(
+            Case(
+                kind=row["kind"],
+                query=row["query"],
+                path=prefix + path,
+                pages=tuple(row.get("gold_pages") or ()),
+                lines=tuple(row.get("gold_lines") or ()),
+            )
+        )
+    return cases
+
+
+def known_items(folder: Path) -> list[Case]:
+    """papersdev's generated known-item questions (benchmarks.papers.known_items)."""
+    from benchmarks.common.baselines import pdftotext_pages
+    from benchmarks.papers.known_items import questions
+
+    source = DATA / "papersdev"
+    gold = [json.loads(row) for row in (source / "gold.jsonl").read_text("utf-8").splitlines()]
+    texts = {row["path"]: pdftotext_pages(source / row["path"]) for row in gold}
+    cases = questions(folder, gold, texts)
+    cases = random.Random(SEED).sample(cases, min(KNOWN_SAMPLE, len(cases)))
+    return [
+        Case(
+            kind=f"dev:{c['kind']}",
+            query=c["query"],
+            path="papers/" + c["pdf"],
+            pages=(c["page"],) if c["page"] else (),
+        )
+        for c in cases
+    ]
+
+
+def maintainers(name: str) -> list[Case]:
+    """wsgold's fix descriptions: any file the fix touched is right."""
+    rows = [json.loads(r) for r in (DATA / "wsgold" / name / "gold.jsonl").read_text().splitlines()]
+    if name == "sphinx":
+        rows = random.Random(SEED).sample(rows, SPHINX_SAMPLE)
+    return [
+        Case(kind="dev:fix", query=r["query"], path="|".join(f"{name}/{p}" for p in r["relevant"]))
+        for r in rows
+    ]
+
+
+def arr_system(folder: Path, overrides: list[str]) -> Search:
+    import arr
+
+    router = arr.load_router(overrides=overrides, workspace=folder)
+
+    def search(query: str) -> list[Found]:
+        found: list[Found] = []
+        for item in router.search(query, "papers").evidence[:10]:
+            where = item.location
+            path = (where.path or "").split("/", 1)[-1]  # the root's folder dropped
+            anchor = where.anchor or ""
+            page = int(anchor[5:]) if anchor.startswith("page=") else None
+            found.append((path, page, where.start_line))
+        return found
+
+    return search
+
+
+def plain_pages(folder: Path) -> Search:
+    """The 20-line script: bm25s over ``pdftotext`` pages of the folder's PDFs."""
+    from benchmarks.common.baselines import bm25s_over, pdftotext_pages
+
+    tree = folder / "tree"
+    ids, corpus = [], []
+    for pdf in sorted(tree.rglob("*.pdf")):
+        for number, text in enumerate(pdftotext_pages(pdf), 1):
+            ids.append((pdf.relative_to(tree).as_posix(), number))
+            corpus.append(text)
+    search = bm25s_over(ids, corpus)
+    return lambda query: [(path, page, None) for path, page in search(query)]
+
+
+def plain_files(folder: Path) -> Search:
+    """The same script over a tree's text files, whole."""
+    from benchmarks.common.baselines import bm25s_over
+
+    tree = folder / "tree"
+    ids, corpus = [], []
+    for path in sorted(p for p in tree.rglob("*") if p.is_file()):
+        try:
+            text = path.read_text("utf-8")
+        except (UnicodeDecodeError, OSError):
+            continue
+        ids.append((path.relative_to(tree).as_posix(), 0))
+        corpus.append(text)
+    search = bm25s_over(ids, corpus)
+    return lambda query: [(path, None, None) for path, _ in search(query)]
+
+
+def judged(case: Case, found: list[Found]) -> tuple[int, int, int | None, int | None]:
+    """R@1 and R@10 of the file; of the unit (page, or a line inside the item's range) where the
+    gold names one, else None."""
+    right = set(case.path.split("|"))
+    files = [path for path, _, _ in found]
+    at1, at10 = int(files[:1] != [] and files[0] in right), int(bool(right & set(files)))
+    if case.pages:
+        units = [path in right and page in case.pages for path, page, _ in found]
+    elif case.lines:
+        # an item holds the line when it starts at most 40 lines before it (one chunk)
+        units = [
+            path in right and line is not None and any(0 <= g - line < 40 for g in case.lines)
+            for path, _, line in found
+        ]
+    else:
+        return at1, at10, None, None
+    return at1, at10, int(units[:1] == [True]), int(any(units))
+
+
+def systems(folder: Path, plain: Search) -> list[tuple[str, Search]]:
+    chosen: list[tuple[str, Search]] = [("plain script (bm25s)", plain)]
+    configured = [
+        ("ARR default", []),
+        ("ARR fusion=rrf", ["fusion=rrf"]),
+        ("ARR ordering=none", ["ordering=none"]),
+        ("ARR bm25 alone", ["tools=[bm25]"]),
+        ("ARR vector alone", ["tools=[vector]"]),
+        ("ARR grep alone", ["tools=[grep]"]),
+    ]
+    for spec in filter(None, os.environ.get("ARR_BENCH_BREADTH_EXTRA", "").split(";")):
+        label, _, overrides = spec.partition(":")
+        configured.append((f"ARR {label}", overrides.split()))
+    chosen += [(label, arr_system(folder, overrides)) for label, overrides in configured]
+    return chosen
+
+
+def run_set(title: str, folder: Path, cases: Sequence[Case], plain: Search) -> None:
+    kinds = sorted({c.kind for c in cases})
+    print(f"\n## {title}: {len(cases)} questions ({', '.join(kinds)})", flush=True)
+    per_system: dict[str, list[tuple[int, int, int | None, int | None]]] = {}
+    for label, search in systems(folder, plain):
+        started = time.perf_counter()
+        per_system[label] = [judged(c, search(c.query)) for c in cases]
+        spent = time.perf_counter() - started
+        print(f"   ({label}: {spent:.0f} s)", file=sys.stderr, flush=True)
+    header = f"| system | {' | '.join(f'{k} ({sum(c.kind == k for c in cases)})' for k in kinds)}"
+    print(header + " | all: file R@1 / R@10 | p (R@1 vs default) | unit R@1 / R@10 |")
+    print("|---" * (len(kinds) + 4) + "|")
+    default = [r[0] for r in per_system["ARR default"]]
+    for label, rows in per_system.items():
+        cells = []
+        for kind in kinds:
+            got = [r for r, c in zip(rows, cases, strict=True) if c.kind == kind]
+            cells.append(f"{_mean(g[0] for g in got):.2f} / {_mean(g[1] for g in got):.2f}")
+        r1 = [r[0] for r in rows]
+        p = randomization_test(r1, default) if label != "ARR default" else float("nan")
+        units = [r for r in rows if r[2] is not None]
+        unit = (
+            f"{_mean(u[2] for u in units):.2f} / {_mean(u[3] for u in units):.2f} (n={len(units)})"
+            if units
+            else ""
+        )
+        all_ = f"{_mean(r1):.3f} / {_mean(r[1] for r in rows):.3f}"
+        print(f"| {label} | {' | '.join(cells)} | {all_} | {p:.3f} | {unit} |", flush=True)
+
+
+def _mean(values: object) -> float:
+    got = list(values)  # type: ignore[call-overload]
+    return sum(got) / len(got) if got else float("nan")
+
+
+def main(names: Sequence[str]) -> int:
+    from benchmarks.breadth.folders import papers_folder, tree_folder
+    from benchmarks.common.workspace import bench_index
+
+    if shutil.which("pdftotext") is None or not (DATA / "papersdev").is_dir():
+        print("breadth: needs ../shared/data and pdftotext (poppler-utils); not measured")
+        return 0
+    out = bench_out() / "breadth"
+    for name in names or ("papers", "werkzeug", "sphinx"):
+        if name == "papers":
+            folder = papers_folder(out, DATA / "papersdev")
+            bench_index(folder, fresh=False)
+            plain = plain_pages(folder)
+            run_set("papers, frozen questions", folder, frozen("papers", "papers/"), plain)
+            known = known_items(folder)
+            run_set("papers, papersdev known items (development)", folder, known, plain)
+        else:
+            folder = tree_folder(out, name, DATA / "wsgold" / name / "tree")
+            bench_index(folder, fresh=False)
+            plain = plain_files(folder)
+            cases = [c for c in frozen("code") if c.path.startswith(f"{name}/")]
+            if cases:
+                run_set(f"{name}, frozen questions", folder, cases, plain)
+            run_set(f"{name}, maintainers' fix descriptions (development)", folder,
+                    maintainers(name), plain)  # fmt: skip
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))

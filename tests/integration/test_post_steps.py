@@ -1,0 +1,121 @@
+"""The steps after fusion are one configured list (issue 60): a ``.bib`` entry that describes a
+PDF of the answer points at it instead of crowding it out, a manuscript's bibliography does not
+fill the head, each step can be dropped, and a broken step leaves the order before it."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from arr import codes
+from arr.models import EvidenceChunk
+from arr.ordering.bib_identity import BibIdentity
+from arr.ordering.bib_points import BibEntryPointsAtPaper
+from arr.ordering.known_items import KnownItemOrdering, default_steps
+from arr.ordering.none import NoOrdering
+from tests.conftest import SCOPE_A, lexical_router
+from tests.integration.test_readers import root, workspace
+from tests.readers_fixtures import headed_pdf_bytes, write
+
+BODY = [f"Line {n} on logical clocks and the ordering of events in a system." for n in range(30)]
+PAPER = [("Time, Clocks, and the Ordering of Events in a Distributed System", BODY)]
+ENTRY = """@article{{{key},
+  author = {{{authors}}},
+  title = {{{title}}},
+  year = {{1978}}
+}}
+"""
+QUERY = "Lamport Fidge clocks"  # two surnames and a word: the names stand only in the .bib
+
+
+def _bib(entries: int) -> bytes:
+    first = ENTRY.format(key="lamport78", authors="Lamport, Leslie and Fidge, Colin",
+                         title=PAPER[0][0])  # fmt: skip
+    others = "".join(
+        ENTRY.format(
+            key=f"other{n}",
+            authors=f"Author{n}, A. and Fidge, Colin",
+            title=f"Clocks and events {n}",
+        )  # fmt: skip
+        for n in range(entries)
+    )
+    return (first + others).encode()
+
+
+def _kinds(evidence: tuple[EvidenceChunk, ...]) -> list[str]:
+    return [e.location.unit_kind or "lines" for e in evidence]
+
+
+def _folder(tmp_path: Path, entries: int = 0):  # type: ignore[no-untyped-def]
+    ws = workspace(tmp_path)
+    write(root(ws) / "papers" / "clocks.pdf", headed_pdf_bytes(PAPER))
+    write(root(ws) / "manuscript" / "paper.bib", _bib(entries))
+    return ws
+
+
+def test_an_entry_that_describes_a_paper_of_the_answer_points_at_it(tmp_path: Path) -> None:
+    ws = _folder(tmp_path)
+    without = lexical_router(ws, ordering=KnownItemOrdering([BibIdentity()])).search(QUERY, SCOPE_A)
+    kinds = _kinds(without.evidence)
+    # the compact entry (every word of the query in five lines) outranks the paper itself
+    assert "page" in kinds and kinds.index("entry") < kinds.index("page")
+    result = lexical_router(ws).search(QUERY, SCOPE_A)
+    kinds = _kinds(result.evidence)
+    assert kinds.index("page") < kinds.index("entry")
+    first = next(e for e in result.evidence if e.location.unit_kind == "page")
+    entry = next(e for e in result.evidence if e.location.unit_kind == "entry")
+    assert result.evidence.index(first) + 1 == result.evidence.index(entry)  # it follows
+    assert any("bib_points" in (t.note or "") for t in result.traces)
+
+
+def test_a_bibliography_does_not_fill_the_head(tmp_path: Path) -> None:
+    ws = _folder(tmp_path, entries=12)
+    filler = "\n".join(f"Line {n} of a long week's notes on other things." for n in range(30))
+    for n in range(10):  # notes that answer too, less compactly than the entries
+        text = f"# Week {n}\n\n{filler}\nClocks came up once, and events.\n"
+        write(root(ws) / "notes" / f"week{n}.md", text.encode())
+    result = lexical_router(ws).search("clocks events", SCOPE_A)
+    head = [e for e in result.evidence[:10] if e.location.unit_kind == "entry"]
+    assert len(head) <= 3 and len(result.evidence) > 10
+    loose = lexical_router(ws, ordering=NoOrdering()).search("clocks events", SCOPE_A)
+    assert sum(e.location.unit_kind == "entry" for e in loose.evidence[:10]) > 3
+
+
+class _Broken:
+    name = "broken"
+
+    def order(self, query, ranked, traces, channels):  # type: ignore[no-untyped-def]
+        raise RuntimeError("boom")
+
+
+class _Dropper:
+    name = "dropper"
+
+    def order(self, query, ranked, traces, channels):  # type: ignore[no-untyped-def]
+        return ranked[1:]
+
+
+def test_a_broken_step_leaves_the_order_before_it_and_says_which(tmp_path: Path) -> None:
+    ws = _folder(tmp_path)
+    steps = [*default_steps()]
+    plain = lexical_router(ws, ordering=KnownItemOrdering(steps)).search(QUERY, SCOPE_A)
+    for bad in (_Broken(), _Dropper()):
+        with_bad = KnownItemOrdering([*steps[:4], bad, *steps[4:]])
+        result = lexical_router(ws, ordering=with_bad).search(QUERY, SCOPE_A)
+        assert [e.id for e in result.evidence] == [e.id for e in plain.evidence]
+        (failed,) = [d for d in result.degradations if d.code == codes.ORDERING_FAILED]
+        assert failed.detail.startswith(bad.name)
+
+
+def test_the_shipped_list_is_every_step_and_none_runs_none() -> None:
+    from hydra.utils import instantiate
+    from omegaconf import OmegaConf
+
+    from arr.compose.library import PROJECT_ROOT
+
+    shipped = instantiate(OmegaConf.load(PROJECT_ROOT / "conf" / "ordering" / "known_items.yaml"))
+    names = [step.name for step in shipped.rules]
+    assert names == [step.name for step in default_steps()]
+    assert names[:4] == ["merge_places", "lone_hits", "bib_identity", "bib_points"]
+    none = instantiate(OmegaConf.load(PROJECT_ROOT / "conf" / "ordering" / "none.yaml"))
+    assert none.rules == ()
+    assert isinstance(BibEntryPointsAtPaper(), type(default_steps()[3]))
