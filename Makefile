@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-identity bench-known bench-index bench-eta bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout bench-cold replay clean
+.PHONY: help setup demo test test-fast lint bench bench-identity bench-known bench-breadth bench-index bench-eta bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout bench-cold replay clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -55,6 +55,9 @@ bench-identity: setup ## benchmark: paper identity (title, first author, year, c
 
 bench-known: setup ## benchmark: known-item questions of four kinds on papersdev, each known-item rule on and off, beside bm25s over pdftotext pages
 	$(BIN)/python -m benchmarks.papers.known_items
+
+bench-breadth: setup ## benchmark: every question set at hand (frozen held-out kinds, papersdev, wsgold) against each channel, RRF and the plain script (many minutes)
+	$(BIN)/python -m benchmarks.breadth
 
 bench-papers: setup ## benchmark: papers as PDF vs the same text (../shared/data/pdfgold): extraction, arr index, page-level nDCG
 	$(BIN)/python -m benchmarks.papers.papers

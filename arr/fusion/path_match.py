@@ -22,7 +22,8 @@ identifier-shaped token (``form_parser``, ``FormParser``, ``a.b``, ``path/x``, a
 back-ticked name), a capitalised word where a sentence would not capitalise it (a name:
 ``Chen 2015``, ``the Raft paper``), a word that is not an ordinary English word (``csp``,
 ``reloader``, ``autodoc``: the packaged model's vocabulary decides) and a word that is a
-candidate file's whole stem (``rules`` names ``rules.py``); an English word of prose that a
+candidate source file's whole stem (``rules`` names ``rules.py``; ``paper`` does not name
+``paper.bib``: a document's name is a generic word); an English word of prose that a
 longer file name happens to share does not (``file system`` in a description of a lock
 service named a file system paper's file; ``state`` and ``machines`` named
 ``...replicated-state-machines.pdf``).
@@ -128,6 +129,20 @@ def naming_words(query: str) -> tuple[frozenset[str], frozenset[str]]:
     return frozenset(named), frozenset(prose - named)
 
 
+# Source files by extension: their names are a namespace of modules; documents' names
+# (paper.bib, notes.md, main.tex, report.pdf) are generic words.
+_CODE_SUFFIXES_TEXT = (
+    "py pyi pyx ipynb js jsx ts tsx java kt scala c h cc cpp hpp cs go rs rb php pl r jl m "
+    "swift lua sh bash zsh sql hs ml ex exs erl clj el vim"
+)
+CODE_SUFFIXES = frozenset(_CODE_SUFFIXES_TEXT.split())
+
+
+def is_code(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return "." in name[1:] and name.rsplit(".", 1)[1].lower() in CODE_SUFFIXES
+
+
 @lru_cache(maxsize=8192)
 def file_stem(path: str) -> str:
     """A path's file name without its extension, as one stem (``rules.py`` -> ``rules``)."""
@@ -150,8 +165,10 @@ def path_matches(query: str, paths: Iterable[str], words: str = "naming") -> dic
         return {}
 
     def matched_words(path: str) -> frozenset[str]:
-        whole = file_stem(path)
-        return (path_words(path) & wanted) | (prose & {whole})
+        named = path_words(path) & wanted
+        # a prose word names a module of code by its whole stem (``rules`` -> ``rules.py``),
+        # not a document (``paper`` in "the paper that introduced X" -> ``paper.bib``)
+        return named | (prose & {file_stem(path)}) if is_code(path) else named
 
     held = {p: found for p in unique if (found := matched_words(p))}
     frequency: dict[str, int] = {}

@@ -23,7 +23,10 @@ class BibEntryPointsAtPaper:
 
         if context.scope is None:
             return ranked
-        papers = described_papers(workspace_of(context), context.scope, ranked)
+        try:
+            papers = described_papers(workspace_of(context), context.scope, ranked)
+        except (OSError, ValueError):  # bib_identity has said so (bibliography_unreadable)
+            return ranked
         if not papers:
             return ranked
         out = list(ranked)

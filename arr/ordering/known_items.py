@@ -1,7 +1,7 @@
 """The steps after fusion and reranking, in order (``ordering=known_items``, the default): one
-place per item, a channel's lone hit forward, a bibliography's names on PDF pages, entries
-pointing at their papers, few units per file, exact matches, places named by path (the last
-step has the last word). Each is one entry of ``conf/ordering/known_items.yaml``'s ``rules``:
+place per item, a channel's lone hit forward, a bibliography's names on PDF pages, few units
+per file, exact matches, entries pointing at their papers, places named by path (the last step
+has the last word). Each is one entry of ``conf/ordering/known_items.yaml``'s ``rules``:
 dropped from the list, it does not run; ``ordering=none`` runs none (fusion and reranking
 alone). A step that fails or adds or drops an item leaves the list as it was before it, with an
 ``ordering_failed`` degradation naming it."""
@@ -29,9 +29,9 @@ def default_steps() -> tuple[Step, ...]:
         MergePlaces(),
         LoneHitsForward(),
         BibIdentity(),
-        BibEntryPointsAtPaper(),
         FewPagesPerPdf(),
         ExactFirst(),
+        BibEntryPointsAtPaper(),
         NamedFirst(),
     )
 

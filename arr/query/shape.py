@@ -168,7 +168,9 @@ def query_shape(query: str) -> str:
     """
     words = query.split()
     if len(words) >= 2 and quoted(query) is not None:
-        return "mixed"  # a quoted phrase: the line channel finds it word for word
+        # the whole query quoted: asked for word for word, which only the channels that match
+        # words can answer (a semantic neighbour of a phrase is not the phrase)
+        return "lexical"
     if code_shaped(query):
         prose = is_prose(words) and not _ERROR_TEXT.search(query)
         return "mixed" if prose else "lexical"
@@ -183,4 +185,42 @@ def query_shape(query: str) -> str:
         and not _QUESTION.search(query)
     ):
         return "lexical"
+    if names_someone(words):
+        return "lexical"
     return "semantic"
+
+
+_CAPITALISED = re.compile(r"(?:[A-Z][a-z]+)+(?:-[A-Z]?[a-z]+)*[.,;:]?")  # LeCun, Ben-David
+_YEAR = re.compile(r"(?:19|20)\d\d[a-z]?[.,;:]?")
+
+
+def names_someone(words: Sequence[str]) -> bool:
+    """A short look-up that names people (``Karger Lehman Leighton``, ``Hoare 1978``, ``Hazan
+    low rank experts``): a capitalised word that is no English word, in a query of at most
+    ``SHORT_QUERY_WORDS`` words that asks no question. A surname is matched word for word or
+    not at all: the embedding of a list of names is close to every list of names (a
+    bibliography's entries), so such a query is answered by the channels that match words."""
+    if not words or len(words) > SHORT_QUERY_WORDS or _QUESTION.search(" ".join(words)):
+        return False
+    from arr.readers.pdf_text import english_words
+
+    lexicon = english_words()
+    if not lexicon:  # no vocabulary to tell a name from a word: the query stays as it is
+        return False
+    if not all(_PROSE_WORD.fullmatch(w) or _CAPITALISED.fullmatch(w) or _YEAR.fullmatch(w)
+               for w in words):  # fmt: skip
+        return False
+    # a sentence capitalises its first word by spelling alone ("Dexamethasone increases risk
+    # of bleeding."): the first word names someone only in a string of keywords
+    sentence = words[-1].endswith(".") or any(w.lower() in _FUNCTION_WORDS for w in words)
+    return any(
+        _CAPITALISED.fullmatch(w) and w.rstrip(".,;:").lower() not in lexicon
+        for w in (words[1:] if sentence else words)
+    )
+
+
+_FUNCTION_WORDS_TEXT = (
+    "a an the of to in on at by for from with and or but is are was were be been not no that "
+    "this these it its as into than then"
+)
+_FUNCTION_WORDS = frozenset(_FUNCTION_WORDS_TEXT.split())

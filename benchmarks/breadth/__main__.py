@@ -130,10 +130,8 @@ def arr_system(folder: Path, overrides: list[str]) -> Search:
         found: list[Found] = []
         for item in router.search(query, "papers").evidence[:10]:
             where = item.location
-            path = (where.path or "").split("/", 1)[-1]  # the root's folder dropped
-            anchor = where.anchor or ""
-            page = int(anchor[5:]) if anchor.startswith("page=") else None
-            found.append((path, page, where.start_line))
+            path = where.path or ""  # relative to the scope's one root, as the gold names it
+            found.append((path, where.page, where.start_line))
         return found
 
     return search

@@ -58,7 +58,8 @@ def test_case_punctuation_and_line_breaks_do_not_matter_but_order_does() -> None
 def test_short_queries_are_look_ups_unless_quoted() -> None:
     assert phrase_words("ten days of") is None
     assert phrase_words('"ten days of"') == ("ten", "days", "of")
-    assert query_shape('"fall within ten days of the current time"') == "mixed"
+    # a whole quoted query asks for the words themselves: the channels that match words
+    assert query_shape('"fall within ten days of the current time"') == "lexical"
     assert query_shape("fall within ten days of the current time") == "semantic"
 
 

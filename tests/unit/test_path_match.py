@@ -150,3 +150,15 @@ def test_prose_words_a_longer_file_name_shares_do_not_name_it() -> None:
     }
     named, prose = naming_words("fix FormParser and `csp` in form_parser")
     assert {"form", "pars", "csp"} <= named and "fix" not in named | prose
+
+
+def test_a_prose_word_names_a_module_by_its_whole_stem_but_not_a_document() -> None:
+    """Issue 60: "the paper that introduced the Eiger system" lifted every entry of a
+    manuscript's ``paper.bib`` (``paper``: the file's whole stem). A source file's name is a
+    module's name (``rules`` names ``rules.py``); a document's is a generic word."""
+    paths = ["manuscript/paper.bib", "manuscript/paper.tex", "notes/rules.md", "src/rules.py",
+             "papers/lloyd11.pdf"]  # fmt: skip
+    assert path_matches("the paper that introduced the Eiger system", paths) == {}
+    assert set(path_matches("the routing rules are wrong", paths)) == {"src/rules.py"}
+    # a name still names any file that holds it
+    assert set(path_matches("Lloyd 2011", paths)) == {"papers/lloyd11.pdf"}
