@@ -20,6 +20,8 @@ from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from arr.safety.keyword_rule import secret_assignments
+from arr.safety.normalise import neutral_view, visible_bytes, visible_text
+from arr.safety.scanner import scanner_spans
 from arr.safety.secret_rules import RULES, VALIDATORS, span_of
 
 # Sensitive names. Source: whispers 2.4.0's ``rules/files.yml`` ("known files with potentially
@@ -210,14 +212,21 @@ def is_sensitive_filename(name: str) -> bool:
 
 
 def token_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
-    """(kind, start, end) of the known token formats (arr/safety/secret_rules.py): the anchor test
-    runs at C speed, so a regex only runs on the contents that could match."""
-    for kind, anchors, pattern in RULES:
+    """(kind, start, end) of the known token formats in normalised ``content``: ARR's own rules
+    for the forms the scanner lacks (:mod:`arr.safety.secret_rules`; each anchor test runs at
+    C speed, so a regex only runs on the contents that could match), then the maintained
+    scanner's (:mod:`arr.safety.scanner`) on the text and on its neutral view (same offsets,
+    :func:`arr.safety.normalise.neutral_view`)."""
+    for kind, anchors, pattern in RULES:  # first: cheap, and a verdict needs one span only
         if not anchors or any(anchor in content for anchor in anchors):
             valid = VALIDATORS.get(kind)
             for match in pattern.finditer(content):
                 if valid is None or valid(match):
                     yield kind, *span_of(match)
+    yield from scanner_spans(content)
+    view = neutral_view(content)
+    if view is not None:
+        yield from scanner_spans(view)
 
 
 def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
@@ -255,23 +264,7 @@ _VERDICTS: OrderedDict[bytes, str | None] = OrderedDict()
 _VERDICTS_LOCK = threading.Lock()
 
 
-# Characters that render as nothing: a secret split by one of them must still be caught.
-INVISIBLE = dict.fromkeys(
-    map(ord, "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff")
-)
 REDACTED = "[REDACTED]"
-_INVISIBLE_BYTES = tuple(chr(c).encode() for c in INVISIBLE)
-_INVISIBLE_LEADS = tuple(sorted({b[:2] for b in _INVISIBLE_BYTES}))  # first two UTF-8 bytes
-
-
-def visible_bytes(content: bytes) -> bytes:
-    """UTF-8 content without the characters that render as nothing (a token split by a zero
-    width space is still the token); unchanged, at the cost of a few scans, when it has none."""
-    if not any(lead in content for lead in _INVISIBLE_LEADS):
-        return content
-    for invisible in _INVISIBLE_BYTES:
-        content = content.replace(invisible, b"")
-    return content
 
 
 @functools.lru_cache(maxsize=8192)  # indexed snippets recur across searches: check each once
@@ -279,7 +272,7 @@ def redact_credentials(text: str) -> tuple[str, int]:
     """``text`` with invisible characters removed and every credential-like value replaced by
     ``[REDACTED]``; returns (text, number of redactions). The one filter every channel's
     evidence passes before it leaves the Router (memory snippets included)."""
-    visible = text.translate(INVISIBLE)
+    visible = visible_text(text)
     raw = visible.encode("utf-8", "surrogatepass")
     spans = sorted({(start, end) for _, start, end in _credential_spans(raw)})
     if not spans:
