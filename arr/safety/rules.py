@@ -14,6 +14,7 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
@@ -121,6 +122,23 @@ SENSITIVE_EXACT = frozenset(
         ".esmtprc",
         ".ftpconfig",
         "prod.secret.exs",
+        # shell and REPL histories, by their whole names (a suffix rule took a research
+        # folder such as comp_sci_fundamentals_and_history for one); any other hidden
+        # ``.*_history`` / ``.*.history`` file is caught by is_sensitive_filename
+        ".history",
+        ".bash_history",
+        ".zsh_history",
+        ".sh_history",
+        ".histfile",
+        ".python_history",
+        ".psql_history",
+        ".mysql_history",
+        ".sqlite_history",
+        ".node_repl_history",
+        ".irb_history",
+        ".rediscli_history",
+        ".rhistory",
+        ".lesshst",
     }
 )
 # SSH keys by family, not by single name: id_<type>[_sk], ssh_host_<type>_key, deploy keys.
@@ -152,8 +170,6 @@ SENSITIVE_SUFFIXES = (
     ".kwallet",
     ".asc",
     ".gpg",
-    "_history",
-    ".history",
     ".env",
     ".ppk",
     ".ovpn",
@@ -176,6 +192,8 @@ SENSITIVE_SUFFIXES = (
     "_key",  # deploy_key, host_key, signing_key ...
     "_key.pub",
 )
+# Hidden files only: ``.psql_history``, ``.julia.history`` (a folder ``war_history`` is no shell's).
+HIDDEN_SUFFIXES = ("_history", ".history")
 
 # Globs handed to ripgrep so it never even opens these (case-insensitive with --iglob).
 ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
@@ -183,6 +201,7 @@ ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
     *(f"!{name}" for name in sorted(SENSITIVE_EXACT)),
     *(f"!{p}*" for p in SENSITIVE_PREFIXES),
     *(f"!*{s}" for s in SENSITIVE_SUFFIXES),
+    *(f"!.*{s}" for s in HIDDEN_SUFFIXES),
 )
 # The same rules as one alternation glob: ripgrep tests each path against one pattern instead
 # of 55 (measured: the engine's overhead over a glob-free scan drops from ~15% to ~2%).
@@ -191,24 +210,59 @@ ENGINE_EXCLUDE_GLOB = "!{" + ",".join(g.removeprefix("!") for g in ENGINE_EXCLUD
 
 
 def is_sensitive_name(relative_path: str) -> bool:
-    """True for a path any of whose parts is a secret-bearing name (case-insensitive)."""
-    parts = [p.lower() for p in PurePosixPath(relative_path).parts]
+    """True for a path any of whose parts is a secret-bearing name (case-insensitive): a
+    sensitive folder, a credential store's file name, or a name that holds a credential."""
+    parts = PurePosixPath(relative_path).parts
     if not parts:
         return False
-    if any(p in SENSITIVE_DIRS for p in parts[:-1]):
+    if any(is_sensitive_folder(p) for p in parts[:-1]):
         return True
     return is_sensitive_filename(parts[-1])
 
 
 def is_sensitive_filename(name: str) -> bool:
-    """The file-name half of ``is_sensitive_name`` (for walks that never enter hidden folders,
-    where every sensitive folder name lives)."""
+    """The file-name half of ``is_sensitive_name``: the whole name is a credential store's
+    (exact, prefix or suffix rule), or the name holds a credential."""
     lowered = name.lower()
     return (
         lowered in SENSITIVE_EXACT
         or lowered.startswith(SENSITIVE_PREFIXES)
         or lowered.endswith(SENSITIVE_SUFFIXES)
+        or (lowered.startswith(".") and lowered.endswith(HIDDEN_SUFFIXES))
+        or name_holds_credential(name)
     )
+
+
+def is_sensitive_folder(name: str) -> bool:
+    """A folder withheld whole: a credential folder by its whole name (``.ssh``, ``.arr``), or
+    a folder whose name holds a credential. The file rules never judge a folder's name."""
+    return name.lower() in SENSITIVE_DIRS or name_holds_credential(name)
+
+
+# A credential is a run of 16 or more token characters (or a keyword assignment, whose value
+# is one): a name without such a run is passed at C speed, every walk judges every name.
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_+=\-]{16}")
+
+
+def name_holds_credential(name: str) -> bool:
+    """True when a file or folder name holds a credential (names are text: shown in paths,
+    listings and skip lists)."""
+    if not _TOKEN_RUN.search(visible_text(name)):
+        return False
+    return _name_verdict(name)
+
+
+def shown_name(text: str) -> str:
+    """A path or a short message as it may be shown: any credential in it redacted (the
+    common name, without a run of 16 token characters, is returned as it is at C speed)."""
+    if not _TOKEN_RUN.search(visible_text(text)):
+        return text
+    return redact_credentials(text)[0]
+
+
+@functools.lru_cache(maxsize=65536)  # names recur in every walk
+def _name_verdict(name: str) -> bool:
+    return credential_kind(name.encode("utf-8", "surrogateescape")) is not None
 
 
 def token_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
