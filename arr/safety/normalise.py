@@ -14,8 +14,9 @@ Two steps, both linear and both kept by the caller's offsets where it needs them
   of the text): the punctuation that wraps a value in the places researchers write one is
   made a quote or a space, so a scanner whose rules end a token at a quote, a space or ``=``
   sees ``name = "value"``: R's ``<-``, Go's ``:=``, Perl/PHP/Ruby ``=>``, ``.bib`` and LaTeX
-  braces (``\\newcommand{\\key}{value}``, ``note = {value}``), brackets and backticks, and the
-  escapes of a string inside JSON (a notebook cell on disk: ``\\"``, ``\\n``).
+  braces (``\\newcommand{\\key}{value}``, ``note = {value}``), XML's ``<token>value</token>``,
+  backticks, and the escapes of a string inside JSON (a notebook cell on disk: ``\\"``,
+  ``\\n``).
 """
 
 from __future__ import annotations
@@ -63,8 +64,10 @@ _PAIRS = (
     (b"\\n", b" \n"),
     (b"\\t", b"  "),
 )
-_SINGLES = bytes.maketrans(b"{}()[]<>`\\", b'""""""""" ')
-_WRAPPED = re.compile(rb"[{}()\[\]<>`\\:=]")
+# Not parentheses or brackets: with them, C++ and Python sources turn into quoted runs that the
+# scanner's generic rules crawl (torch's DispatchKeySet.h: 0.15 s for 42 KB, 0.8 ms without).
+_SINGLES = bytes.maketrans(b"{}<>`\\", b'""""" ')
+_WRAPPED = re.compile(rb"[{}<>`\\:=]")
 
 
 def neutral_view(content: bytes) -> bytes | None:

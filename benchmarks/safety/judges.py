@@ -138,7 +138,9 @@ def judge_research(judges: dict[str, tuple[Judge, float]]) -> dict[str, list[str
 
 
 # Inputs built to be slow for a backtracking engine: 1 MB of one rule's prefix.
-PATHOLOGICAL = (b"eyJ", b"sk-", b"//", b"key=", b"AKIA", b"ghp_", b"-----BEGIN ")
+PATHOLOGICAL = (
+    b"eyJ", b"sk-", b"//", b"key=", b"AKIA", b"ghp_", b"glpat-", b"-----BEGIN PRIVATE KEY-----",
+)  # fmt: skip
 
 
 def worst_run(name: str, limit_s: float = 60.0) -> str:
