@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-identity bench-known bench-breadth bench-index bench-eta bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-scale bench-scaleout bench-cold replay clean
+.PHONY: help setup demo test test-fast lint bench bench-identity bench-known bench-breadth bench-index bench-eta bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-judges bench-scale bench-scaleout bench-cold replay clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -89,6 +89,10 @@ bench-scaleout: setup ## benchmark: vector indexing into one Chroma server, one 
 bench-secrets: setup ## benchmark: secret rules on nine installed packages, every withheld file listed; then inputs written to make a rule slow
 	$(BIN)/python -m benchmarks.safety.secrets
 	$(BIN)/python -m benchmarks.safety.adversarial
+
+bench-judges: setup ## benchmark: ARR's secret judge vs detect-secrets, betterleaks, kingfisher on gitleaks' samples in 14 research contexts, and research text none may withhold
+	$(BIN)/pip install -q -e '.[bench-judges]'
+	$(BIN)/python -m benchmarks.safety.judges
 
 bench-freshness: setup ## benchmark: full index and edit-to-fresh-answer on a >= 10,000-file tree
 	$(BIN)/python -m benchmarks.speed.freshness

@@ -12,6 +12,7 @@ is its first markdown heading; a cell's heading is the last one above it.
 
 from __future__ import annotations
 
+import json
 import re
 
 from arr.readers.view import UNREADABLE, Unreadable, View, build_view
@@ -68,6 +69,18 @@ def _clean(lines: list[str], dropped: list[int]) -> list[str]:
     return out
 
 
+def _why_not(exc: BaseException) -> str:
+    """Why the file is not a notebook, in words that never quote it: nbformat's own message
+    echoes the file's first bytes (a token there would be shown in ``arr skipped``)."""
+    cause: BaseException | None = exc
+    while cause is not None:
+        if isinstance(cause, json.JSONDecodeError):
+            where = f"line {cause.lineno} column {cause.colno}"
+            return f"not a notebook: not JSON ({cause.msg}, {where})"
+        cause = cause.__cause__ or cause.__context__
+    return f"not a notebook ({type(exc).__name__})"
+
+
 class NotebookReader:
     def read(self, raw: bytes) -> View:
         from nbformat import convert, reader
@@ -82,7 +95,7 @@ class NotebookReader:
         except MemoryError:
             raise  # the worker names it extract_memory
         except Exception as exc:  # malformed JSON, a truncated file, not a notebook
-            raise Unreadable(UNREADABLE, f"not a notebook: {str(exc)[:160]}") from None
+            raise Unreadable(UNREADABLE, _why_not(exc)) from None
         dropped = [0]
         title = section = None
         blocks: list[tuple[str | None, str | None, list[str]]] = []

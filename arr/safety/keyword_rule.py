@@ -20,7 +20,12 @@ from collections.abc import Iterator
 # (JSON), ``cfg["key"] = "v"`` and ``os.environ["KEY"] = "v"`` (a subscript), ``key=v`` in a
 # call. Its quantifiers are bounded, and it runs only where a keyword stands: linear.
 _ASSIGNMENT_KEYWORDS = (b"key", b"secret", b"token", b"password", b"passwd")
-_ASSIGNMENT_TAIL = re.compile(rb"[\"']?\]?\s{0,5}[:=]\s{0,5}[\"']?([A-Za-z0-9/+_=\-.]{16,200})")
+# The name may go on after the keyword (``SECRET_KEY_BASE``, ``api_token_2``). Operators beside
+# ``=`` and ``:``: R ``<-``, Go ``:=``, ``=>``, a LaTeX macro's ``}{``; a
+# quote may be escaped (``\"`` in a notebook's JSON) or be a brace (``.bib``: ``note = {v}``).
+_ASSIGNMENT_TAIL = re.compile(
+    rb"(?:_[A-Za-z0-9_]{0,30})?\\?[\"']?[\]}]?\s{0,5}(?:<-|:=|=>|\}\{|[:=])\s{0,5}\\?[\"'{]?([A-Za-z0-9/+_=\-.][A-Za-z0-9/+_=\-.~]{15,199})"
+)
 _HAS_DIGIT = re.compile(rb"[0-9]")
 _HAS_LETTER = re.compile(rb"[A-Za-z]")
 MIN_SECRET_ENTROPY = 3.5  # bits per character; English words and placeholders stay below
@@ -46,7 +51,7 @@ def _is_code(content: bytes, match: re.Match[bytes]) -> bool:
     ``auto *local_key = PYBIND11_MODULE_LOCAL_ID;`` (a bare name ending a statement)."""
     value = match.group(1)
     after = content[match.end(1) : match.end(1) + 1]
-    quoted = match.group(0)[-len(value) - 1 : -len(value)] in (b'"', b"'")
+    quoted = match.group(0)[-len(value) - 1 : -len(value)] in (b'"', b"'", b"{")
     if _IDENTIFIER.fullmatch(value):
         if after in (b"(", b".", b"["):
             return True
@@ -72,6 +77,34 @@ def _random_shaped(value: bytes) -> bool:
     return len(value) >= 20 and b"_" not in value and digits >= 4
 
 
+# A name with one of these words names a secret whatever its value looks like.
+_SECRET_WORDS = (
+    b"api", b"access", b"secret", b"private", b"priv", b"auth", b"client", b"master", b"sign",
+    b"encrypt", b"app", b"licen", b"session", b"account", b"service", b"token", b"pass", b"sas",
+    b"storage", b"admin", b"bearer", b"cred", b"aws", b"ssh", b"webhook",
+)  # fmt: skip
+_DIGEST_LENGTHS = (32, 40, 56, 64, 96, 128)  # md5, sha1, sha224, sha256, sha384, sha512
+_NAME_CHARS = frozenset(b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_-.")
+
+
+def _content_key(content: bytes, start: int, match: re.Match[bytes]) -> bool:
+    """A key that is no secret: ``public_key = "04..."`` (a public key is published), or a
+    name whose only word for a secret is ``key`` holding a digest (``cache_key = <sha256>``,
+    dvc's ``key: <md5>``, ``run_key: <40 hex>``): research tools name content hashes so."""
+    begin = start
+    while begin > 0 and start - begin < 40 and content[begin - 1] in _NAME_CHARS:
+        begin -= 1
+    name = content[begin : match.start(1)].lower()
+    if b"public" in name or b"pub_" in name:
+        return b"private" not in name and b"secret" not in name
+    if not name.lstrip(b"-._\"'").startswith(b"key") and b"key" not in name:
+        return False
+    if any(word in name for word in _SECRET_WORDS):
+        return False
+    value = match.group(1)
+    return bool(_HEX.fullmatch(value)) and len(value) in _DIGEST_LENGTHS
+
+
 def _assignment_matches(content: bytes) -> Iterator[re.Match[bytes]]:
     lowered = content.lower()  # ASCII-only lowering keeps byte offsets
     for keyword in _ASSIGNMENT_KEYWORDS:
@@ -80,7 +113,7 @@ def _assignment_matches(content: bytes) -> Iterator[re.Match[bytes]]:
             match = _ASSIGNMENT_TAIL.match(content, start + len(keyword))
             resume = start + 1
             if match:
-                if not _is_code(content, match):
+                if not _is_code(content, match) and not _content_key(content, start, match):
                     yield match
                 # a keyword inside the value just judged is part of that value, judged whole
                 # (``key=key=key=...``: 250,000 tails of one run cost 1.5 s per MB before)

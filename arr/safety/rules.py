@@ -14,12 +14,15 @@ from __future__ import annotations
 import functools
 import hashlib
 import os
+import re
 import threading
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
 from arr.safety.keyword_rule import secret_assignments
+from arr.safety.normalise import neutral_view, visible_bytes, visible_text
+from arr.safety.scanner import scanner_spans
 from arr.safety.secret_rules import RULES, VALIDATORS, span_of
 
 # Sensitive names. Source: whispers 2.4.0's ``rules/files.yml`` ("known files with potentially
@@ -119,6 +122,23 @@ SENSITIVE_EXACT = frozenset(
         ".esmtprc",
         ".ftpconfig",
         "prod.secret.exs",
+        # shell and REPL histories, by their whole names (a suffix rule took a research
+        # folder such as comp_sci_fundamentals_and_history for one); any other hidden
+        # ``.*_history`` / ``.*.history`` file is caught by is_sensitive_filename
+        ".history",
+        ".bash_history",
+        ".zsh_history",
+        ".sh_history",
+        ".histfile",
+        ".python_history",
+        ".psql_history",
+        ".mysql_history",
+        ".sqlite_history",
+        ".node_repl_history",
+        ".irb_history",
+        ".rediscli_history",
+        ".rhistory",
+        ".lesshst",
     }
 )
 # SSH keys by family, not by single name: id_<type>[_sk], ssh_host_<type>_key, deploy keys.
@@ -150,8 +170,6 @@ SENSITIVE_SUFFIXES = (
     ".kwallet",
     ".asc",
     ".gpg",
-    "_history",
-    ".history",
     ".env",
     ".ppk",
     ".ovpn",
@@ -174,6 +192,8 @@ SENSITIVE_SUFFIXES = (
     "_key",  # deploy_key, host_key, signing_key ...
     "_key.pub",
 )
+# Hidden files only: ``.psql_history``, ``.julia.history`` (a folder ``war_history`` is no shell's).
+HIDDEN_SUFFIXES = ("_history", ".history")
 
 # Globs handed to ripgrep so it never even opens these (case-insensitive with --iglob).
 ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
@@ -181,6 +201,7 @@ ENGINE_EXCLUDE_GLOBS: tuple[str, ...] = (
     *(f"!{name}" for name in sorted(SENSITIVE_EXACT)),
     *(f"!{p}*" for p in SENSITIVE_PREFIXES),
     *(f"!*{s}" for s in SENSITIVE_SUFFIXES),
+    *(f"!.*{s}" for s in HIDDEN_SUFFIXES),
 )
 # The same rules as one alternation glob: ripgrep tests each path against one pattern instead
 # of 55 (measured: the engine's overhead over a glob-free scan drops from ~15% to ~2%).
@@ -189,35 +210,77 @@ ENGINE_EXCLUDE_GLOB = "!{" + ",".join(g.removeprefix("!") for g in ENGINE_EXCLUD
 
 
 def is_sensitive_name(relative_path: str) -> bool:
-    """True for a path any of whose parts is a secret-bearing name (case-insensitive)."""
-    parts = [p.lower() for p in PurePosixPath(relative_path).parts]
+    """True for a path any of whose parts is a secret-bearing name (case-insensitive): a
+    sensitive folder, a credential store's file name, or a name that holds a credential."""
+    parts = PurePosixPath(relative_path).parts
     if not parts:
         return False
-    if any(p in SENSITIVE_DIRS for p in parts[:-1]):
+    if any(is_sensitive_folder(p) for p in parts[:-1]):
         return True
     return is_sensitive_filename(parts[-1])
 
 
 def is_sensitive_filename(name: str) -> bool:
-    """The file-name half of ``is_sensitive_name`` (for walks that never enter hidden folders,
-    where every sensitive folder name lives)."""
+    """The file-name half of ``is_sensitive_name``: the whole name is a credential store's
+    (exact, prefix or suffix rule), or the name holds a credential."""
     lowered = name.lower()
     return (
         lowered in SENSITIVE_EXACT
         or lowered.startswith(SENSITIVE_PREFIXES)
         or lowered.endswith(SENSITIVE_SUFFIXES)
+        or (lowered.startswith(".") and lowered.endswith(HIDDEN_SUFFIXES))
+        or name_holds_credential(name)
     )
 
 
+def is_sensitive_folder(name: str) -> bool:
+    """A folder withheld whole: a credential folder by its whole name (``.ssh``, ``.arr``), or
+    a folder whose name holds a credential. The file rules never judge a folder's name."""
+    return name.lower() in SENSITIVE_DIRS or name_holds_credential(name)
+
+
+# A credential is a run of 16 or more token characters (or a keyword assignment, whose value
+# is one): a name without such a run is passed at C speed, every walk judges every name.
+_TOKEN_RUN = re.compile(r"[A-Za-z0-9_+=\-]{16}")
+
+
+def name_holds_credential(name: str) -> bool:
+    """True when a file or folder name holds a credential (names are text: shown in paths,
+    listings and skip lists)."""
+    if not _TOKEN_RUN.search(visible_text(name)):
+        return False
+    return _name_verdict(name)
+
+
+def shown_name(text: str) -> str:
+    """A path or a short message as it may be shown: any credential in it redacted (the
+    common name, without a run of 16 token characters, is returned as it is at C speed)."""
+    if not _TOKEN_RUN.search(visible_text(text)):
+        return text
+    return redact_credentials(text)[0]
+
+
+@functools.lru_cache(maxsize=65536)  # names recur in every walk
+def _name_verdict(name: str) -> bool:
+    return credential_kind(name.encode("utf-8", "surrogateescape")) is not None
+
+
 def token_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
-    """(kind, start, end) of the known token formats (arr/safety/secret_rules.py): the anchor test
-    runs at C speed, so a regex only runs on the contents that could match."""
-    for kind, anchors, pattern in RULES:
+    """(kind, start, end) of the known token formats in normalised ``content``: ARR's own rules
+    for the forms the scanner lacks (:mod:`arr.safety.secret_rules`; each anchor test runs at
+    C speed, so a regex only runs on the contents that could match), then the maintained
+    scanner's (:mod:`arr.safety.scanner`) on the text and on its neutral view (same offsets,
+    :func:`arr.safety.normalise.neutral_view`)."""
+    for kind, anchors, pattern in RULES:  # first: cheap, and a verdict needs one span only
         if not anchors or any(anchor in content for anchor in anchors):
             valid = VALIDATORS.get(kind)
             for match in pattern.finditer(content):
                 if valid is None or valid(match):
                     yield kind, *span_of(match)
+    yield from scanner_spans(content)
+    view = neutral_view(content)
+    if view is not None:
+        yield from scanner_spans(view)
 
 
 def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
@@ -255,23 +318,7 @@ _VERDICTS: OrderedDict[bytes, str | None] = OrderedDict()
 _VERDICTS_LOCK = threading.Lock()
 
 
-# Characters that render as nothing: a secret split by one of them must still be caught.
-INVISIBLE = dict.fromkeys(
-    map(ord, "\u00ad\u180e\u200b\u200c\u200d\u2060\u2061\u2062\u2063\u2064\ufeff")
-)
 REDACTED = "[REDACTED]"
-_INVISIBLE_BYTES = tuple(chr(c).encode() for c in INVISIBLE)
-_INVISIBLE_LEADS = tuple(sorted({b[:2] for b in _INVISIBLE_BYTES}))  # first two UTF-8 bytes
-
-
-def visible_bytes(content: bytes) -> bytes:
-    """UTF-8 content without the characters that render as nothing (a token split by a zero
-    width space is still the token); unchanged, at the cost of a few scans, when it has none."""
-    if not any(lead in content for lead in _INVISIBLE_LEADS):
-        return content
-    for invisible in _INVISIBLE_BYTES:
-        content = content.replace(invisible, b"")
-    return content
 
 
 @functools.lru_cache(maxsize=8192)  # indexed snippets recur across searches: check each once
@@ -279,7 +326,7 @@ def redact_credentials(text: str) -> tuple[str, int]:
     """``text`` with invisible characters removed and every credential-like value replaced by
     ``[REDACTED]``; returns (text, number of redactions). The one filter every channel's
     evidence passes before it leaves the Router (memory snippets included)."""
-    visible = text.translate(INVISIBLE)
+    visible = visible_text(text)
     raw = visible.encode("utf-8", "surrogatepass")
     spans = sorted({(start, end) for _, start, end in _credential_spans(raw)})
     if not spans:

@@ -18,6 +18,7 @@ from arr.models import Location
 from arr.readers import VERSIONS as READER_VERSIONS
 from arr.readers import WALLS_VERSION
 from arr.safety import file_rule
+from arr.safety.rules import is_sensitive_folder, shown_name
 
 # What the indexes were read with: every reader's version and the walls'. Derived, never kept
 # apart: a reader's version bumped in arr.readers alone (pdf-9, pdf-10) left bm25 and the
@@ -104,9 +105,12 @@ class SkipLog(Counter):  # type: ignore[type-arg]
         self.files: list[tuple[str, str, str]] = []
 
     def record(self, reason: str, path: str, detail: str) -> None:
+        """Count and keep one skip; a credential in the path (a file or folder named with a
+        token) or in the detail is redacted here, before any listing, report or
+        ``index.json`` can show it."""
         self[reason] += 1
         if len(self.files) < self.MAX_RECORDS:
-            self.files.append((path, reason, detail))
+            self.files.append((shown_name(path), reason, shown_name(detail)))
 
     def update(self, other: object = None, /, **counts: int) -> None:  # type: ignore[override]
         super().update(other, **counts)  # type: ignore[arg-type]
@@ -167,8 +171,12 @@ def walk_files(
             except OSError:
                 is_dir = False
             if is_dir:
-                if not name.startswith("."):
-                    subfolders.append((f"{prefix}{name}/", entry.path))
+                if name.startswith("."):
+                    continue
+                if is_sensitive_folder(name):  # a credential in its name: never entered
+                    count_skipped(skipped, file_rule.SENSITIVE_NAME, label_prefix + prefix + name)
+                    continue
+                subfolders.append((f"{prefix}{name}/", entry.path))
                 continue
             reason = file_rule.name_reason(name)  # binary by name, sensitive name
             if reason is not None:

@@ -37,7 +37,7 @@ import numpy as np
 
 from arr.readers import suffix_of
 from arr.safety import file_rule
-from arr.safety.rules import SENSITIVE_DIRS, is_sensitive_filename
+from arr.safety.rules import is_sensitive_filename, is_sensitive_folder
 from arr.workspace.sources import TEXT_SUFFIXES
 
 WORD = re.compile(rb"[a-z0-9_]+")
@@ -136,7 +136,7 @@ def walk(
                         counts["skipped_link"] += 1
                         continue
                     elif entry.is_dir(follow_symlinks=False):
-                        if name.lower() in SENSITIVE_DIRS or is_sensitive_filename(name):
+                        if is_sensitive_folder(name):
                             counts["skipped_sensitive_name"] += 1
                         else:
                             if name.startswith(".") and not inside_hidden:
