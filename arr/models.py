@@ -189,9 +189,10 @@ class Location(Frozen):
     @property
     def unit_kind(self) -> str | None:
         """What kind of a file's unit this place is: ``page``, ``cell``, ``entry`` (a
-        bibliography's record, anchored by its key); None for lines and memories."""
+        bibliography's record, anchored by its key), ``lines`` (a line range of a text file);
+        None for memories and documents of a collection."""
         if self.anchor is None:
-            return None
+            return "lines" if self.path is not None and self.start_line is not None else None
         kind = self.anchor.partition("=")[0]
         return kind if kind in ("page", "cell") and "=" in self.anchor else "entry"
 

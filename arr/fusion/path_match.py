@@ -107,7 +107,7 @@ _IDENTIFIER = re.compile(r"\w[_./:\\]\w|[a-z][A-Z]|[A-Za-z]\d|\d[A-Za-z]|\w-\w.*
 def naming_words(query: str) -> tuple[frozenset[str], frozenset[str]]:
     """(stems that name a file wherever they match, stems of prose words that name a file only
     as its whole stem): see the module docstring."""
-    from arr.readers.pdf_text import english_words
+    from arr.query.lexicon import english_words
 
     lexicon = english_words()
     named: set[str] = set()

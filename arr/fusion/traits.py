@@ -58,3 +58,17 @@ class ReadsTraits(Protocol):
     """A fusion that asks for channels by trait: the Router gives it its tools' traits."""
 
     channel_traits: ChannelTraits
+
+
+def told_traits(tools: Mapping[str, object], fusion: object) -> dict[str, frozenset[str]]:
+    """The tools' declared traits, told to a fusion that reads them; an unknown trait is a
+    configuration error."""
+    from arr.errors import ConfigError
+
+    try:
+        traits = declared(tools)
+    except ValueError as exc:
+        raise ConfigError(str(exc)) from None
+    if isinstance(fusion, ReadsTraits):
+        fusion.channel_traits = traits
+    return traits

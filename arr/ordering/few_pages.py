@@ -8,7 +8,7 @@ from collections.abc import Sequence
 from arr.models import EvidenceChunk, ToolTrace
 from arr.ordering.rule import note_moved
 
-UNIT_KINDS = ("page", "entry", "cell")
+UNIT_KINDS = ("page", "entry", "cell", "lines")
 
 
 class FewPagesPerPdf:

@@ -202,7 +202,7 @@ def names_someone(words: Sequence[str]) -> bool:
     bibliography's entries), so such a query is answered by the channels that match words."""
     if not words or len(words) > SHORT_QUERY_WORDS or _QUESTION.search(" ".join(words)):
         return False
-    from arr.readers.pdf_text import english_words
+    from arr.query.lexicon import english_words
 
     lexicon = english_words()
     if not lexicon:  # no vocabulary to tell a name from a word: the query stays as it is

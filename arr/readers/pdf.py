@@ -73,8 +73,8 @@ def byline(lines: list[str], opening: str | None) -> list[str]:
     """The people named right under a page's heading (a new paper's byline in a volume, not a
     chapter's first lines), not English words alone (``Getting Started``); a page without a
     heading names no one. Page 1's authors are its identity's (:mod:`arr.readers.identity`)."""
+    from arr.query.lexicon import english_words
     from arr.readers.citation import INNER_NAME_LINES, NAME_LINES, authors_under, heading_lines
-    from arr.readers.pdf_text import english_words
 
     if not opening:
         return []

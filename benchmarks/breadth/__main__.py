@@ -188,7 +188,6 @@ def judged(case: Case, found: list[Found]) -> tuple[int, int, int | None, int | 
 
 
 def systems(folder: Path, plain: Search) -> list[tuple[str, Search]]:
-    chosen: list[tuple[str, Search]] = [("plain script (bm25s)", plain)]
     configured = [
         ("ARR default", []),
         ("ARR fusion=rrf", ["fusion=rrf"]),
@@ -197,9 +196,14 @@ def systems(folder: Path, plain: Search) -> list[tuple[str, Search]]:
         ("ARR vector alone", ["tools=[vector]"]),
         ("ARR grep alone", ["tools=[grep]"]),
     ]
+    only = os.environ.get("ARR_BENCH_BREADTH_ONLY")  # "rrf,bm25 alone": these, the default
+    if only:
+        wanted = {"ARR default"} | {f"ARR {name.strip()}" for name in only.split(",")}
+        configured = [c for c in configured if c[0] in wanted]
     for spec in filter(None, os.environ.get("ARR_BENCH_BREADTH_EXTRA", "").split(";")):
         label, _, overrides = spec.partition(":")
         configured.append((f"ARR {label}", overrides.split()))
+    chosen: list[tuple[str, Search]] = [("plain script (bm25s)", plain)]
     chosen += [(label, arr_system(folder, overrides)) for label, overrides in configured]
     return chosen
 
