@@ -1,7 +1,8 @@
 """The steps around the calls, each guarded so that it can never break a search: planning
 (a broken planner falls back to the rule planner), reranking (a broken reranker leaves the
-fused order), the trace note that says what weight fusion gave each channel, and the places
-the query names by path put first (with a note)."""
+fused order), the trace note that says what weight fusion gave each channel, the places
+the query names by path put first (with a note), and the degradation that says no lexical
+index holds a word of the query."""
 
 from __future__ import annotations
 
@@ -146,3 +147,29 @@ def ordered(
         )
         return ranked
     return found
+
+
+def words_unknown(
+    tools: Mapping[str, object], traces: Sequence[ToolTrace], evidence: Sequence[EvidenceChunk]
+) -> Degradation | None:
+    """``query_words_unknown`` when a lexical channel (bm25, grep: ``semantic = False``) read
+    its whole index and found none of the query's words, no channel but a semantic one found
+    anything, and there is something to show: a Chinese query on an English folder gets the
+    vector channel's nearest passages, which read like answers unless this says otherwise."""
+    if not evidence:
+        return None  # an empty answer says so itself
+    searched: list[str] = []
+    for trace in traces:
+        semantic = getattr(tools.get(trace.tool), "semantic", None)
+        if trace.status == "ok" and semantic is not True:
+            return None  # a lexical channel or the memory store found the words
+        if semantic is False and trace.code == codes.EMPTY and trace.tool not in searched:
+            searched.append(trace.tool)  # ran to its end (not cut) and found nothing
+    if not searched:
+        return None
+    return Degradation(
+        stage="router",
+        code=codes.QUERY_WORDS_UNKNOWN,
+        detail=f"no index holds a word of the query ({' and '.join(searched)} found none): "
+        f"the {len(evidence)} results are the nearest passages by meaning, not matches",
+    )
