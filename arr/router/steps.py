@@ -171,5 +171,5 @@ def words_unknown(
         stage="router",
         code=codes.QUERY_WORDS_UNKNOWN,
         detail=f"no index holds a word of the query ({' and '.join(searched)} found none): "
-        f"the {len(evidence)} results are the nearest passages by meaning, not matches",
+        "the results are the nearest passages by meaning, not matches",
     )

@@ -46,8 +46,8 @@ VECTOR = ("vector", ["v1", "v2"], True)
     [
         pytest.param(
             [VECTOR, ("bm25", [], False), ("grep", [], False)],
-            "no index holds a word of the query (bm25 and grep found none): the 2 results are "
-            "the nearest passages by meaning, not matches",
+            "no index holds a word of the query (bm25 and grep found none): the results are the "
+            "nearest passages by meaning, not matches",
             id="lexical-empty-vector-answers",
         ),
         pytest.param(
