@@ -211,9 +211,6 @@ class RetrievalRouter:
         ranked = steps.ordered(self.ordering, query, ranked, run.traces, answered, run.degradations)
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]
-        unknown = steps.words_unknown(self.tools, run.traces, evidence)
-        if unknown is not None:  # the nearest passages of another language read like answers
-            run.degradations.append(unknown)
         dropped = run.scope_dropped + len(ranked) - len(evidence)
         if dropped:
             run.degradations.append(
@@ -234,7 +231,7 @@ class RetrievalRouter:
                 "evidence": tuple(evidence),
                 "traces": tuple(run.traces),
                 "rejections": tuple(run.rejections),
-                "degradations": tuple(run.degradations),
+                "degradations": steps.degradations(self.tools, run, evidence),
                 "partial": run.partial,
                 "scope_dropped": dropped,
                 "scope_leak_count": sum(c.scope is not key and c.scope != key for c in evidence),

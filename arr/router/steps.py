@@ -15,6 +15,7 @@ from arr.models import Degradation, EvidenceChunk, ScopeKey, ToolTrace, replaced
 from arr.ordering.rule import OrderingRule
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 from arr.reranker.contract import ReportsFallbacks, Reranker
+from arr.router.recording import Run
 
 _FALLBACK_PLANNER = RuleQueryPlanner()
 
@@ -149,27 +150,27 @@ def ordered(
     return found
 
 
-def words_unknown(
-    tools: Mapping[str, object], traces: Sequence[ToolTrace], evidence: Sequence[EvidenceChunk]
-) -> Degradation | None:
-    """``query_words_unknown`` when a lexical channel (bm25, grep: ``semantic = False``) read
-    its whole index and found none of the query's words, no channel but a semantic one found
-    anything, and there is something to show: a Chinese query on an English folder gets the
-    vector channel's nearest passages, which read like answers unless this says otherwise."""
-    if not evidence:
-        return None  # an empty answer says so itself
+def degradations(
+    tools: Mapping[str, object], run: Run, evidence: Sequence[EvidenceChunk]
+) -> tuple[Degradation, ...]:
+    """The run's degradations, and ``query_words_unknown`` when a lexical channel (bm25, grep:
+    ``semantic = False``) read its whole index and found none of the query's words, no
+    channel but a semantic one found anything, and there is something to show: a Chinese query
+    on an English folder gets the vector channel's nearest passages, which read like answers
+    unless this says otherwise. An empty answer says so itself."""
     searched: list[str] = []
-    for trace in traces:
+    for trace in run.traces:
         semantic = getattr(tools.get(trace.tool), "semantic", None)
         if trace.status == "ok" and semantic is not True:
-            return None  # a lexical channel or the memory store found the words
+            return tuple(run.degradations)  # a lexical channel or the memory store found them
         if semantic is False and trace.code == codes.EMPTY and trace.tool not in searched:
             searched.append(trace.tool)  # ran to its end (not cut) and found nothing
-    if not searched:
-        return None
-    return Degradation(
+    if not searched or not evidence:
+        return tuple(run.degradations)
+    unknown = Degradation(
         stage="router",
         code=codes.QUERY_WORDS_UNKNOWN,
         detail=f"no index holds a word of the query ({' and '.join(searched)} found none): "
         "the results are the nearest passages by meaning, not matches",
     )
+    return (*run.degradations, unknown)
