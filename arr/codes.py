@@ -46,6 +46,9 @@ PLANNER_FALLBACK = "planner_fallback"
 PLANNER_TIMEOUT = "planner_timeout"
 RERANKER_TIMEOUT = "reranker_timeout"
 NO_ADMITTED_CALLS = "no_admitted_calls"
+# No lexical index (bm25, grep) holds a word of the query (another script, a language the
+# folder is not in): what is shown is the embedding's nearest passages, not matches.
+QUERY_WORDS_UNKNOWN = "query_words_unknown"
 
 ADMISSION_CODES: tuple[str, ...] = (
     FORBIDDEN_IDENTIFIER,

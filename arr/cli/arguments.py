@@ -8,6 +8,7 @@ without being parsed as override syntax or resolved as an interpolation.
 
 from __future__ import annotations
 
+import functools
 import re
 
 from arr.errors import ArrError
@@ -58,7 +59,8 @@ commands:
                              every file the last index left out, with its reason and detail
   search TEXT [-n N | --limit N] [--scope NAME] [--json] [-v]  (or query=TEXT scope=NAME top_k=N)
                              answer one query, options in any position (--json: the full
-                             RouterResult)
+                             RouterResult); TEXT may hold "=" ("x=1 loss") unless it starts
+                             with a config key; -- TEXT: the words after -- are the query
   memory add id=ID scope=NAME title=TEXT body=TEXT [tags=a,b]
   memory publish id=ID | memory retract id=ID | memory list [scope=NAME] [status=S]
   memory show id=ID | memory export file=OUT.jsonl | memory import file=IN.jsonl
@@ -76,18 +78,64 @@ commands:
 
 Any Hydra override works: tools=[bm25] fusion.norm=zmuv pipeline=bm25_only ...
 """
-_OVERRIDE_SHAPE = re.compile(r"^[+~]{0,2}[A-Za-z_][\w.@/-]*(\[[^\]]*\])?=")
+_OVERRIDE_SHAPE = re.compile(r"^[+~]{0,2}([A-Za-z_][\w.@/-]*)(\[[^\]]*\])?=")
+_DELETION = re.compile(r"^~([A-Za-z_][\w.@/-]*)$")  # Hydra's ``~key``: drop a key
+_TOP_KEY = re.compile(r"^([A-Za-z_]\w*):", re.MULTILINE)
+_KEY_HEAD = re.compile(r"[.@/]")
+
+
+@functools.lru_cache(maxsize=1)
+def config_keys() -> frozenset[str]:
+    """The names an override starts with: the config groups (``fusion``, ``tools``), the
+    primary configs' own keys (``top_k``, ``output``, ``rebuild``), ``hydra`` and the free-text
+    values. Read from ``conf/`` (no compose): a search starts without Hydra."""
+    from arr.workspace.locations import CONF_DIR, config_groups
+
+    keys = set(config_groups()) | set(FREE_TEXT_KEYS) | {"hydra"}
+    for primary in CONF_DIR.glob("*.yaml"):
+        keys.update(_TOP_KEY.findall(primary.read_text(encoding="utf-8")))
+    keys.discard("defaults")
+    return frozenset(keys)
+
+
+def is_override(arg: str) -> bool:
+    """``key=value`` (or ``+key=``, ``~key``) whose key starts with a name the config knows:
+    ``top_k=3``, ``fusion.norm=zmuv``, ``tools=[grep]``; ``x=1 loss`` is not (a query)."""
+    shape = _OVERRIDE_SHAPE.match(arg) or _DELETION.match(arg)
+    return shape is not None and _KEY_HEAD.split(shape.group(1), 1)[0] in config_keys()
 
 
 def is_bare(arg: str) -> bool:
-    """An argument that is neither a flag nor ``key=value``: ``arr search QUERY`` takes it as
-    the query, ``arr memory show ID`` as the id (``query=...`` still works, and is needed for
-    a query that starts like ``lr=3e-4``)."""
-    return not arg.startswith("-") and _OVERRIDE_SHAPE.match(arg) is None
+    """An argument that is neither a flag nor an override of a known key: ``arr search QUERY``
+    takes it as the query (``x=1 loss`` too), ``arr memory show ID`` as the id (``query=...``
+    still works, and is needed for a query that starts like ``top_k=3``)."""
+    return not arg.startswith("-") and not is_override(arg)
+
+
+# The options each Hydra command takes besides key=value overrides, for the error that names
+# an unknown one.
+COMMAND_OPTIONS = {
+    "search": "TEXT, -n N (--limit N), --scope NAME, --json, -v",
+    "index": "--lexical, --json",
+    "demo": "--json",
+    "memory": "--json",
+    "eval": "--json, -m (a sweep)",
+}
+
+
+def unknown_option(command: str, arg: str) -> ArrError:
+    """The one-line error for a flag ``command`` does not take, with the ones it does."""
+    options = COMMAND_OPTIONS.get(command, "--json")
+    hint = f"; a query that starts with - goes after --: arr search -- {arg[:40]}"
+    return ArrError(
+        f"unknown option {arg[:40]!r} for arr {command}; its options: {options}, key=value "
+        f"overrides (arr {command} --help)" + (hint if command == "search" else "")
+    )
 
 
 # flags that stand for a key: ``--scope NAME`` / ``--scope=NAME`` is ``scope=NAME``
 _KEY_FLAGS = {"--scope": "scope", "-n": "top_k", "--limit": "top_k", "--top-k": "top_k"}
+_ATTACHED_NUMBER = re.compile(r"^(-n)(\d+)$")  # ``-n2``, as head and rg take it
 
 
 def flag_options(args: list[str], flags: tuple[str, ...] = ("--scope",)) -> list[str]:
@@ -97,6 +145,9 @@ def flag_options(args: list[str], flags: tuple[str, ...] = ("--scope",)) -> list
     iterator = iter(args)
     for arg in iterator:
         flag, equals, value = arg.partition("=")
+        attached = _ATTACHED_NUMBER.match(arg)
+        if attached is not None and attached.group(1) in flags:
+            flag, equals, value = attached.group(1), "=", attached.group(2)
         if arg == "--json":
             out.append("output=json")
         elif flag in flags:
@@ -116,12 +167,19 @@ def flag_options(args: list[str], flags: tuple[str, ...] = ("--scope",)) -> list
 
 def search_options(args: list[str]) -> list[str]:
     """``arr search`` as ``rg`` and ``git`` users type it, options in any position: ``-n 3`` /
-    ``--limit 3`` / ``--limit=3`` (``top_k=3``), ``--scope NAME`` (``scope=NAME``), ``--json``;
-    the first bare word anywhere is the query (``arr search --json paxos -n 3``). ``key=value``
-    overrides work as before; a value a Hydra flag takes (``--cfg job``) is never the query;
-    ``-v``/``--verbose`` shows scores, per-channel ranks and the trace (``verbose=true``)."""
+    ``-n3`` / ``--limit 3`` / ``--limit=3`` (``top_k=3``), ``--scope NAME`` (``scope=NAME``),
+    ``--json``; the first bare word anywhere is the query (``arr search --json paxos -n 3``),
+    and so is an argument like ``x=1 loss`` whose key the config does not know; the words after
+    ``--`` are the query whatever they look like. ``key=value`` overrides of known keys work as
+    before; a value a Hydra flag takes (``--cfg job``) is never the query; ``-v``/``--verbose``
+    shows scores, per-channel ranks and the trace (``verbose=true``). An unknown flag or a
+    second query is an ArrError naming it."""
+    after: list[str] | None = None
+    if "--" in args:
+        cut = args.index("--")
+        args, after = args[:cut], args[cut + 1 :]
     out: list[str] = []
-    asked = any(arg.startswith("query=") for arg in args)
+    query = next((arg for arg in args if arg.startswith("query=")), None)
     iterator = iter(flag_options(args, tuple(_KEY_FLAGS)))
     for arg in iterator:
         if arg in _HYDRA_VALUE_FLAGS:
@@ -131,12 +189,37 @@ def search_options(args: list[str]) -> list[str]:
                 out.append(following)
         elif arg in ("-v", "--verbose"):  # scores, ranks and the trace in text output
             out.append("verbose=true")
-        elif not asked and is_bare(arg):
-            asked = True
+        elif arg.startswith("-") and arg not in _HYDRA_BARE_FLAGS:
+            raise unknown_option("search", arg)
+        elif is_bare(arg) and (query is None or _OVERRIDE_SHAPE.match(arg) is None):
+            _one_query(query, arg)
+            query = arg
             out.append(f"query={arg}")
-        else:
+        else:  # an override; with the query given, a mistyped one too (Hydra names its key)
             out.append(arg)
+    if after is not None:
+        if not after:
+            raise ArrError("-- needs the query after it: arr search -- TEXT")
+        _one_query(query, " ".join(after))
+        out.append(f"query={' '.join(after)}")
     return out
+
+
+def _one_query(query: str | None, another: str) -> None:
+    if query is None:
+        return
+    first = query.removeprefix("query=")
+    shape = _OVERRIDE_SHAPE.match(first) if " " not in first else None
+    unknown = (
+        f"; {first[:60]!r} is no override: no config key is named "
+        f"{_KEY_HEAD.split(shape.group(1), 1)[0][:40]!r} (arr search --cfg job lists them)"
+        if shape is not None
+        else ""
+    )
+    raise ArrError(
+        f"one query per search, got {first[:60]!r} and {another[:60]!r}: quote a query of "
+        f'several words (arr search "{first[:30]} {another[:30]}"){unknown}'
+    )
 
 
 def split_arguments(args: list[str]) -> tuple[dict[str, str], list[str]]:

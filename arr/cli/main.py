@@ -26,6 +26,7 @@ from arr.cli.arguments import (
     search_options,
     split_arguments,
     take_workspace_flag,
+    unknown_option,
 )
 from arr.cli.failures import JSON_ERRORS, STORAGE_ERRNOS, error_kind, fail, storage_message
 from arr.cli.fast_run import composed, run_fast
@@ -227,9 +228,12 @@ def _run_composed(
 
     multirun = any(o in ("-m", "--multirun") for o in overrides)
     refuse_added_keys(overrides)  # also before the compose cache could answer
-    if command in FAST_COMMANDS and not multirun and not any(o.startswith("-") for o in overrides):
-        return run_fast(command, action, texts, overrides, workspace)
     flags, plain = hydra_flags(overrides)
+    stray = next((arg for arg in plain if arg.startswith("-")), None)
+    if stray is not None:  # never handed to Hydra's parser (LexerNoViableAltException)
+        raise unknown_option(command, stray)
+    if command in FAST_COMMANDS and not flags:
+        return run_fast(command, action, texts, overrides, workspace)
     if "--hydra-help" in flags:  # Hydra's own help composes none of arr's config
         return run_hydra(command, lambda cfg: 0, ["--hydra-help"], quiet_exit=True)
     overrides = full_overrides(plain, workspace)

@@ -8,6 +8,7 @@ from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from arr.cli.terminal import EMPHASIS_OFF, EMPHASIS_ON, emphasised
+from arr.codes import QUERY_WORDS_UNKNOWN
 from arr.models import EvidenceChunk, RouterResult
 
 MAX_QUERY_SHOWN = 200
@@ -113,6 +114,7 @@ def render_result(
     missing = _words_missing(result)
     if missing:
         lines.append(f"note: {missing}")
+    lines += [f"note: {d.detail}" for d in result.degradations if d.code == QUERY_WORDS_UNKNOWN]
     lines += _trace_lines(result) if verbose else _withheld_line(result)
     lines.append(
         "rejections: " + (", ".join(f"{r.tool}({r.code})" for r in result.rejections) or "none")

@@ -155,7 +155,7 @@ def compose(
     ``resolved=True`` means ``overrides`` already carry the workspace overrides."""
     from hydra import compose as hydra_compose
     from hydra import initialize_config_dir
-    from hydra.errors import HydraException
+    from hydra.errors import HydraException, OverrideParseException
     from omegaconf.errors import OmegaConfBaseException
 
     if not CONF_DIR.is_dir():
@@ -168,9 +168,38 @@ def compose(
             return hydra_compose(
                 config_name=config_name, overrides=[*everything, searchpath_override()]
             )
+    except OverrideParseException as exc:
+        raise ConfigError(unreadable_override(everything) or hydra_message(exc)) from None
     except (HydraException, OmegaConfBaseException, ValueError) as exc:
         message = hydra_message(exc)
         raise ConfigError(message + did_you_mean(message, config_name, everything)) from None
+
+
+OVERRIDE_FORM = (
+    "an override is key=value (top_k=5), a list key=[a,b], a value with spaces or "
+    "brackets quoted (key='a b')"
+)
+
+
+def unreadable_override(overrides: list[str]) -> str | None:
+    """The one line for the first override Hydra's grammar cannot read: the token and the
+    right form, instead of ``LexerNoViableAltException: -n2``; None when each reads alone."""
+    from hydra.core.override_parser.overrides_parser import OverridesParser
+    from hydra.errors import OverrideParseException
+
+    parser = OverridesParser.create()
+    for override in overrides:
+        try:
+            parser.parse_overrides([override])
+        except OverrideParseException as exc:
+            token = repr(override[:80])
+            if override.startswith("-"):
+                return f"unknown option {token} (arr <command> --help lists them); {OVERRIDE_FORM}"
+            if "=" not in override:
+                return f"{token} is not an override: {OVERRIDE_FORM}"
+            detail = next((line for line in str(exc).splitlines() if line.strip()), "")
+            return f"cannot read the override {token} ({detail.strip()[:120]}): {OVERRIDE_FORM}"
+    return None
 
 
 def checked_overrides(overrides: object) -> list[str]:

@@ -71,6 +71,50 @@ def _build(node: Any) -> Any:
     return node
 
 
+# A parameter's annotation (a string: the modules use postponed annotations) -> what a value
+# of it is called in an error, and an example when the parameter has no default to show.
+_PLAIN_KINDS = {
+    "int": ("a whole number", 10),
+    "float": ("a number", 0.5),
+    "bool": ("true or false", "true"),
+}
+
+
+def _kind(annotation: object) -> str | None:
+    """``int``, ``float`` or ``bool`` when a parameter takes that (or None as well), else None."""
+    name = annotation.__name__ if isinstance(annotation, type) else str(annotation)
+    name = name.replace(" ", "").removesuffix("|None").removeprefix("Optional[").rstrip("]")
+    return name if name in _PLAIN_KINDS else None
+
+
+def check_values(target: Any, node: dict[str, Any], label: str) -> None:
+    """A text where a parameter takes a number or a flag (``router.deadline_ms=abc``) is a
+    ConfigError naming the option and its form, before the constructor compares it with a
+    number (``'<' not supported between instances of 'str' and 'int'``)."""
+    try:
+        parameters = inspect.signature(target).parameters
+    except (TypeError, ValueError):
+        return
+    for key, value in node.items():
+        parameter = parameters.get(key)
+        kind = _kind(parameter.annotation) if parameter is not None else None
+        if kind is None or value is None:
+            continue
+        wrong = isinstance(value, str) or (kind != "bool" and isinstance(value, bool))
+        wrong = wrong or (kind == "bool" and not isinstance(value, bool))
+        if not wrong:
+            continue
+        words, example = _PLAIN_KINDS[kind]
+        default = parameter.default  # type: ignore[union-attr]
+        if default is not inspect.Parameter.empty and default is not None:
+            example = str(default).lower() if isinstance(default, bool) else default
+        nullable = "None" in str(parameter.annotation)  # type: ignore[union-attr]
+        raise ConfigError(
+            f"{label}.{key}={str(value)[:60]!r} is not {words}; write it as "
+            f"{label}.{key}={example}" + (f" (or {label}.{key}=null)" if nullable else "")
+        )
+
+
 def instantiate_stage(node: dict[str, Any], label: str, **kwargs: Any) -> Any:
     """Build one stage from its (resolved, plain) config node. A small instantiate of our own
     instead of Hydra's: the node is already resolved, and a search that never imports Hydra
@@ -82,6 +126,7 @@ def instantiate_stage(node: dict[str, Any], label: str, **kwargs: Any) -> Any:
     check_targets(node)
     try:
         target = _import_target(str(node["_target_"]))
+        check_values(target, node, label)
         arguments = {k: _build(v) for k, v in node.items() if k != "_target_"}
         return target(**arguments, **kwargs)
     except ArrError:

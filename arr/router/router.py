@@ -231,7 +231,7 @@ class RetrievalRouter:
                 "evidence": tuple(evidence),
                 "traces": tuple(run.traces),
                 "rejections": tuple(run.rejections),
-                "degradations": tuple(run.degradations),
+                "degradations": steps.degradations(self.tools, run, evidence),
                 "partial": run.partial,
                 "scope_dropped": dropped,
                 "scope_leak_count": sum(c.scope is not key and c.scope != key for c in evidence),

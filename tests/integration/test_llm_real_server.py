@@ -2,7 +2,12 @@
 packaged SmolLM2-135M-Instruct on 127.0.0.1, reached as a user reaches a local server
 (``llm=local llm.base_url=http://127.0.0.1:PORT/v1``). Whatever a 135M model answers, a search
 gets a validated plan or a recorded fallback, never an exception, a leak or a tool the Router
-did not admit; a slow model never holds a search past its deadline."""
+did not admit; a slow model never holds a search past its deadline.
+
+On a loaded machine (``make test`` beside other work) the model answers slowly: each call's
+timeout and the deadline's grace scale with the machine's measured slowness
+(:mod:`tests.machine_speed`), and a call that still times out must take the recorded fallback
+path, which is asserted as well as the model's. How fast the model is: the benchmarks."""
 
 from __future__ import annotations
 
@@ -14,6 +19,7 @@ from arr import codes
 from arr.cli.main import main
 from arr.compose.library import load_router
 from tests.llama_fixtures import LlamaServer, llama_server  # noqa: F401 (fixture)
+from tests.machine_speed import grace_s, slowness
 
 pytestmark = pytest.mark.model
 
@@ -36,6 +42,15 @@ FALLBACK_CODES = {
 }
 
 
+# A call's timeout on an idle machine (conf/llm/local.yaml's); the client allows up to 300 s.
+TIMEOUT_S = 30.0
+
+
+def timeout_override() -> str:
+    """``llm.timeout_s``, scaled by the machine's slowness now."""
+    return f"llm.timeout_s={min(300.0, TIMEOUT_S * slowness()):.0f}"
+
+
 def admitted_only(router, result) -> None:
     assert result.scope_leak_count == 0
     assert all(e.scope == result.scope for e in result.evidence)
@@ -47,9 +62,15 @@ def test_the_planner_plans_through_the_real_model(
     demo_indexed,
 ) -> None:
     router = load_router(
-        [*demo_indexed, *llama_server.overrides(), "planner=llm", "prompt=arr-router-v2"]
+        [
+            *demo_indexed,
+            *llama_server.overrides(),
+            "planner=llm",
+            "prompt=arr-router-v2",
+            timeout_override(),
+        ]
     )
-    planned = 0
+    planned = timed_out = 0
     for query, scope in QUESTIONS:
         router.planner.client.new_run()
         result = router.search(query, scope)
@@ -59,11 +80,14 @@ def test_the_planner_plans_through_the_real_model(
             assert not [d for d in result.degradations if d.stage == "planner"]
             # the schema named only registered tools: nothing for admission to refuse
             assert not [r for r in result.rejections if r.code == codes.TOOL_NOT_REGISTERED]
-        else:
-            assert {d.code for d in result.degradations if d.stage == "planner"} <= FALLBACK_CODES
+        else:  # a machine too busy even for the scaled timeout: the rule plan, recorded
+            planner = [d.code for d in result.degradations if d.stage == "planner"]
+            assert planner == [codes.LLM_TIMEOUT], planner
+            assert result.traces and result.planner == "rule"
+            timed_out += 1
     router.close()
-    # schema-constrained decoding: the plans parse and validate
-    assert planned == len(QUESTIONS)
+    # schema-constrained decoding: every plan that came back parses and validates
+    assert planned + timed_out == len(QUESTIONS) and planned, (planned, timed_out)
 
 
 def test_plain_instructions_fall_back_to_the_rule_plan_recorded(
@@ -78,6 +102,7 @@ def test_plain_instructions_fall_back_to_the_rule_plan_recorded(
             "prompt=arr-router-v1",
             "llm.structured_output=none",
             "llm.max_tokens=48",
+            timeout_override(),
         ]
     )
     result = router.search(*QUESTIONS[1])
@@ -101,15 +126,17 @@ def test_the_reranker_ranks_through_the_real_model(
             *llama_server.overrides(),
             "reranker=llm",
             "reranker.max_candidates=4",
+            timeout_override(),
         ]
     )
     result = router.search(*QUESTIONS[0])
     router.close()
     admitted_only(router, result)
     assert result.reranker in ("llm", "rule")
-    if result.reranker == "rule":  # a ranking that was not a permutation: rule order exactly
+    if result.reranker == "rule":  # not a permutation, or too late: rule order exactly
         assert [e.id for e in result.evidence] == [e.id for e in expected.evidence]
-        assert {d.code for d in result.degradations} <= {"llm_ranking_ids", "llm_ranking_invalid"}
+        fell_back = {d.code for d in result.degradations}
+        assert fell_back <= {"llm_ranking_ids", "llm_ranking_invalid", codes.LLM_TIMEOUT}
     else:  # the model's order of the same four, the rest in rule order after them
         ids = [e.id for e in result.evidence]
         before = [e.id for e in expected.evidence]
@@ -125,11 +152,13 @@ def test_a_slow_model_never_holds_a_search_past_its_deadline(
         [*demo_indexed, *llama_server.overrides(deadline_ms), "planner=llm", "reranker=llm"]
     )
     for query, scope in QUESTIONS[:2]:
+        # the work after the deadline (fusion, ranking what came back) is 10% of it when idle
+        allowed_ms = deadline_ms + grace_s(0.1 * deadline_ms / 1000) * 1000
         started = time.perf_counter()
         result = router.search(query, scope)
         elapsed_ms = (time.perf_counter() - started) * 1000
         admitted_only(router, result)
-        assert elapsed_ms <= deadline_ms * 1.1, elapsed_ms
+        assert elapsed_ms <= allowed_ms, (elapsed_ms, allowed_ms)
         if result.planner == "rule":
             planner = [d.code for d in result.degradations if d.stage == "planner"]
             assert planner == [codes.PLANNER_TIMEOUT]

@@ -15,6 +15,7 @@ from arr.reranker.llm import LLMReranker
 from benchmarks.llm.fake_server import Reply, completion
 from tests.conftest import SCOPE_A, FakeTool, make_router
 from tests.llm_fixtures import KEY, make_client
+from tests.machine_speed import grace_s
 from tests.security.test_llm_endpoint import PROMPT, counting_tool, plan_json
 
 
@@ -113,7 +114,8 @@ def test_a_late_plan_is_not_waited_for(llm_server, monkeypatch) -> None:
     elapsed = time.perf_counter() - started
     assert result.planner == "rule" and result.traces  # the rule plan ran in the time left
     assert [d.code for d in result.degradations] == [codes.PLANNER_TIMEOUT]
-    assert elapsed < 1.1, elapsed  # half the deadline for the plan, the calls after it
+    # half the deadline for the plan, the calls after it; the plan came 3 s late
+    assert elapsed < 1.0 + grace_s(0.1, at_most=1.5), elapsed
 
 
 def test_the_rerankers_time_counts_against_the_deadline(llm_server, monkeypatch) -> None:
@@ -125,7 +127,7 @@ def test_the_rerankers_time_counts_against_the_deadline(llm_server, monkeypatch)
     router.reranker = LLMReranker(client)
     started = time.perf_counter()
     result = router.search("warmup", SCOPE_A)
-    assert time.perf_counter() - started < 0.9
+    assert time.perf_counter() - started < 0.8 + grace_s(0.1, at_most=1.5)  # reply: 3 s
     assert result.reranker == "rule" and len(result.evidence) == 3
     assert [d.code for d in result.degradations] == [codes.RERANKER_TIMEOUT]
 
