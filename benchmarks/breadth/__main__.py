@@ -47,6 +47,9 @@ from benchmarks.common.core import bench_out
 
 GOLD = PROJECT_ROOT / "benchmarks" / "gold" / "breadth"
 DATA = PROJECT_ROOT.parent / "shared" / "data"
+# the smoke test's tiny sets: papers with their records, trees with their gold
+PAPERS = Path(os.environ.get("ARR_BENCH_IDENTITY") or DATA / "papersdev")
+WSGOLD = Path(os.environ.get("ARR_WSGOLD") or DATA / "wsgold")
 SPHINX_SAMPLE = 200
 KNOWN_SAMPLE = 200  # of papersdev's ~730 generated known items: a fixed sample, for time
 SEED = 5
@@ -94,7 +97,7 @@ def known_items(folder: Path) -> list[Case]:
     from benchmarks.common.baselines import pdftotext_pages
     from benchmarks.papers.known_items import questions
 
-    source = DATA / "papersdev"
+    source = PAPERS
     gold = [json.loads(row) for row in (source / "gold.jsonl").read_text("utf-8").splitlines()]
     texts = {row["path"]: pdftotext_pages(source / row["path"]) for row in gold}
     cases = questions(folder, gold, texts)
@@ -112,8 +115,8 @@ def known_items(folder: Path) -> list[Case]:
 
 def maintainers(name: str) -> list[Case]:
     """wsgold's fix descriptions: any file the fix touched is right."""
-    rows = [json.loads(r) for r in (DATA / "wsgold" / name / "gold.jsonl").read_text().splitlines()]
-    if name == "sphinx":
+    rows = [json.loads(r) for r in (WSGOLD / name / "gold.jsonl").read_text().splitlines()]
+    if len(rows) > SPHINX_SAMPLE:
         rows = random.Random(SEED).sample(rows, SPHINX_SAMPLE)
     return [
         Case(kind="dev:fix", query=r["query"], path="|".join(f"{name}/{p}" for p in r["relevant"]))
@@ -247,28 +250,40 @@ def main(names: Sequence[str]) -> int:
     from benchmarks.breadth.folders import papers_folder, tree_folder
     from benchmarks.common.workspace import bench_index
 
-    if shutil.which("pdftotext") is None or not (DATA / "papersdev").is_dir():
-        print("breadth: needs ../shared/data and pdftotext (poppler-utils); not measured")
-        return 0
     out = bench_out() / "breadth"
-    for name in names or ("papers", "werkzeug", "sphinx"):
+    trees = sorted(p.name for p in WSGOLD.glob("*") if (p / "gold.jsonl").is_file())
+    for name in names or ("papers", *trees):
         if name == "papers":
-            folder = papers_folder(out, DATA / "papersdev")
+            if shutil.which("pdftotext") is None or not (PAPERS / "gold.jsonl").is_file():
+                print(f"breadth: no gold.jsonl under {PAPERS} or no pdftotext; papers not measured")
+                continue
+            folder = papers_folder(out, PAPERS)
             bench_index(folder, fresh=False)
             plain = plain_pages(folder)
-            run_set("papers, frozen questions", folder, frozen("papers", "papers/"), plain)
+            held = present(folder, frozen("papers", "papers/"))
+            if held:
+                run_set("papers, frozen questions", folder, held, plain)
             known = known_items(folder)
             run_set("papers, papersdev known items (development)", folder, known, plain)
-        else:
-            folder = tree_folder(out, name, DATA / "wsgold" / name / "tree")
+        elif (WSGOLD / name / "gold.jsonl").is_file():
+            folder = tree_folder(out, name, WSGOLD / name / "tree")
             bench_index(folder, fresh=False)
             plain = plain_files(folder)
             cases = [c for c in frozen("code") if c.path.startswith(f"{name}/")]
-            if cases:
-                run_set(f"{name}, frozen questions", folder, cases, plain)
+            if held := present(folder, cases):
+                run_set(f"{name}, frozen questions", folder, held, plain)
             run_set(f"{name}, maintainers' fix descriptions (development)", folder,
                     maintainers(name), plain)  # fmt: skip
+        else:
+            print(f"breadth: no {name} set under {WSGOLD}; not measured")
     return 0
+
+
+def present(folder: Path, cases: list[Case]) -> list[Case]:
+    """The questions whose answer is in this folder (all of them on the real data; none on
+    the smoke test's tiny sets)."""
+    tree = folder / "tree"
+    return [c for c in cases if any((tree / p).is_file() for p in c.path.split("|"))]
 
 
 if __name__ == "__main__":

@@ -175,6 +175,11 @@ def print_costs(judges: dict[str, tuple[Judge, float]], table: dict) -> None:
 
 
 def main() -> int:
+    from benchmarks.safety.placements import SAMPLES
+
+    if not Path(os.environ.get("ARR_SECRETS_SAMPLES", SAMPLES)).is_file():
+        print("judges: no gitleaks samples (../shared/data/secrets-dev); not measured")
+        return 0
     chosen = os.environ.get("ARR_JUDGES")
     loaded = load(chosen.split(",") if chosen else list(JUDGES))
     if not loaded:

@@ -37,6 +37,10 @@ SMOKE = {
     "bench-identity": ("benchmarks.papers.identity", "ARR citation right"),
     # without pdftotext (poppler-utils) it says so; with it, a tiny folder is asked
     "bench-known": ("benchmarks.papers.known_items", "known items"),
+    # a tiny folder of papers (with its manuscript) and a tiny tree, every system
+    "bench-breadth": ("benchmarks.breadth", "| plain script (bm25s) |"),
+    # ARR's judge and Kingfisher's on two samples (the other judges are an extra)
+    "bench-judges": ("benchmarks.safety.judges", "us/file"),
 }
 
 
@@ -59,6 +63,16 @@ def tiny_papers(folder: Path) -> Path:
                      "authors": [{"given": given, "family": family}]})  # fmt: skip
     (folder / "gold.jsonl").write_text("".join(json.dumps(g) + "\n" for g in gold))
     return folder
+
+
+def tiny_samples(path: Path) -> Path:
+    """Two credential samples in gitleaks' form (secrets-dev), made up here."""
+    token = "ghp_" + "a1B2c3D4e5F6g7H8i9J0k1L2m3N4o5P6q7R8"
+    rows = [{"rule": "github-pat", "line": f'token = "{token}"', "secret": token},
+            {"rule": "generic-api-key", "line": 'api_key = "Zx81KqPw02LmNv77TrQe"',
+             "secret": "Zx81KqPw02LmNv77TrQe"}]  # fmt: skip
+    path.write_text("".join(json.dumps(row) + "\n" for row in rows))
+    return path
 
 
 WORDS = (
@@ -118,9 +132,13 @@ def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
         "ARR_BENCH_ETA_TREE": str(tree.parent),
         "ARR_COSQA": str(tmp_path / "scifact"),
         "ARR_BENCH_IDENTITY": str(tiny_papers(tmp_path / "papers")),
+        "ARR_WSGOLD": str(tmp_path / "sets"),
+        "ARR_SECRETS_SAMPLES": str(tiny_samples(tmp_path / "samples.jsonl")),
+        "ARR_JUDGES": "arr,kingfisher",
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
+    tiny_set(tmp_path / "sets" / "tiny", 3)
     env.pop("ARR_WORKSPACE", None)
     module, expected = SMOKE[target]
     done = run_bench([module], env)
