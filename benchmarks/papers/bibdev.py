@@ -345,10 +345,13 @@ def baseline(text: str) -> dict[str, dict]:
 
 def _shape(record: object) -> dict:
     families = list(record.surnames)  # type: ignore[attr-defined]
-    givens = list(getattr(record, "givens", ()) or ())
-    if not givens:  # the baseline keeps "Given Family" strings: the given name is the rest
-        for person, fam in zip(record.authors, families, strict=False):  # type: ignore[attr-defined]
-            givens.append(person[: -len(fam)].strip() if person.endswith(fam) else person)
+    if hasattr(record, "people"):
+        givens = [p.given for p in record.people]
+    else:  # the baseline keeps "Given Family" strings: the given name is the rest
+        givens = [
+            person[: -len(fam)].strip() if person.endswith(fam) else person
+            for person, fam in zip(record.authors, families, strict=False)  # type: ignore[attr-defined]
+        ]
     return {
         "title": record.title, "families": families, "givens": givens,  # type: ignore[attr-defined]
         "more": record.more, "year": record.year, "doi": record.doi,  # type: ignore[attr-defined]
