@@ -28,6 +28,22 @@ READER = PdfReader()
             ["Frank Mittelbach", "Ulrike Fischer", "Mark A. Wicks"],
         ),
         ("Guido van Rossum1,2", ["Guido van Rossum"]),
+        # affiliation numbers spaced after a comma, or set apart; ORCID marks (issue 61: 39 of
+        # 180 JOSE, JuliaCon and ReScience papers had no authors)
+        (
+            "Lorena A. Barba1 and Gilbert F. Forsyth1, 2",
+            ["Lorena A. Barba", "Gilbert F. Forsyth"],
+        ),
+        ("Paul B. Govan 1", ["Paul B. Govan"]),
+        ("Lorena A. Barba 1, 2 , Gilbert F. Forsyth 3", ["Lorena A. Barba", "Gilbert F. Forsyth"]),
+        (
+            "Gabriel Dansereau1, ID , Timoth\u00e9e Poisot2, iD",
+            ["Gabriel Dansereau", "Timoth\u00e9e Poisot"],
+        ),
+        ("Maria Garc\u00eda 0000-0002-1825-0097", ["Maria Garc\u00eda"]),
+        ("David Idris", ["David Idris"]),
+        ("June 21, 2020", None),
+        ("Version 2, 2009", None),
         ("Stanford University", None),
         ("American Mathematical Society", None),
         ("In Search of an Understandable Consensus Algorithm", None),
