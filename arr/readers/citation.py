@@ -27,8 +27,12 @@ MAX_AUTHORS = 12
 # footnote symbols set beside a name or a title (asterisks, daggers, section marks, suits)
 _SYMBOLS = r"[\u2217\u2020\u2021\u00a7\u00b6*\u2022\u2663\u2660\u2665\u2666\u22c6]+"
 FOOTNOTE_MARKS = re.compile(_SYMBOLS)
-# and superscript numbers glued to a name (``Rossum1,2``)
-_MARKS = re.compile(_SYMBOLS + r"|(?<=[a-z])\d+(?:,\d+)*\b")
+# and affiliation numbers after a name, glued or spaced (``Rossum1,2``, ``Forsyth1, 2``,
+# ``Govan 1``), ORCID marks (the icon extracted as ``ID``, an ORCID number)
+_MARKS = re.compile(
+    _SYMBOLS + r"|(?<=[^\W\d_])\s*\d{1,2}(?:\s*,\s*\d{1,2})*(?=\s*(?:[,;&]|\band\b|$))|"
+    r"(?<![^\s,])[iI][dD](?![^\s,])|\b\d{4}-\d{4}-\d{4}-\d{3}[\dX]\b"
+)
 _SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?|;\s*|\s+and\s+|\s*&\s*)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d.])(19\d\d|20\d\d)(?![\d])")
 # a word of a person's name: Ongaro, McKay, O'Neil, Jean-Pierre, Łukasz, van, de; or an

@@ -6,9 +6,9 @@ Evidence, in order of trust (the first that gives a field wins it):
 1. a bibliography record that names the PDF (``bib``: :mod:`arr.readers.bib_records`), given by
    the workspace;
 2. the PDF's own metadata (``metadata``), only where page 1 agrees: its title's words stand at
-   the top of page 1, its first author's surname is printed there. A publisher's name in
-   ``/Author``, a template's ``/Title`` and a file's dates are not evidence; **a file date is
-   never a paper's year**;
+   the top of page 1, its first author's surname is printed there (a body's name outside a
+   copyright, venue or publisher line). A publisher's name in ``/Author``, a template's
+   ``/Title`` and a file's dates are not evidence; **a file date is never a paper's year**;
 3. identifiers printed on page 1 (``arxiv``: ``arXiv:1706.03762`` gives 2017 and the id;
    ``doi``);
 4. page 1's layout (``layout``, :mod:`arr.readers.pdf_layout`): the title is the largest type of
@@ -32,7 +32,7 @@ import unicodedata
 from dataclasses import dataclass, field
 
 from arr.readers.bib_records import title_key
-from arr.readers.citation import FOOTNOTE_MARKS, cite, names_on, surname
+from arr.readers.citation import FOOTNOTE_MARKS, cite, names_on, person, surname
 from arr.readers.pdf_layout import Line
 from arr.readers.pdf_text import unspaced
 
@@ -86,6 +86,7 @@ _YEAR = re.compile(r"(?<![\d./:-])((?:19|20)\d\d)(?![\d])")
 _ARXIV = re.compile(r"(?i)\barxiv:\s*(\d{2})(\d{2})\.(\d{4,5})(v\d+)?")
 _ARXIV_OLD = re.compile(r"(?i)\barxiv:\s*([a-z-]+(?:\.[a-z]{2})?)/(\d{2})(\d{2})(\d{3})")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+[^\s\"<>{}.,;:)\]])")
+_YEAR_BEFORE = re.compile(r"(?:19|20)\d\d\W{0,3}$")
 _EMAIL = re.compile(r"\S+@\S+|\{[^}]*\}@\S+")
 # an accent PDFium gives apart from its letter, before it (``Matth \u0308aus``, ``G \u0301abor``)
 _SPLIT_ACCENT = re.compile(
@@ -292,7 +293,25 @@ def metadata_agrees(
     whole = title_key(" ".join(page_text))
     name = surname(authors[0]) if authors else ""
     first = title_key(name.removeprefix("The ") if " " in name else name)  # a body: its words
-    return title_ok, bool(first) and len(first) >= 2 and first in whole
+    if not first or len(first) < 2 or first not in whole:
+        return title_ok, False
+    if person(authors[0]):
+        return title_ok, True
+    # a body is the author only where page 1 prints it outside its copyright, venue and
+    # publisher lines (``(c) 2005 Association for Computational Linguistics`` names the
+    # publisher, not who wrote the paper)
+    return title_ok, any(
+        first in title_key(line) and not masthead(line) and not _after_a_year(line, authors[0])
+        for line in page_text
+    )
+
+
+def _after_a_year(line: str, name: str) -> bool:
+    """Whether ``name`` stands right after a year in ``line``: a copyright however its sign
+    was extracted (``c 2005 Association for Computational Linguistics``)."""
+    text = " ".join(line.split())
+    at = text.lower().find(" ".join(name.split()).lower())
+    return at > 0 and bool(_YEAR_BEFORE.search(text[:at]))
 
 
 def read_identity(

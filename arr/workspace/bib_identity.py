@@ -3,7 +3,10 @@ attachment it is (``zotero.sqlite`` beside ``storage/<KEY>/x.pdf``:
 :mod:`arr.workspace.zotero_records`), else the ``.bib`` entry that names the PDF (its ``file``
 field, as Zotero with Better BibTeX, JabRef or Mendeley write it), else the one whose title is
 the PDF's, gives the title, the authors, the year and the DOI shown with its pages
-(``location.identity``: ``title: bib; authors: bib; year: bib; bib: refs.bib#lamport78``).
+(``location.identity``: ``title: bib; authors: bib; year: bib; bib: refs.bib#lamport78``; a
+Zotero item's fields read ``zotero`` and its pointer ``zotero: Zotero/zotero.sqlite#AB12CD34``).
+Each field is the record's own: a record without a year shows ``year: unknown`` and no
+citation, never the PDF's guessed one beside ``authors: bib``.
 
 A researcher's reference manager knows a paper better than its first page does, so a record
 outranks what the PDF's own reader found (:mod:`arr.readers.identity`). It is applied when an
@@ -126,9 +129,17 @@ def build_lookup(
     return found
 
 
+def _pdf_parts(identity: str) -> dict[str, str]:
+    """The reader's identity line as its parts (``title: layout; doi: 10.1/x`` -> fields)."""
+    parts = (part.partition(": ") for part in identity.split("; "))
+    return {name: value for name, _, value in parts if value}
+
+
 def identified(item: EvidenceChunk, lookup: Lookup) -> EvidenceChunk:
-    """The item with its PDF's identity from the record that names it (its page's citation
-    with the record's authors and year), or as it was."""
+    """The item with its PDF's identity from the record that names it, each field from the
+    record (``bib`` or ``zotero``): a field the record lacks is unknown, never filled from the
+    PDF's own guess (the title aside, which the page always shows), so the citation is the
+    record's authors and year or none; or the item as it was."""
     where = item.location
     if where.page is None or where.identity is None:
         return item
@@ -136,16 +147,22 @@ def identified(item: EvidenceChunk, lookup: Lookup) -> EvidenceChunk:
     if found is None:
         return item
     entry, record = found
-    cited = cite_surnames(list(record.surnames), record.year, record.more)
-    parts = [f"{name}: bib" for name, known in
-             (("title", record.title), ("authors", record.surnames), ("year", record.year))
-             if known]  # fmt: skip
-    parts += [f"doi: {record.doi}"] if record.doi else []
-    parts.append(f"bib: {entry}")
+    pdf = _pdf_parts(where.identity)
+    source = record.source
+    cited = cite_surnames(list(record.surnames), record.year, record.more) if record.year else None
+    parts = [
+        f"title: {source if record.title else pdf.get('title', 'unknown')}",
+        f"authors: {source if record.surnames else 'unknown'}",
+        f"year: {source if record.year else 'unknown'}",
+    ]
+    doi = record.doi or pdf.get("doi")  # a DOI page 1 prints still names the file
+    parts += [f"doi: {doi}"] if doi else []
+    parts += [f"arxiv: {pdf['arxiv']}"] if pdf.get("arxiv") else []
+    parts.append(f"{source}: {entry}")
     location = replaced(
         where,
         title=record.title or where.title,
-        citation=f"{cited}, p. {where.page}" if cited and record.year else where.citation,
+        citation=f"{cited}, p. {where.page}" if cited else None,
         identity="; ".join(parts),
     )
     return replaced(item, location=location)

@@ -1,14 +1,19 @@
 """A Zotero data folder inside a scope (``zotero.sqlite`` beside ``storage/<KEY>/paper.pdf``):
-each stored PDF attachment named by its parent item's metadata (title, creators in order,
-year, DOI), as :mod:`arr.readers.bib_records` names them from a ``.bib``.
+each stored PDF attachment named by its parent item's metadata (title, authors in order,
+year, DOI), as :mod:`arr.readers.bib_records` names them from a ``.bib``, with its source named
+``zotero``. Items in Zotero's trash (``deletedItems``: the attachment or its parent) are left
+out. The authors are the item's creators of type ``author`` (else those of its first
+creator's type: an edited book's editors, a program's programmers; never a translator beside
+an author), each a given and a family name (``fieldMode`` 1: one field, a body's name).
+An item with no date has no year: the PDF's own guess is not put in its place.
 
 The database is read under the one file rule (no link, inside the root, a size cap) into a
 private temporary copy, which is opened read-only: a running Zotero's lock is never waited on
 or taken, and the researcher's file is never written. Zotero's schema (5.x and later):
 ``items`` (the attachment's ``key`` is its storage folder), ``itemAttachments`` (``path``:
 ``storage:paper.pdf``), ``itemData``/``itemDataValues``/``fields`` (``title``, ``date``,
-``DOI``), ``creators``/``itemCreators`` (``orderIndex``). A database of another shape is
-not used.
+``DOI``), ``creators``/``itemCreators``/``creatorTypes`` (``orderIndex``), ``deletedItems``.
+A database of another shape is not used.
 """
 
 from __future__ import annotations
@@ -18,7 +23,7 @@ import re
 import sqlite3
 import tempfile
 
-from arr.readers.bib_records import BibRecord
+from arr.readers.bib_records import BibRecord, Person
 from arr.safety import file_rule
 
 # read whole into memory once per change of the database, in the searching process: a bound on
@@ -29,6 +34,8 @@ _QUERY = """
 SELECT attachment.key, itemAttachments.path, itemAttachments.parentItemID
 FROM itemAttachments JOIN items AS attachment ON attachment.itemID = itemAttachments.itemID
 WHERE itemAttachments.path LIKE 'storage:%' AND itemAttachments.parentItemID IS NOT NULL
+AND itemAttachments.itemID NOT IN (SELECT itemID FROM deletedItems)
+AND itemAttachments.parentItemID NOT IN (SELECT itemID FROM deletedItems)
 """
 _FIELDS = """
 SELECT fields.fieldName, itemDataValues.value FROM itemData
@@ -37,8 +44,9 @@ JOIN itemDataValues ON itemDataValues.valueID = itemData.valueID
 WHERE itemData.itemID = ? AND fields.fieldName IN ('title', 'date', 'DOI')
 """
 _CREATORS = """
-SELECT creators.firstName, creators.lastName FROM itemCreators
+SELECT creators.firstName, creators.lastName, creatorTypes.creatorType FROM itemCreators
 JOIN creators ON creators.creatorID = itemCreators.creatorID
+JOIN creatorTypes ON creatorTypes.creatorTypeID = itemCreators.creatorTypeID
 WHERE itemCreators.itemID = ? ORDER BY itemCreators.orderIndex
 """
 
@@ -72,16 +80,27 @@ def _read(connection: sqlite3.Connection) -> dict[str, BibRecord]:
         if not name.lower().endswith(".pdf") or "/" in name or not re.fullmatch(r"\w+", key):
             continue
         fields = dict(connection.execute(_FIELDS, (parent,)).fetchall())
-        people = connection.execute(_CREATORS, (parent,)).fetchall()
         year = _YEAR.search(str(fields.get("date") or ""))
         out[f"storage/{key}/{name}"] = BibRecord(
-            key=f"zotero:{key}",
+            key=key,
             title=str(fields["title"]) if fields.get("title") else None,
-            authors=tuple(" ".join(p for p in (first, last) if p) for first, last in people),
-            surnames=tuple(str(last) for _, last in people if last),
+            people=authors(connection.execute(_CREATORS, (parent,)).fetchall()),
             more=False,
             year=int(year[1]) if year else None,
             doi=str(fields["DOI"]) if fields.get("DOI") else None,
             files=(f"storage/{key}/{name}",),
+            source="zotero",
         )
     return out
+
+
+def authors(creators: list[tuple[object, object, object]]) -> tuple[Person, ...]:
+    """The item's authors in order (else the creators of its first creator's type), from its
+    ``(firstName, lastName, creatorType)`` rows; a name without a last name is no one."""
+    kinds = [kind for _, _, kind in creators]
+    wanted = "author" if "author" in kinds else (kinds[0] if kinds else None)
+    return tuple(
+        Person(str(first or "").strip(), str(last).strip())
+        for first, last, kind in creators
+        if kind == wanted and str(last or "").strip()
+    )

@@ -35,6 +35,7 @@ SMOKE = {
     # without an indexed real folder it says so (test_cold_bench_runs_on_a_tiny_folder runs it)
     "bench-cold": ("benchmarks.speed.cold", "no indexed real folder"),
     "bench-identity": ("benchmarks.papers.identity", "ARR citation right"),
+    "bench-bib": ("benchmarks.papers.bibdev", "shipped    all"),
     # without pdftotext (poppler-utils) it says so; with it, a tiny folder is asked
     "bench-known": ("benchmarks.papers.known_items", "known items"),
     # a tiny folder of papers (with its manuscript) and a tiny tree, every system

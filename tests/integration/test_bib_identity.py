@@ -100,9 +100,16 @@ def test_a_title_equal_to_the_pdfs_names_it_and_a_bib_with_a_secret_is_not_used(
     assert not any(e.location.citation == "Lamport 1978, p. 1" for e in found)
 
 
-def zotero_database(path: Path, key: str, name: str) -> None:
+def zotero_database(
+    path: Path,
+    key: str,
+    name: str,
+    date: str | None = "1978-07-00 July 1978",
+    trashed: bool = False,
+) -> None:
     """A Zotero data folder's database as Zotero 5+ shapes it (the tables ARR reads): one
-    journal article by Leslie Lamport, 1978, with a stored PDF attachment."""
+    journal article by Leslie Lamport (and its translator), dated ``date``, with a stored PDF
+    attachment; ``trashed``: the article is in Zotero's trash."""
     import sqlite3
 
     connection = sqlite3.connect(path)
@@ -116,20 +123,34 @@ def zotero_database(path: Path, key: str, name: str) -> None:
         CREATE TABLE itemData (itemID INT, fieldID INT, valueID INT);
         CREATE TABLE creators (creatorID INTEGER PRIMARY KEY, firstName TEXT, lastName TEXT,
             fieldMode INT);
+        CREATE TABLE creatorTypes (creatorTypeID INTEGER PRIMARY KEY, creatorType TEXT);
         CREATE TABLE itemCreators (itemID INT, creatorID INT, creatorTypeID INT, orderIndex INT);
+        CREATE TABLE deletedItems (itemID INTEGER PRIMARY KEY,
+            dateDeleted DEFAULT CURRENT_TIMESTAMP);
         INSERT INTO items VALUES (1, 22, 'PARENT01'), (2, 3, '{key}');
         INSERT INTO itemAttachments VALUES (2, 1, 0, 'application/pdf', 'storage:{name}');
         INSERT INTO fields VALUES (1, 'title'), (2, 'date'), (3, 'DOI');
         INSERT INTO itemDataValues VALUES
             (1, 'Time, Clocks, and the Ordering of Events in a Distributed System'),
-            (2, '1978-07-00 July 1978'), (3, '10.1145/359545.359563');
-        INSERT INTO itemData VALUES (1, 1, 1), (1, 2, 2), (1, 3, 3);
-        INSERT INTO creators VALUES (1, 'Leslie', 'Lamport', 0);
-        INSERT INTO itemCreators VALUES (1, 1, 1, 0);
+            (2, '{date}'), (3, '10.1145/359545.359563');
+        INSERT INTO itemData VALUES (1, 1, 1), (1, 3, 3);
+        INSERT INTO creators VALUES (1, 'Leslie', 'Lamport', 0), (2, 'Anne', 'Traduction', 0);
+        INSERT INTO creatorTypes VALUES (1, 'author'), (2, 'contributor'), (3, 'editor'),
+            (4, 'translator');
+        INSERT INTO itemCreators VALUES (1, 2, 4, 0), (1, 1, 1, 1);
         """
     )
+    if date is not None:
+        connection.execute("INSERT INTO itemData VALUES (1, 2, 2)")
+    if trashed:
+        connection.execute("INSERT INTO deletedItems (itemID) VALUES (1)")
     connection.commit()
     connection.close()
+
+
+def pdf_pages(router: object, query: str = "logical clocks ordering events") -> list:
+    found = router.search(query, SCOPE_A).evidence  # type: ignore[attr-defined]
+    return [e for e in found if (e.location.path or "").endswith(".pdf")]
 
 
 def test_a_zotero_data_folder_names_its_stored_pdfs(tmp_path: Path) -> None:
@@ -138,16 +159,70 @@ def test_a_zotero_data_folder_names_its_stored_pdfs(tmp_path: Path) -> None:
     write(folder / "storage" / "AB12CD34" / "Lamport - 1978 - Time.pdf", headed_pdf_bytes(PAPER))
     zotero_database(folder / "zotero.sqlite", "AB12CD34", "Lamport - 1978 - Time.pdf")
     router = lexical_router(ws)
-    pages = [
-        e for e in router.search("logical clocks ordering events", SCOPE_A).evidence
-        if (e.location.path or "").endswith(".pdf")
-    ]  # fmt: skip
+    pages = pdf_pages(router)
+    # the author, not the translator Zotero lists first; every field named as Zotero's
     assert pages and pages[0].location.citation == "Lamport 1978, p. 1"
-    assert "bib: Zotero/zotero.sqlite#zotero:AB12CD34" in (pages[0].location.identity or "")
+    assert pages[0].location.identity == (
+        "title: zotero; authors: zotero; year: zotero; doi: 10.1145/359545.359563; "
+        "zotero: Zotero/zotero.sqlite#AB12CD34"
+    )
     # a database of another shape (or damaged) is no evidence, and breaks nothing
     (folder / "zotero.sqlite").write_bytes(b"SQLite format 3\x00" + b"\x00" * 200)
     again = router.search("logical clocks ordering events", SCOPE_A).evidence
     assert again and all(e.location.citation != "Lamport 1978, p. 1" for e in again)
+
+
+# page 1 names its author and a (wrong) year of its own: the PDF alone cites it "Lamport 1977"
+DATED = [("Time, Clocks, and the Ordering of Events", ["Leslie Lamport", "July 1977", *BODY])]
+
+
+def test_the_pdf_alone_cites_its_own_guess(tmp_path: Path) -> None:
+    ws = workspace(tmp_path)
+    write(root(ws) / "papers" / "clocks.pdf", headed_pdf_bytes(DATED))
+    pages = pdf_pages(lexical_router(ws))
+    assert pages and pages[0].location.citation == "Lamport 1977, p. 1"
+    assert "year: layout" in (pages[0].location.identity or "")
+
+
+@pytest.mark.parametrize(
+    ("date", "trashed", "citation", "identity"),
+    [
+        pytest.param(None, False, None, "authors: zotero; year: unknown", id="no-date-no-year"),
+        pytest.param("1978-07-00 July 1978", True, "Lamport 1977, p. 1", "year: layout",
+                     id="trashed-item-not-used"),
+    ],
+)  # fmt: skip
+def test_a_zotero_item_gives_only_what_it_holds_and_the_trash_is_no_evidence(
+    tmp_path: Path, date: str | None, trashed: bool, citation: str | None, identity: str
+) -> None:
+    ws = workspace(tmp_path)
+    folder = root(ws) / "Zotero"
+    write(folder / "storage" / "AB12CD34" / "clocks.pdf", headed_pdf_bytes(DATED))
+    zotero_database(folder / "zotero.sqlite", "AB12CD34", "clocks.pdf", date, trashed)
+    pages = pdf_pages(lexical_router(ws))
+    assert pages and pages[0].location.citation == citation
+    assert identity in (pages[0].location.identity or "")
+
+
+@pytest.mark.parametrize(
+    ("dated", "citation", "identity"),
+    [
+        pytest.param("", None, "authors: bib; year: unknown", id="no-year-no-citation"),
+        pytest.param("date = {1978-07},", "Lamport 1978, p. 1", "authors: bib; year: bib",
+                     id="biblatex-date"),
+    ],
+)  # fmt: skip
+def test_a_bib_entry_without_a_year_does_not_lend_its_name_to_the_pdfs_guess(
+    tmp_path: Path, dated: str, citation: str | None, identity: str
+) -> None:
+    """Better BibLaTeX writes ``date = {1978-07}`` and no ``year``; before, such an entry gave
+    no year and the PDF's own citation (``Lamport 1977``) was shown beside ``authors: bib``."""
+    ws = workspace(tmp_path)
+    write(root(ws) / "papers" / "clocks.pdf", headed_pdf_bytes(DATED))
+    write(root(ws) / "refs.bib", BIB.replace("year = {1978},", dated).encode())
+    pages = pdf_pages(lexical_router(ws))
+    assert pages and pages[0].location.citation == citation
+    assert identity in (pages[0].location.identity or "")
 
 
 def test_between_walks_only_the_known_bibs_are_stated_and_a_new_one_is_found_later(

@@ -28,6 +28,22 @@ READER = PdfReader()
             ["Frank Mittelbach", "Ulrike Fischer", "Mark A. Wicks"],
         ),
         ("Guido van Rossum1,2", ["Guido van Rossum"]),
+        # affiliation numbers spaced after a comma, or set apart; ORCID marks (issue 61: 39 of
+        # 180 JOSE, JuliaCon and ReScience papers had no authors)
+        (
+            "Lorena A. Barba1 and Gilbert F. Forsyth1, 2",
+            ["Lorena A. Barba", "Gilbert F. Forsyth"],
+        ),
+        ("Paul B. Govan 1", ["Paul B. Govan"]),
+        ("Lorena A. Barba 1, 2 , Gilbert F. Forsyth 3", ["Lorena A. Barba", "Gilbert F. Forsyth"]),
+        (
+            "Gabriel Dansereau1, ID , Timoth\u00e9e Poisot2, iD",
+            ["Gabriel Dansereau", "Timoth\u00e9e Poisot"],
+        ),
+        ("Maria Garc\u00eda 0000-0002-1825-0097", ["Maria Garc\u00eda"]),
+        ("David Idris", ["David Idris"]),
+        ("June 21, 2020", None),
+        ("Version 2, 2009", None),
         ("Stanford University", None),
         ("American Mathematical Society", None),
         ("In Search of an Understandable Consensus Algorithm", None),
@@ -117,6 +133,19 @@ def test_metadata_authors_count_only_where_page_one_agrees() -> None:
     # a publisher's name in /Author that page 1 never prints is not the author
     view = READER.read(volume([("A Note", ["March 1994", *BODY])], author="Elsevier Science"))
     assert view.units[0].citation is None
+    # a publisher that page 1 prints only in its venue or copyright lines is not the author
+    # (ACL Anthology: ~60 of 411 papers cited "Association for Computational Linguistics")
+    acl = "Association for Computational Linguistics"
+    for copyright in (f"(c) 2005 {acl}", f"c 2005 {acl}", f"\u00a92005 {acl}"):
+        printed = ["Proceedings of the 43rd Annual Meeting of the ACL, pages 1-9, June 2005.",
+                   copyright, *BODY]  # fmt: skip
+        view = READER.read(volume([("A Note", printed)], author=acl))
+        assert view.units[0].citation is None, copyright
+        assert "authors: metadata" not in (view.units[0].identity or "")
+    # a body that page 1 prints as its byline is (``The LaTeX Project``)
+    printed = ["The LaTeX Project", "December 2007", *BODY]
+    view = READER.read(volume([("A Note", printed)], author="The LaTeX Project"))
+    assert view.units[0].citation == "The LaTeX Project 2007, p. 1"
     # a page without a year stated is cited by no one, whatever the file's dates say
     view = READER.read(volume([("A Note", ["Leslie Lamport", *BODY])], author="Leslie Lamport"))
     assert view.units[0].citation is None and "year: unknown" in (view.units[0].identity or "")

@@ -210,9 +210,11 @@ def test_latex_sections_and_bibtex_entries(tmp_path: Path) -> None:
     bib = next(e for e in entry if e.location.anchor == "goyal2017")
     assert bib.location.title == "Accurate, Large Minibatch SGD" and bib.location.start_line == 2
     assert bib.location.citation == "Goyal & Dollar 2017"  # as a researcher pastes it
+    from arr.readers.bib_records import records
     from arr.readers.bibtex import entry_citation
 
-    assert entry_citation("@misc{k, author={Loshchilov, Ilya and others}, year=2016}") == (
+    (record,) = records("@misc{k, author={Loshchilov, Ilya and others}, year=2016}")
+    assert entry_citation(record) == (
         "Loshchilov et al. 2016"  # BibTeX's "and others": more authors, not one named Others
     )
     # comments are never indexed nor shown (bm25 or grep)
