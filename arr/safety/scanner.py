@@ -13,8 +13,10 @@ construction (its scanning never opens a socket: checked with ``strace``; valida
 revocation are separate calls ARR never makes). betterleaks was measured too: its Go runtime
 aborts the whole process under the reader worker's address-space limit at 512 MB.
 
-The rules are compiled once per process, on the first judgement (0.3-1 s with Kingfisher's
-own compiled-rule cache, ``~/.cache/kingfisher``; 3.5 s without), not at import. Findings
+The rules are compiled once per process, on the first judgement (0.3-1 s with the
+compiled-rule cache, 3.5-8 s without), not at import. The cache is ARR's own
+(``$XDG_CACHE_HOME/arr/kingfisher``, else ``~/.cache/arr/kingfisher``, made 0700 by Kingfisher,
+which ignores a folder others can write), not Kingfisher's default ``~/.cache/kingfisher``. Findings
 Kingfisher marks invisible (helper components of a multi-part rule) are not credentials by
 themselves; every other finding is, at its byte span (for base64-encoded secrets, the span of
 the encoded text). Linear, but not cheap on every input: the scan runs under a budget
@@ -25,7 +27,9 @@ the encoded text). Linear, but not cheap on every input: the scan runs under a b
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 RULE_SET = "kingfisher-secret-scanner (Apache-2.0), built-in rules at medium confidence"
@@ -37,11 +41,17 @@ BUDGET_S_PER_MB = 1.0
 SCAN_BUDGET = "scan_budget"
 
 
+def rule_cache_dir() -> Path:
+    """Where the compiled rule set is kept between processes: beside ARR's other caches."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arr" / "kingfisher"
+
+
 @functools.lru_cache(maxsize=1)  # one compiled rule set per process, built when first needed
 def scanner() -> Any:
     import kingfisher_sdk
 
-    return kingfisher_sdk.Scanner(kingfisher_sdk.Rules(confidence="medium"))
+    rules = kingfisher_sdk.Rules(confidence="medium", cache_dir=rule_cache_dir())
+    return kingfisher_sdk.Scanner(rules)
 
 
 def scanner_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
