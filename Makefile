@@ -83,7 +83,8 @@ bench-concurrency: setup ## benchmark: parallel vs sequential rounds, shared-rou
 bench-scale: setup ## benchmark: index and warm search on trees of 600 to 33,000 files (many minutes)
 	$(BIN)/python -m benchmarks.speed.scale
 
-bench-cold: setup ## benchmark: a cold arr search on the real folder of bench-papers (snapshot vs Chroma), library first/warm, the vector read path at 1x/2x/4x
+bench-cold: setup ## benchmark: a cold grep search with and without the secret judge's compile (bench-breadth's werkzeug), then a cold arr search on the real folder of bench-papers (snapshot vs Chroma), library first/warm, the vector read path at 1x/2x/4x
+	$(BIN)/python -m benchmarks.speed.cold_judge
 	$(BIN)/python -m benchmarks.speed.cold
 
 bench-scaleout: setup ## benchmark: vector indexing into one Chroma server, one vs two processes

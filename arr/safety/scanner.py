@@ -13,8 +13,12 @@ construction (its scanning never opens a socket: checked with ``strace``; valida
 revocation are separate calls ARR never makes). betterleaks was measured too: its Go runtime
 aborts the whole process under the reader worker's address-space limit at 512 MB.
 
-The rules are compiled once per process, on the first judgement (0.3-1 s with Kingfisher's
-own compiled-rule cache, ``~/.cache/kingfisher``; 3.5 s without), not at import. Findings
+The rules are compiled once per process, on the first text that may hold a finding (0.3-1 s
+with the compiled-rule cache, 3.5-8 s without), not at import: a linear gate
+(:mod:`arr.safety.scanner_gate`) passes over the texts no rule can match, so a search whose
+files and snippets hold no candidate never compiles them. The cache is ARR's own
+(``$XDG_CACHE_HOME/arr/kingfisher``, else ``~/.cache/arr/kingfisher``, made 0700 by Kingfisher,
+which ignores a folder others can write), not Kingfisher's default ``~/.cache/kingfisher``. Findings
 Kingfisher marks invisible (helper components of a multi-part rule) are not credentials by
 themselves; every other finding is, at its byte span (for base64-encoded secrets, the span of
 the encoded text). Linear, but not cheap on every input: the scan runs under a budget
@@ -25,8 +29,12 @@ the encoded text). Linear, but not cheap on every input: the scan runs under a b
 from __future__ import annotations
 
 import functools
+import os
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
+
+from arr.safety.scanner_gate import may_hold_finding
 
 RULE_SET = "kingfisher-secret-scanner (Apache-2.0), built-in rules at medium confidence"
 # Text takes about 20 ms per MB; a run built to make a rule slow (1 MB of ``glpat-``, of
@@ -37,16 +45,25 @@ BUDGET_S_PER_MB = 1.0
 SCAN_BUDGET = "scan_budget"
 
 
+def rule_cache_dir() -> Path:
+    """Where the compiled rule set is kept between processes: beside ARR's other caches."""
+    return Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arr" / "kingfisher"
+
+
 @functools.lru_cache(maxsize=1)  # one compiled rule set per process, built when first needed
 def scanner() -> Any:
     import kingfisher_sdk
 
-    return kingfisher_sdk.Scanner(kingfisher_sdk.Rules(confidence="medium"))
+    rules = kingfisher_sdk.Rules(confidence="medium", cache_dir=rule_cache_dir())
+    return kingfisher_sdk.Scanner(rules)
 
 
 def scanner_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
     """(rule id, start, end) of every credential the scanner finds, byte offsets in
     ``content``; the whole content (``scan_budget``) when it cannot be judged in its budget."""
+    # the gate saves the compile; once the rule set is built, scanning is cheaper than the gate
+    if scanner.cache_info().currsize == 0 and not may_hold_finding(content):
+        return
     budget_s = BUDGET_S + BUDGET_S_PER_MB * len(content) / 1e6
     try:
         findings = scanner().scan(content, timeout=budget_s)
