@@ -1,10 +1,10 @@
 """The steps after fusion and reranking, in order (``ordering=known_items``, the default): one
 place per item, a channel's lone hit forward, a bibliography's names on PDF pages, few units
-per file, exact matches, entries pointing at their papers, places named by path (the last step
-has the last word). Each is one entry of ``conf/ordering/known_items.yaml``'s ``rules``:
-dropped from the list, it does not run; ``ordering=none`` runs none (fusion and reranking
-alone). A step that fails or adds or drops an item leaves the list as it was before it, with an
-``ordering_failed`` degradation naming it."""
+per file, exact matches, entries pointing at their papers, where a name is defined, places
+named by path (the last step has the last word). Each is one entry of
+``conf/ordering/known_items.yaml``'s ``rules``: dropped from the list, it does not run;
+``ordering=none`` runs none (fusion and reranking alone). A step that fails or adds or drops an
+item leaves the list as it was before it, with an ``ordering_failed`` degradation naming it."""
 
 from __future__ import annotations
 
@@ -14,6 +14,7 @@ from arr import codes
 from arr.models import Degradation, EvidenceChunk, ToolTrace
 from arr.ordering.bib_identity import BibIdentity
 from arr.ordering.bib_points import BibEntryPointsAtPaper
+from arr.ordering.definition_first import DefinitionFirst
 from arr.ordering.exact_first import ExactFirst
 from arr.ordering.few_pages import FewPagesPerPdf
 from arr.ordering.lone_hits import LoneHitsForward
@@ -32,6 +33,7 @@ def default_steps() -> tuple[Step, ...]:
         FewPagesPerPdf(),
         ExactFirst(),
         BibEntryPointsAtPaper(),
+        DefinitionFirst(),
         NamedFirst(),
     )
 
