@@ -138,12 +138,19 @@ def questions(folder: Path, gold: list[dict], texts: dict[str, list[str]]) -> li
     return [case for case in out if case["query"].isprintable()]
 
 
+def _step_index(name: str) -> int:
+    """Where a step stands in the shipped list (conf/ordering/known_items.yaml)."""
+    from arr.ordering.known_items import default_steps
+
+    return [step.name for step in default_steps()].index(name)
+
+
+EXACT = _step_index("exact_first")
 SYSTEMS = (
     ("ARR default", []),
     ("ARR ordering=none (no known-item rule)", ["ordering=none"]),
-    ("ARR exact_first off", ["ordering.rules.1.titles=false", "ordering.rules.1.authors=false",
-                             "ordering.rules.1.citations=false", "ordering.rules.1.phrases=false",
-                             "ordering.rules.1.code_lines=false"]),
+    ("ARR exact_first off", [f"ordering.rules.{EXACT}.{rule}=false" for rule in
+                             ("titles", "authors", "citations", "phrases", "code_lines")]),
     ("ARR file names by every word", ["fusion.path_words=all"]),
     ("ARR file names off", ["fusion.path_weight=0"]),
     ("ARR bm25 alone", ["tools=[bm25]"]),
