@@ -28,6 +28,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from arr.fusion.traits import LEXICAL, SHIPPED, having
 from arr.models import EvidenceChunk
 from arr.query.shape import query_shape  # the planner's own reading of the query
 
@@ -39,7 +40,8 @@ _SPACED_OPENING = tuple(space + b for space in (b" ", b"\n", b"\t") for b in _OP
 CODE_SHARE = 0.02  # code marks per letter: prose <= 0.010 (99th pct), code >= 0.021 (5th pct)
 SAMPLE_CHARS = 600  # a snippet's first characters decide; the rest adds time, not evidence
 HEAD = 10  # the lexical head whose majority decides
-LEXICAL_CHANNELS = ("bm25", "grep")  # the shipped lexical channels (arr.fusion.traits)
+# the shipped lexical channels, for lists fused without tools (the Router's fusion asks its own)
+LEXICAL_CHANNELS = having(SHIPPED, LEXICAL)
 
 
 def looks_like_code(text: str) -> bool:

@@ -18,10 +18,11 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 
+from arr.fusion.traits import LINES, SHIPPED, having
 from arr.models import EvidenceChunk, replaced
 
-# the shipped line channel (arr.fusion.traits.SHIPPED); the Router passes its tools' own
-LINE_CHANNELS: tuple[str, ...] = ("grep",)
+# the shipped line channels, for lists fused without tools; the Router passes its tools' own
+LINE_CHANNELS = having(SHIPPED, LINES)
 
 
 def chunk_id(path: str, line: int, chunk_lines: int) -> str:

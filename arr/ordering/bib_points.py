@@ -32,11 +32,10 @@ class BibEntryPointsAtPaper:
         out = list(ranked)
         moved: list[EvidenceChunk] = []
         for entry in ranked:
-            if entry.location.unit_kind != "entry" or (ref := entry.location.ref()) is None:
+            ref = entry.location.ref()
+            if entry.location.unit_kind != "entry" or ref not in papers:
                 continue
-            paper = ranked[papers[ref]] if ref in papers else None
-            if paper is None:
-                continue
+            paper = ranked[papers[ref]]
             at, was = out.index(entry), out.index(paper)
             if was > at:  # the paper below the entry that describes it: before it now
                 out.insert(at, out.pop(was))

@@ -30,7 +30,7 @@ class FewPagesPerPdf:
         units: Sequence[str] = ("page", "entry", "lines"),
         per_kind: Mapping[str, int] | None = None,
     ) -> None:
-        caps = dict(per_kind or {"lines": 2})
+        caps = dict({"lines": 2} if per_kind is None else per_kind)
         if per_pdf < 1 or head < 1 or any(c < 1 for c in caps.values()):
             raise ValueError(f"per_pdf, per_kind and head must be >= 1, got {per_pdf}, "
                              f"{caps}, {head}")  # fmt: skip

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from arr import codes
-from arr.models import Degradation, EvidenceChunk, ToolTrace
+from arr.models import EvidenceChunk, ToolTrace
 from arr.ordering.bib_identity import BibIdentity
 from arr.ordering.bib_points import BibEntryPointsAtPaper
 from arr.ordering.definition_first import DefinitionFirst
@@ -20,7 +19,7 @@ from arr.ordering.few_pages import FewPagesPerPdf
 from arr.ordering.lone_hits import LoneHitsForward
 from arr.ordering.merge_places import MergePlaces
 from arr.ordering.named_first import NamedFirst
-from arr.ordering.rule import ContextStep, OrderingRule, PostContext
+from arr.ordering.rule import ContextStep, OrderingRule, PostContext, run_step
 
 Step = OrderingRule | ContextStep
 
@@ -60,29 +59,3 @@ class KnownItemOrdering:
         for rule in self.rules:
             ranked = run_step(rule, query, ranked, context)
         return ranked
-
-
-def run_step(
-    step: Step, query: str, ranked: list[EvidenceChunk], context: PostContext
-) -> list[EvidenceChunk]:
-    """One step's list, or ``ranked`` as it was when the step failed (a broken step must never
-    break a search) or added or dropped an item."""
-    name = getattr(step, "name", type(step).__name__)
-    try:
-        if isinstance(step, ContextStep):
-            found = step.apply(query, list(ranked), context)
-        else:
-            found = step.order(query, list(ranked), context.traces, context.channels)
-    except Exception as exc:
-        detail = f"{name}: {type(exc).__name__}: {exc}"[:300]
-        context.degradations.append(
-            Degradation(stage="ordering", code=codes.ORDERING_FAILED, detail=detail)
-        )
-        return ranked
-    if len(found) != len(ranked) or {c.id for c in found} != {c.id for c in ranked}:
-        detail = f"{name} added or dropped items; the order before it stands"
-        context.degradations.append(
-            Degradation(stage="ordering", code=codes.ORDERING_FAILED, detail=detail)
-        )
-        return ranked
-    return found

@@ -4,7 +4,7 @@ the best-ranked one of them (:func:`arr.fusion.places.merge_overlapping`)."""
 from __future__ import annotations
 
 from arr.fusion.places import merge_overlapping
-from arr.fusion.traits import LINES, declared, having
+from arr.fusion.traits import LINES, having
 from arr.models import EvidenceChunk
 from arr.ordering.rule import PostContext
 
@@ -21,6 +21,4 @@ class MergePlaces:
     ) -> list[EvidenceChunk]:
         if context.channels < 2:
             return ranked
-        if not context.tools:  # lists fused without tools (benches): the shipped line channel
-            return merge_overlapping(ranked)
-        return merge_overlapping(ranked, having(declared(context.tools), LINES))
+        return merge_overlapping(ranked, having(context.traits, LINES))

@@ -33,7 +33,7 @@ from arr.models import (
     trusted,
 )
 from arr.ordering.known_items import KnownItemOrdering
-from arr.ordering.rule import OrderingRule, PostContext
+from arr.ordering.rule import OrderingRule, PostContext, run_step
 from arr.planner.contract import CallsModel, PlansRounds, RunBudget
 from arr.planner.rule import PlanOutcome
 from arr.router import steps
@@ -99,8 +99,7 @@ class RetrievalRouter:
             raise ConfigError(f"router.max_query_chars must be >= 1, got {max_query_chars}")
         self.tools = dict(tools)
         self.traits = told_traits(self.tools, fusion)  # what each channel is (arr.fusion.traits)
-        # the known-item rules after reranking (conf/ordering/; None: the shipped rules)
-        self.ordering = ordering if ordering is not None else KnownItemOrdering()
+        self.ordering = ordering if ordering is not None else KnownItemOrdering()  # after fusion
         self.planner = planner
         self.fusion = fusion
         self.reranker = reranker
@@ -206,9 +205,10 @@ class RetrievalRouter:
             steps.explain_weights(self.fusion, query, rankings, run.traces)
         with within(deadline):  # an LLM reranker's call ends by the search's deadline
             ranked, reranker_name = steps.rerank(self.reranker, query, fused, run.degradations)
-        # the configured steps after fusion (conf/ordering/), each switchable and traced
-        context = PostContext(run.traces, answered, rankings, self.tools, key, run.degradations)
-        ranked = steps.ordered(self.ordering, query, ranked, context)
+        ran = PostContext(
+            run.traces, answered, rankings, self.tools, key, run.degradations, self.traits
+        )
+        ranked = run_step(self.ordering, query, ranked, ran)  # conf/ordering/: each step guarded
         # identity first: channels hand back the request's own ScopeKey when equal
         evidence = [c.for_query(query) for c in ranked if c.scope is key or c.scope == key]
         dropped = run.scope_dropped + len(ranked) - len(evidence)
@@ -231,7 +231,7 @@ class RetrievalRouter:
                 "evidence": tuple(evidence),
                 "traces": tuple(run.traces),
                 "rejections": tuple(run.rejections),
-                "degradations": steps.degradations(self.tools, run, evidence),
+                "degradations": steps.degradations(self.traits, run, evidence),
                 "partial": run.partial,
                 "scope_dropped": dropped,
                 "scope_leak_count": sum(c.scope is not key and c.scope != key for c in evidence),

@@ -10,9 +10,9 @@ from collections.abc import Mapping, Sequence
 
 from arr import codes
 from arr.fusion.contract import ExplainsWeights
+from arr.fusion.traits import LEXICAL, SEMANTIC, ChannelTraits
 from arr.llm.client import STRUCTURED_REFUSED
 from arr.models import Degradation, EvidenceChunk, ToolTrace, replaced
-from arr.ordering.rule import ContextStep, OrderingRule, PostContext
 from arr.planner.rule import PlanOutcome, RuleQueryPlanner
 from arr.reranker.contract import ReportsFallbacks, Reranker
 from arr.router.recording import Run
@@ -91,33 +91,20 @@ def explain_weights(
         traces[number] = replaced(trace, note=note)
 
 
-def ordered(
-    ordering: OrderingRule, query: str, ranked: list[EvidenceChunk], context: PostContext
-) -> list[EvidenceChunk]:
-    """The configured steps' order (:mod:`arr.ordering`: each guarded on its own there); an
-    ordering of another kind that breaks, or adds or drops an item, leaves the reranked order,
-    with an ``ordering_failed`` degradation."""
-    from arr.ordering.known_items import run_step
-
-    if isinstance(ordering, ContextStep) and hasattr(ordering, "rules"):
-        return ordering.apply(query, list(ranked), context)  # each step guarded on its own
-    return run_step(ordering, query, ranked, context)
-
-
 def degradations(
-    tools: Mapping[str, object], run: Run, evidence: Sequence[EvidenceChunk]
+    traits: ChannelTraits, run: Run, evidence: Sequence[EvidenceChunk]
 ) -> tuple[Degradation, ...]:
-    """The run's degradations, and ``query_words_unknown`` when a lexical channel (bm25, grep:
-    ``semantic = False``) read its whole index and found none of the query's words, no
-    channel but a semantic one found anything, and there is something to show: a Chinese query
-    on an English folder gets the vector channel's nearest passages, which read like answers
-    unless this says otherwise. An empty answer says so itself."""
+    """The run's degradations, and ``query_words_unknown`` when a channel that declares
+    ``lexical`` (arr.fusion.traits) read its whole index and found none of the query's words,
+    no channel but a ``semantic`` one found anything, and there is something to show: a
+    Chinese query on an English folder gets the vector channel's nearest passages, which read
+    like answers unless this says otherwise. An empty answer says so itself."""
     searched: list[str] = []
     for trace in run.traces:
-        semantic = getattr(tools.get(trace.tool), "semantic", None)
-        if trace.status == "ok" and semantic is not True:
+        declared = traits.get(trace.tool, frozenset())
+        if trace.status == "ok" and SEMANTIC not in declared:
             return tuple(run.degradations)  # a lexical channel or the memory store found them
-        if semantic is False and trace.code == codes.EMPTY and trace.tool not in searched:
+        if LEXICAL in declared and trace.code == codes.EMPTY and trace.tool not in searched:
             searched.append(trace.tool)  # ran to its end (not cut) and found nothing
     if not searched or not evidence:
         return tuple(run.degradations)

@@ -50,7 +50,7 @@ DATA = PROJECT_ROOT.parent / "shared" / "data"
 # the smoke test's tiny sets: papers with their records, trees with their gold
 PAPERS = Path(os.environ.get("ARR_BENCH_IDENTITY") or DATA / "papersdev")
 WSGOLD = Path(os.environ.get("ARR_WSGOLD") or DATA / "wsgold")
-SPHINX_SAMPLE = 200
+FIX_SAMPLE = 200  # of a set's fix descriptions (Sphinx has 1,126): a fixed sample, for time
 KNOWN_SAMPLE = 200  # of papersdev's ~730 generated known items: a fixed sample, for time
 SEED = 5
 
@@ -116,8 +116,8 @@ def known_items(folder: Path) -> list[Case]:
 def maintainers(name: str) -> list[Case]:
     """wsgold's fix descriptions: any file the fix touched is right."""
     rows = [json.loads(r) for r in (WSGOLD / name / "gold.jsonl").read_text().splitlines()]
-    if len(rows) > SPHINX_SAMPLE:
-        rows = random.Random(SEED).sample(rows, SPHINX_SAMPLE)
+    if len(rows) > FIX_SAMPLE:
+        rows = random.Random(SEED).sample(rows, FIX_SAMPLE)
     return [
         Case(kind="dev:fix", query=r["query"], path="|".join(f"{name}/{p}" for p in r["relevant"]))
         for r in rows
@@ -125,19 +125,12 @@ def maintainers(name: str) -> list[Case]:
 
 
 def arr_system(folder: Path, overrides: list[str]) -> Search:
-    import arr
+    """ARR's 10 best places as (path relative to the scope's one root, as the gold names it;
+    page; first line)."""
+    from benchmarks.common.baselines import arr_places
 
-    router = arr.load_router(overrides=overrides, workspace=folder)
-
-    def search(query: str) -> list[Found]:
-        found: list[Found] = []
-        for item in router.search(query, "papers").evidence[:10]:
-            where = item.location
-            path = where.path or ""  # relative to the scope's one root, as the gold names it
-            found.append((path, where.page, where.start_line))
-        return found
-
-    return search
+    places = arr_places(folder, overrides)
+    return lambda query: [(w.path or "", w.page, w.start_line) for w in places(query)]
 
 
 def plain_pages(folder: Path) -> Search:

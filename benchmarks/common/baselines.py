@@ -41,20 +41,25 @@ def bm25s_pages(texts: dict[str, list[str]]):  # type: ignore[no-untyped-def]
     return bm25s_over(ids, [texts[name][n - 1] for name, n in ids])
 
 
-def arr_search(folder: Path, overrides: list[str], unit: str = "page", none: int = 0):  # type: ignore[no-untyped-def]
-    """ARR as configured by ``overrides``: a query answers with its 10 best places as (file,
-    number of the ``unit``: ``page=7`` -> 7, else ``none``)."""
+def arr_places(folder: Path, overrides: list[str]):  # type: ignore[no-untyped-def]
+    """ARR as configured by ``overrides`` on the workspace at ``folder``: a query answers with
+    the locations of its 10 best places (scope ``papers``)."""
     import arr
 
     router = arr.load_router(overrides=overrides, workspace=folder)
-    prefix = f"{unit}="
+    return lambda query: [item.location for item in router.search(query, "papers").evidence[:10]]
+
+
+def arr_search(folder: Path, overrides: list[str], unit: str = "page", none: int = 0):  # type: ignore[no-untyped-def]
+    """ARR as configured by ``overrides``: a query answers with its 10 best places as (file,
+    number of the ``unit``: ``page=7`` -> 7, else ``none``)."""
+    places = arr_places(folder, overrides)
 
     def search(query: str) -> list[tuple[str, int]]:
         found = []
-        for item in router.search(query, "papers").evidence[:10]:
-            path = item.location.path.split("/", 1)[-1]
-            anchor = item.location.anchor or ""
-            found.append((path, int(anchor[len(prefix) :]) if anchor.startswith(prefix) else none))
+        for where in places(query):
+            number = where.page if unit == "page" else where.cell
+            found.append((where.path.split("/", 1)[-1], none if number is None else number))
         return found
 
     return search

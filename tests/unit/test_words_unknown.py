@@ -14,13 +14,13 @@ from tests.conftest import SCOPE_A, FakeTool, make_router
 
 
 class Channel(FakeTool):
-    """A fake channel, lexical (``semantic=False``), semantic, or neither (the memory store);
-    ``cut``: its scan stopped early."""
+    """A fake channel that declares itself lexical (``semantic=False``), semantic, or memory
+    (``None``: the memory store) in its traits; ``cut``: its scan stopped early."""
 
     def __init__(self, name: str, ids: list[str], semantic: bool | None, cut: str = "") -> None:
         super().__init__(name, ids)
-        if semantic is not None:
-            self.semantic = semantic
+        kind = "memory" if semantic is None else "semantic" if semantic else "lexical"
+        self.traits = frozenset({kind})
         self.cut = cut
 
     def retrieve(self, call: ToolCall, scope) -> ChannelAnswer:  # type: ignore[no-untyped-def, override]
