@@ -50,6 +50,10 @@ DATA = PROJECT_ROOT.parent / "shared" / "data"
 # the smoke test's tiny sets: papers with their records, trees with their gold
 PAPERS = Path(os.environ.get("ARR_BENCH_IDENTITY") or DATA / "papersdev")
 WSGOLD = Path(os.environ.get("ARR_WSGOLD") or DATA / "wsgold")
+# notebooks nobody here wrote: statsmodels' 76 example notebooks and xarray's 9, from their
+# source distributions on PyPI (docs/benchmarks.md says how to fetch them), under one folder
+_NOTEBOOKS = os.environ.get("ARR_BENCH_NOTEBOOKS")
+NOTEBOOKS = Path(_NOTEBOOKS) if _NOTEBOOKS else None
 FIX_SAMPLE = 200  # of a set's fix descriptions (Sphinx has 1,126): a fixed sample, for time
 KNOWN_SAMPLE = 200  # of papersdev's ~730 generated known items: a fixed sample, for time
 SEED = 5
@@ -66,6 +70,7 @@ class Case:
     path: str  # as the folder names it
     pages: tuple[int, ...] = ()
     lines: tuple[int, ...] = ()
+    cells: tuple[int, ...] = ()
 
 
 def frozen(name: str, prefix: str = "") -> list[Case]:
@@ -87,6 +92,7 @@ def frozen(name: str, prefix: str = "") -> list[Case]:
                 path=prefix + path,
                 pages=tuple(row.get("gold_pages") or ()),
                 lines=tuple(row.get("gold_lines") or ()),
+                cells=tuple(row.get("gold_cells") or ()),
             )
         )
     return cases
@@ -126,11 +132,14 @@ def maintainers(name: str) -> list[Case]:
 
 def arr_system(folder: Path, overrides: list[str]) -> Search:
     """ARR's 10 best places as (path relative to the scope's one root, as the gold names it;
-    page; first line)."""
+    page or cell; first line)."""
     from benchmarks.common.baselines import arr_places
 
     places = arr_places(folder, overrides)
-    return lambda query: [(w.path or "", w.page, w.start_line) for w in places(query)]
+    return lambda query: [
+        (w.path or "", w.page if w.page is not None else w.cell, w.start_line)
+        for w in places(query)
+    ]
 
 
 def plain_pages(folder: Path) -> Search:
@@ -145,6 +154,26 @@ def plain_pages(folder: Path) -> Search:
             corpus.append(text)
     search = bm25s_over(ids, corpus)
     return lambda query: [(path, page, None) for path, page in search(query)]
+
+
+def plain_cells(folder: Path) -> Search:
+    """The same script over notebooks: bm25s over each cell's source as nbformat reads it."""
+    import nbformat
+
+    from benchmarks.common.baselines import bm25s_over
+
+    tree = folder / "tree"
+    ids, corpus = [], []
+    for path in sorted(tree.rglob("*.ipynb")):
+        try:
+            cells = nbformat.read(str(path), as_version=4).cells
+        except Exception:  # not a notebook nbformat reads: the script skips it too
+            continue
+        for index, cell in enumerate(cells):
+            ids.append((path.relative_to(tree).as_posix(), index))
+            corpus.append(str(cell.source))
+    search = bm25s_over(ids, corpus)
+    return lambda query: [(path, cell, None) for path, cell in search(query)]
 
 
 def plain_files(folder: Path) -> Search:
@@ -165,13 +194,14 @@ def plain_files(folder: Path) -> Search:
 
 
 def judged(case: Case, found: list[Found]) -> tuple[int, int, int | None, int | None]:
-    """R@1 and R@10 of the file; of the unit (page, or a line inside the item's range) where the
-    gold names one, else None."""
+    """R@1 and R@10 of the file; of the unit (page, cell, or a line inside the item's range)
+    where the gold names one, else None."""
     right = set(case.path.split("|"))
     files = [path for path, _, _ in found]
     at1, at10 = int(files[:1] != [] and files[0] in right), int(bool(right & set(files)))
-    if case.pages:
-        units = [path in right and page in case.pages for path, page, _ in found]
+    if case.pages or case.cells:
+        gold = case.pages or case.cells
+        units = [path in right and unit in gold for path, unit, _ in found]
     elif case.lines:
         # an item holds the line when it starts at most 40 lines before it (one chunk)
         units = [
@@ -241,11 +271,11 @@ def _mean(values: object) -> float:
 
 def main(names: Sequence[str]) -> int:
     from benchmarks.breadth.folders import papers_folder, tree_folder
-    from benchmarks.common.workspace import bench_index
+    from benchmarks.common.workspace import bench_index, paper_workspace
 
     out = bench_out() / "breadth"
     trees = sorted(p.name for p in WSGOLD.glob("*") if (p / "gold.jsonl").is_file())
-    for name in names or ("papers", *trees):
+    for name in names or ("papers", "notebooks", *trees):
         if name == "papers":
             if shutil.which("pdftotext") is None or not (PAPERS / "gold.jsonl").is_file():
                 print(f"breadth: no gold.jsonl under {PAPERS} or no pdftotext; papers not measured")
@@ -256,8 +286,19 @@ def main(names: Sequence[str]) -> int:
             held = present(folder, frozen("papers", "papers/"))
             if held:
                 run_set("papers, frozen questions", folder, held, plain)
+            if pages := present(folder, frozen("pages", "papers/")):
+                run_set("papers, frozen part-of-a-paper questions", folder, pages, plain)
             known = known_items(folder)
             run_set("papers, papersdev known items (development)", folder, known, plain)
+        elif name == "notebooks":
+            if NOTEBOOKS is None or not NOTEBOOKS.is_dir():
+                print("breadth: ARR_BENCH_NOTEBOOKS names no folder; notebooks not measured")
+                continue
+            folder = out / "notebooks"
+            paper_workspace(folder, NOTEBOOKS, "notebooks")
+            bench_index(folder, fresh=False)
+            if cases := present(folder, frozen("notebooks", "notebooks/")):
+                run_set("notebooks, frozen questions", folder, cases, plain_cells(folder))
         elif (WSGOLD / name / "gold.jsonl").is_file():
             folder = tree_folder(out, name, WSGOLD / name / "tree")
             bench_index(folder, fresh=False)

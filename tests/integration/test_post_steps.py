@@ -120,3 +120,34 @@ def test_the_shipped_list_is_every_step_and_none_runs_none() -> None:
     none = instantiate(OmegaConf.load(PROJECT_ROOT / "conf" / "ordering" / "none.yaml"))
     assert none.rules == ()
     assert any(isinstance(step, BibEntryPointsAtPaper) for step in default_steps())
+
+
+TITLE = "Sparse Models of Counts"
+ABSTRACT = [
+    "Sparse Models of Counts by Ada Quill.",
+    "Abstract: sparse models of counts with a gamma prior, and how to fit them.",
+] + [f"Line {n} of the introduction on counts and sparse models." for n in range(20)]
+PARTS = [
+    (TITLE, ABSTRACT),
+    ("Related work", [f"Line {n} on earlier count models and their fits." for n in range(20)]),
+    ("The model", ["The gamma prior is defined by its shape and its rate for each count.",
+                   "Shape and rate are drawn once per row; the rate sets the sparsity."]
+     + [f"Line {n} on sparse counts." for n in range(18)]),
+]  # fmt: skip
+
+
+def test_a_part_of_a_paper_leads_with_its_page_not_the_title_page(tmp_path: Path) -> None:
+    from arr.ordering.part_page import PartPage
+
+    ws = workspace(tmp_path)
+    write(root(ws) / "papers" / "counts.pdf", headed_pdf_bytes(PARTS))
+    query = "where does Sparse Models of Counts define the gamma prior's shape and rate"
+    steps = [s for s in default_steps() if not isinstance(s, PartPage)]
+    without = lexical_router(ws, ordering=KnownItemOrdering(steps)).search(query, SCOPE_A)
+    assert [e.location.page for e in without.evidence[:1]] == [1]  # the title page leads
+    result = lexical_router(ws).search(query, SCOPE_A)
+    assert [e.location.page for e in result.evidence[:2]] == [3, 1]  # the part, then page 1
+    assert any("part_page: p. 3" in (t.note or "") for t in result.traces)
+    # the paper named by its title alone: its title page stays first
+    titled = lexical_router(ws).search("Sparse Models of Counts", SCOPE_A)
+    assert titled.evidence[0].location.page == 1
