@@ -29,6 +29,7 @@ class FewPagesPerPdf:
         head: int = 10,
         units: Sequence[str] = ("page", "entry", "lines"),
         per_kind: Mapping[str, int] | None = None,
+        lead: int | None = None,
     ) -> None:
         caps = dict({"lines": 2} if per_kind is None else per_kind)
         if per_pdf < 1 or head < 1 or any(c < 1 for c in caps.values()):
@@ -41,6 +42,10 @@ class FewPagesPerPdf:
         self.head = head
         self.units = frozenset(units)
         self.caps = {kind: caps.get(kind, per_pdf) for kind in self.units}
+        if lead is not None and lead < 1:
+            raise ValueError(f"lead must be >= 1 or null, got {lead}")
+        # the file the answer leads with may keep up to ``lead`` units of any capped kind
+        self.lead = lead
 
     def order(
         self, query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace], channels: int
@@ -56,7 +61,10 @@ class FewPagesPerPdf:
             path, kind = item.location.path, item.location.unit_kind
             if kind in self.caps and path:
                 seen[path] = seen.get(path, 0) + 1
-                if seen[path] > self.caps[kind]:
+                cap = self.caps[kind]
+                if self.lead is not None and path == ranked[0].location.path:
+                    cap = max(cap, self.lead)
+                if seen[path] > cap:
                     later.append(item)
                     continue
             head.append(item)

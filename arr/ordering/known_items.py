@@ -19,7 +19,7 @@ from arr.ordering.few_pages import FewPagesPerPdf
 from arr.ordering.lone_hits import LoneHitsForward
 from arr.ordering.merge_places import MergePlaces
 from arr.ordering.named_first import NamedFirst
-from arr.ordering.part_page import PartPage
+from arr.ordering.part_first import PartFirst
 from arr.ordering.rule import ContextStep, OrderingRule, PostContext, run_step
 
 Step = OrderingRule | ContextStep
@@ -30,7 +30,7 @@ def default_steps() -> tuple[Step, ...]:
         MergePlaces(),
         LoneHitsForward(),
         BibIdentity(),
-        PartPage(),
+        PartFirst(),
         FewPagesPerPdf(),
         ExactFirst(),
         BibEntryPointsAtPaper(),

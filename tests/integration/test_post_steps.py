@@ -137,17 +137,46 @@ PARTS = [
 
 
 def test_a_part_of_a_paper_leads_with_its_page_not_the_title_page(tmp_path: Path) -> None:
-    from arr.ordering.part_page import PartPage
+    from arr.ordering.part_first import PartFirst
 
     ws = workspace(tmp_path)
     write(root(ws) / "papers" / "counts.pdf", headed_pdf_bytes(PARTS))
     query = "where does Sparse Models of Counts define the gamma prior's shape and rate"
-    steps = [s for s in default_steps() if not isinstance(s, PartPage)]
+    steps = [s for s in default_steps() if not isinstance(s, PartFirst)]
     without = lexical_router(ws, ordering=KnownItemOrdering(steps)).search(query, SCOPE_A)
     assert [e.location.page for e in without.evidence[:1]] == [1]  # the title page leads
     result = lexical_router(ws).search(query, SCOPE_A)
     assert [e.location.page for e in result.evidence[:2]] == [3, 1]  # the part, then page 1
-    assert any("part_page: p. 3" in (t.note or "") for t in result.traces)
+    assert any("part_first: p. 3 before p. 1" in (t.note or "") for t in result.traces)
     # the paper named by its title alone: its title page stays first
     titled = lexical_router(ws).search("Sparse Models of Counts", SCOPE_A)
     assert titled.evidence[0].location.page == 1
+
+
+def test_a_part_of_a_notebook_leads_with_its_cell_not_the_title_cell(tmp_path: Path) -> None:
+    import json
+
+    from arr.ordering.part_first import PartFirst
+
+    cells = [
+        {"cell_type": "markdown", "metadata": {},
+         "source": "# Rolling Regression\n\nRolling regression: a rolling regression fits a "
+                   "regression on a rolling window, or on an expanding sample."},
+        {"cell_type": "code", "metadata": {}, "execution_count": None, "outputs": [],
+         "source": "import statsmodels.api as sm\nfrom statsmodels import regression"},
+        {"cell_type": "markdown", "metadata": {},
+         "source": "## Expanding sample\n\nmin_nobs: the fit waits for enough data."},
+    ] + [
+        {"cell_type": "markdown", "metadata": {}, "source": f"## Part {n}\n\nRolling fits {n}."}
+        for n in range(6)
+    ]  # fmt: skip
+    notebook = {"cells": cells, "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    ws = workspace(tmp_path)
+    write(root(ws) / "notebooks" / "rolling.ipynb", json.dumps(notebook).encode())
+    query = "Rolling Regression: the min_nobs option of an expanding sample"
+    steps = [s for s in default_steps() if not isinstance(s, PartFirst)]
+    without = lexical_router(ws, ordering=KnownItemOrdering(steps)).search(query, SCOPE_A)
+    assert [e.location.cell for e in without.evidence[:1]] == [0]  # the title cell leads
+    result = lexical_router(ws).search(query, SCOPE_A)
+    assert [e.location.cell for e in result.evidence[:2]] == [2, 0]
+    assert any("part_first: cell 2 before cell 0" in (t.note or "") for t in result.traces)

@@ -1,20 +1,24 @@
-"""The page that holds the part first (``part_page``): a question about a part of a paper
-answers with that page, not the paper's title page.
+"""The unit that holds the part first (``part_first``): a question about a part of a paper or
+a notebook answers with the page or the cell that holds it, not the title page or title cell.
 
 "Where does the Deep Exponential Families paper define the sparse gamma DEF" names the paper
 and a part of it. Every channel ranks the title page high: it holds the paper's title and
-names (the words that name the paper) and an abstract that touches every part. So when the
-answer leads with a PDF's page 1, this step weighs that PDF's pages in the answer again by the
-query's other words only (the words that are not the paper's title or its authors' names),
-with BM25 over those pages alone: a word every page holds says nothing about which page is
-meant, a word one page holds says much. A page that beats page 1 on those words leads; page 1
-follows it. A title, a list of names or a query that is all the paper's own words has fewer
-than ``min_words`` other words and is left as it is; so is an answer led by any other page.
+names (the words that name the paper) and an abstract that touches every part. A notebook's
+first cell is its title page: its heading and a paragraph on everything below. So when the
+answer leads with a title unit (a PDF's page 1, a notebook's first cell or the cell holding its
+title heading), this step weighs that file's units in the answer again by the query's other
+words only (the words that are not the title's or the authors' names), with BM25 over those
+units alone: a word every page holds says nothing about which page is meant, a word one page
+holds says much. A unit that beats the title unit on those words leads; the title unit follows
+it. A title, a list of names or a query that is all the file's own words has fewer than
+``min_words`` other words and is left as it is; so is an answer led by any other unit.
 
-Measured on bench-breadth's frozen questions whose gold names a page (part of a paper, a
-finding, an exact phrase; 34): the right page first 26 -> 28, no page lost; within-paper
-BM25 over all the query's words, or blended with the fused order (RRF), did not beat the fused
-order there. k1 and b are BM25's textbook values, not fitted.
+Designed on bench-breadth's first frozen questions whose gold names a page (part of a paper, a
+finding, an exact phrase; 34: the right page first 26 -> 28), then measured once on questions
+frozen before it ran (46 part-of-a-paper questions: .52 -> .67; 48 notebook questions: see
+docs/fusion.md). Re-weighing whichever unit leads (``title_unit_only: false``) did better on
+those 46 (.76) and worse on pdfgold (page nDCG@10 .815 -> .802) and on the first 34 (26): where
+no title unit leads, fusion's page is the better one. k1 and b are BM25's textbook values.
 """
 
 from __future__ import annotations
@@ -26,15 +30,24 @@ from collections.abc import Callable
 from arr.models import EvidenceChunk, ToolTrace
 from arr.ordering.rule import note_moved
 
+UNITS = ("page", "cell")
 
-class PartPage:
-    """When the answer leads with a PDF's title page: that PDF's page (among the first
-    ``looked_at`` items) that best holds the query's words other than the paper's title and
-    names, first, when it holds them better than page 1 does."""
 
-    name = "part_page"
+class PartFirst:
+    """When the answer leads with a file's title unit: that file's page or cell (among the first
+    ``looked_at`` items) that best holds the query's words other than the title's and the
+    authors' names, first, when it holds them better than the title unit does."""
 
-    def __init__(self, looked_at: int = 50, min_words: int = 2, k1: float = 1.2, b: float = 0.75):
+    name = "part_first"
+
+    def __init__(
+        self,
+        looked_at: int = 50,
+        min_words: int = 2,
+        k1: float = 1.2,
+        b: float = 0.75,
+        title_unit_only: bool = True,
+    ):
         if looked_at < 2 or min_words < 1 or k1 <= 0 or not 0 <= b <= 1:
             raise ValueError(
                 f"looked_at >= 2, min_words >= 1, k1 > 0 and 0 <= b <= 1, got {looked_at}, "
@@ -44,18 +57,21 @@ class PartPage:
         self.min_words = min_words
         self.k1 = k1
         self.b = b
+        self.title_unit_only = title_unit_only
         self._tokenize: Callable[[str], list[str]] | None = None
 
     def order(
         self, query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace], channels: int
     ) -> list[EvidenceChunk]:
-        if not ranked or ranked[0].location.unit_kind != "page" or ranked[0].location.page != 1:
+        if not ranked or ranked[0].location.unit_kind not in UNITS:
+            return ranked
+        if self.title_unit_only and not title_unit(ranked[0]):
             return ranked
         where = ranked[0].location
         pages = {
             position: item
             for position, item in enumerate(ranked[: self.looked_at])
-            if item.location.path == where.path and item.location.page is not None
+            if item.location.path == where.path and item.location.unit_kind == where.unit_kind
         }
         if len(pages) < 2:
             return ranked
@@ -69,7 +85,7 @@ class PartPage:
         if best == 0 or scores[best] <= scores[0]:
             return ranked
         moved = ranked[best]
-        note_moved(traces, [moved], f"part_page: p. {moved.location.page} before the title page")
+        note_moved(traces, [moved], f"part_first: {_unit(moved)} before {_unit(ranked[0])}")
         return [moved] + [item for position, item in enumerate(ranked) if position != best]
 
     def _tokens(self) -> Callable[[str], list[str]]:
@@ -97,3 +113,19 @@ class PartPage:
                 if frequency[w]
             )  # fmt: skip
         return scores
+
+
+def title_unit(item: EvidenceChunk) -> bool:
+    """A PDF's first page, a notebook's first cell, or a notebook cell that opens with a level-1
+    heading (``# Rolling Regression``: the title, when code cells come first)."""
+    where = item.location
+    if where.unit_kind == "page":
+        return where.page == 1
+    if where.unit_kind != "cell":
+        return False
+    return where.cell == 0 or item.full_text().lstrip().startswith("# ")
+
+
+def _unit(item: EvidenceChunk) -> str:
+    where = item.location
+    return f"p. {where.page}" if where.unit_kind == "page" else f"cell {where.cell}"
