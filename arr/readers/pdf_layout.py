@@ -14,8 +14,11 @@ Runs inside the reading worker, under its budget.
 from __future__ import annotations
 
 import ctypes
+import re
 import unicodedata
 from typing import NamedTuple
+
+from arr.readers.ligatures import joined
 
 MAX_CHARS = 6000
 MAX_LINES = 80
@@ -31,7 +34,12 @@ class Line(NamedTuple):
         return " ".join(self.cells)
 
 
+_UNMAPPED = re.compile(r"([A-Za-z]+)\x00([A-Za-z]+)")
+
+
 def _clean(text: str) -> str:
+    # a glyph with no Unicode inside a word: a ligature's letters (or a soft hyphen) put back
+    text = _UNMAPPED.sub(lambda m: joined(m[1], m[2]), text)
     # format characters (zero-width) out, forms folded, spacing collapsed
     text = "".join(c for c in text if unicodedata.category(c) not in ("Cc", "Cf", "Co", "Cs"))
     return " ".join(unicodedata.normalize("NFKC", text).split())
@@ -64,7 +72,8 @@ def page_lines(textpage: object) -> list[Line]:
             ctypes.byref(top),
         )  # fmt: skip
         size = float(raw_api.FPDFText_GetFontSize(handle, index))
-        char = chr(code) if 0 < code < 0x110000 else ""
+        # code 0: a glyph the font maps to nothing (an ffi ligature): marked, for _clean
+        char = chr(code) if 0 < code < 0x110000 else "\x00" if code == 0 else ""
         letters.append((char, size, left.value, right.value, top.value - bottom.value))
     close()
     return [line for line in lines if line.cells]

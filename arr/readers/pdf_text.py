@@ -10,7 +10,8 @@ typeset by pdflatex). What is cleaned here, per page, where it is cheap to tell:
   the likelier one, judged over the whole document (:func:`resolve_breaks`): the joined form
   occurs elsewhere -> joined; the hyphenated form occurs elsewhere -> kept; the joined form is
   an English word (:func:`english_words`) -> joined; both halves are words and the whole is
-  not (``visual-`` / ``flow``) -> the compound keeps its hyphen; else joined.
+  not (``visual-`` / ``flow``) -> the compound keeps its hyphen; a ligature's letters where
+  one makes a word (a font's unmapped ``ffi``: :mod:`arr.readers.ligatures`); else joined.
   A hyphen before a digit or a capital stays (``43.3-46.2``, ``Cross-Check``); U+00AD (a
   discretionary hyphen) always joins;
 - running heads and page numbers: a first or last line that is a bare number (``7``,
@@ -39,6 +40,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from arr.query.lexicon import english_words
+from arr.readers.ligatures import restored
 from arr.readers.outline import top_bookmarks
 from arr.readers.pdf_layout import Line
 from arr.readers.pdf_layout import page_lines as layout_lines
@@ -146,6 +148,8 @@ def resolve_breaks(pages: list[list[str]]) -> list[list[str]]:
             return hyphened
         if joined.lower() in lexicon:
             return joined  # an English word (because, furthermore, conclusion)
+        if (ligature := restored(left, right, vocabulary)) is not None:
+            return ligature  # an unmapped ffi glyph, not a hyphen (E?cient: Efficient)
         if (
             len(left) >= 3
             and len(right) >= 3
