@@ -19,7 +19,8 @@ class FewPagesPerPdf:
     search for a list of surnames; a long module's chunks pushed the other files a fix touched
     out of the first ten (``per_kind``: line ranges of a text file at most 2: on the wsgold trees
     the files in the first ten rose from .80 to .88 of Werkzeug's fixes, .56 to .63 of Sphinx's,
-    the first file unchanged)."""
+    the first file unchanged). The file the answer leads with may keep more (``lead``, per
+    kind): a question about a part of a paper or a notebook wants that file's candidates."""
 
     name = "few_pages"
 
@@ -29,7 +30,7 @@ class FewPagesPerPdf:
         head: int = 10,
         units: Sequence[str] = ("page", "entry", "lines"),
         per_kind: Mapping[str, int] | None = None,
-        lead: int | None = None,
+        lead: Mapping[str, int] | None = None,
     ) -> None:
         caps = dict({"lines": 2} if per_kind is None else per_kind)
         if per_pdf < 1 or head < 1 or any(c < 1 for c in caps.values()):
@@ -42,10 +43,12 @@ class FewPagesPerPdf:
         self.head = head
         self.units = frozenset(units)
         self.caps = {kind: caps.get(kind, per_pdf) for kind in self.units}
-        if lead is not None and lead < 1:
-            raise ValueError(f"lead must be >= 1 or null, got {lead}")
-        # the file the answer leads with may keep up to ``lead`` units of any capped kind
-        self.lead = lead
+        leads = dict(lead or {})
+        if any(c < 1 for c in leads.values()) or set(leads) - self.units:
+            raise ValueError(f"lead: caps >= 1 of kinds among units {sorted(self.units)}, "
+                             f"got {leads}")  # fmt: skip
+        # the file the answer leads with may keep up to lead[kind] units of that kind
+        self.leads = {kind: max(self.caps[kind], cap) for kind, cap in leads.items()}
 
     def order(
         self, query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace], channels: int
@@ -62,8 +65,8 @@ class FewPagesPerPdf:
             if kind in self.caps and path:
                 seen[path] = seen.get(path, 0) + 1
                 cap = self.caps[kind]
-                if self.lead is not None and path == ranked[0].location.path:
-                    cap = max(cap, self.lead)
+                if kind in self.leads and path == ranked[0].location.path:
+                    cap = self.leads[kind]
                 if seen[path] > cap:
                     later.append(item)
                     continue

@@ -31,7 +31,7 @@ def default_steps() -> tuple[Step, ...]:
         LoneHitsForward(),
         BibIdentity(),
         PartFirst(),
-        FewPagesPerPdf(),
+        FewPagesPerPdf(units=("page", "entry", "lines", "cell"), lead={"page": 5, "cell": 5}),
         ExactFirst(),
         BibEntryPointsAtPaper(),
         DefinitionFirst(),

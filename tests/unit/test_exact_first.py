@@ -121,6 +121,11 @@ def test_a_long_pdf_does_not_fill_the_first_ten() -> None:
     # with nothing else to show, the manual's pages stay (nothing is dropped)
     assert [c.id for c in few_pages_per_pdf(book)] == [c.id for c in book]
     assert few_pages_per_pdf(code) == code  # a file's chunks are left as they are
+    # the file the answer leads with may keep more of its pages where lead says so
+    led = FewPagesPerPdf(lead={"page": 5}).order("", [*book, short, *others], [], 2)
+    assert sum("manual" in c.id for c in led[:10]) == 5 and led[5].id == "amsmath.pdf#page=1"
+    second = FewPagesPerPdf(lead={"page": 5}).order("", [short, *book, *others], [], 2)
+    assert sum("manual" in c.id for c in second[:10]) == PAGES_PER_PDF  # not the lead: capped
 
 
 def titled(cid: str, title: str | None, text: str = "text") -> EvidenceChunk:
