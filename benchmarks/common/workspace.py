@@ -18,6 +18,12 @@ def paper_workspace(folder: Path, source: Path, name: str) -> None:
     tree = folder / "tree" / name
     if not tree.is_dir():
         shutil.copytree(source, tree)
+    else:  # the source grew since (a package installed more PDFs): the new files join the copy
+        for path in source.rglob("*"):
+            target = tree / path.relative_to(source)
+            if path.is_file() and not target.exists():
+                target.parent.mkdir(parents=True, exist_ok=True)
+                shutil.copy2(path, target)
     if not (folder / ".arr" / "workspace.yaml").is_file():
         arr = [sys.executable, "-m", "arr.cli"]
         for command in (["init"], ["scope", "add", "papers", "tree"]):
