@@ -31,7 +31,7 @@ FOOTNOTE_MARKS = re.compile(_SYMBOLS)
 # ``Govan 1``), ORCID marks (the icon extracted as ``ID``, an ORCID number)
 _MARKS = re.compile(
     _SYMBOLS + r"|(?<=[^\W\d_])\s*\d{1,2}(?:\s*,\s*\d{1,2})*(?=\s*(?:[,;&]|\band\b|$))|"
-    r"(?<![^\s,])[iI][dD](?![^\s,])|\b\d{4}-\d{4}-\d{4}-\d{3}[\dX]\b"
+    r"(?<![^\s,])[iI][dD](?![^\s,])|\b\d{4}[-\u2212]\d{4}[-\u2212]\d{4}[-\u2212]\d{3}[\dX]\b"
 )
 _SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?|;\s*|\s+and\s+|\s*&\s*)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d.])(19\d\d|20\d\d)(?![\d])")
@@ -75,6 +75,12 @@ _SUFFIXES = frozenset({"Jr", "Jr.", "II", "III", "IV"})
 
 def _fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def not_people(text: str) -> bool:
+    """Whether a text holds a word that makes it an institution, a heading or a sentence
+    (``American Mathematical Society``, ``Department of ...``), never a person's name."""
+    return any(w.lower().strip(".,;:") in _NOT_PEOPLE for w in text.split())
 
 
 def person(name: str) -> bool:

@@ -8,7 +8,8 @@ year of its own the right answer is no citation (``missing`` is then counted apa
 that print a year. Beside ARR, in the same run: the PDF's ``/Title`` alone.
 
 Without pdflatex (CI need not install TeX Live) it says so and stops. ``ARR_TEMPLATES_PER_CLASS``
-sets how many papers each class gets (8; the smoke run takes 1)."""
+sets how many papers each class gets (10; the smoke run takes 1), ``ARR_TEMPLATES_SEED`` the
+seed (61, the development draw; another seed draws papers these rules were not written on)."""
 
 from __future__ import annotations
 
@@ -19,7 +20,7 @@ from pathlib import Path
 
 from benchmarks.common.core import bench_out
 from benchmarks.papers.identity import bench_identity
-from benchmarks.papers.templates.build import PER_CLASS, build, missing_tools
+from benchmarks.papers.templates.build import PER_CLASS, SEED, build, missing_tools
 
 HEADER = (
     "| template | n | title right | citation right (of pages with a year) | wrong | "
@@ -56,8 +57,10 @@ def main() -> None:
         print(f"paper identity per template: skipped, {why}")
         return
     per_class = int(os.environ.get("ARR_TEMPLATES_PER_CLASS", PER_CLASS))
-    folder = bench_out() / ("templates" if per_class == PER_CLASS else f"templates-{per_class}")
-    made = build(folder, per_class)
+    seed = int(os.environ.get("ARR_TEMPLATES_SEED", SEED))
+    drawn = (per_class, seed) == (PER_CLASS, SEED)
+    folder = bench_out() / ("templates" if drawn else f"templates-{seed}-{per_class}")
+    made = build(folder, per_class, seed)
     for what, reason in made.get("failures", {}).items():
         print(f"  not made: {what}: {reason[:160]}")
     result = bench_identity(folder, baselines=False)

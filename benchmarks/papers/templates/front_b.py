@@ -42,7 +42,7 @@ def jmlr(paper: Paper) -> str:
         else "\\jmlrvolume{}\n\\jmlryear{}\n\\jmlrworkshop{}\n"
     )
     return (
-        f"\\documentclass[pmlr]{{jmlr}}\n{meta}{venue}"
+        f"\\documentclass[pmlr]{{jmlr}}\n{INPUT}{meta}{venue}"
         f"\\title{{{tex(paper.title)}}}\n\\author{{{people}}}\n\\begin{{document}}\n"
         f"\\maketitle\n\\begin{{abstract}}\n{paper.abstract}\n\\end{{abstract}}\n"
         f"\\begin{{keywords}}\nlearning theory\n\\end{{keywords}}\n"

@@ -28,7 +28,8 @@ class Paper:
     printed: bool  # page 1 prints the paper's year (a venue, copyright or date line)
     month: int
     day: int
-    meta_author: str  # authors | publisher | template | none
+    # authors | uploader (a co-author, not the first) | publisher | template | none
+    meta_author: str
     meta_title: str  # title | placeholder | none
     created: int  # /CreationDate's year, years off the paper's
     abstract: str
@@ -70,7 +71,7 @@ def plan(template: str, number: int, seed: int) -> Paper:
         printed=rng.random() < 0.75,
         month=rng.randint(1, 12),
         day=rng.randint(1, 28),
-        meta_author=rng.choice(("authors", "publisher", "template", "none")),
+        meta_author=rng.choice(("authors", "uploader", "publisher", "template", "none")),
         meta_title=rng.choice(("title", "title", "placeholder", "none")),
         created=year + rng.choice((-9, -5, -3, 3, 4, 8)),
         abstract=abstract(rng, year),
@@ -87,6 +88,8 @@ def metadata(paper: Paper, publisher: str, template_author: str, placeholder: st
     """The preamble lines that set the PDF's metadata (hyperref) and its creation date."""
     author = {
         "authors": ", ".join(p.name for p in paper.people),
+        # the file's author is whoever made it: a co-author, rarely the first
+        "uploader": paper.people[-1].name,
         "publisher": publisher,
         "template": template_author,
         "none": "",
