@@ -42,8 +42,11 @@ _NOT_NAME = re.compile(
 _EMAIL = re.compile(r"\S+@\S+|\{[^}]*\}@\S+")
 # an accent PDFium gives apart from its letter, before it (``Matth \u0308aus``, ``G \u0301abor``)
 _SPLIT_ACCENT = re.compile(
-    "\\s?([\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7\u02da`\u0300-\u036f])\\s?([^\\W\\d_])?"
+    "(?P<before>[^\\W\\d_]?)(?P<space>\\s?)([\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7\u02da`\u0300-\u036f])"
+    "\\s?([^\\W\\d_])?"
 )
+_ACCENT_EDGE = re.compile("[\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7\u02da`\u0300-\u036f]\\s*$")
+_ACCENT_EDGE_START = re.compile("^\\s*[\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7\u02da`\u0300-\u036f]")
 _COMBINING = dict(
     zip(
         "\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7\u02da`",
@@ -54,10 +57,14 @@ _COMBINING = dict(
 
 
 def _accented(match: re.Match[str]) -> str:
-    mark = _COMBINING.get(match[1], match[1])
+    mark = _COMBINING.get(match[3], match[3])
     # TeX accents the dotless i (``\\'\\i``); Unicode composes only the dotted one (i + acute)
-    letter = "i" if match[2] == "\u0131" else match[2]
-    return f"{letter}{mark}" if letter else ""
+    letter = "i" if match[4] == "\u0131" else match[4]
+    # a space between a lower-case letter and an accented capital parts two words (``and
+    # \u030aAsa``: OT1 sets the ring before the A); elsewhere it is inside a word
+    # (``Matth \u0308aus``)
+    space = " " if match["space"] and match["before"].islower() and (letter or "").isupper() else ""
+    return f"{match['before']}{space}{letter}{mark}" if letter else match["before"]
 
 
 def joined_accents(text: str) -> str:
@@ -83,7 +90,10 @@ def person_text(cell: str) -> str:
     an all-capital byline in title case (``JOHN SMITH`` -> ``John Smith``)."""
     text = _BRACKETS.sub(" ", _EMAIL.sub(" ", cell))
     text = FOOTNOTE_MARKS.sub(" ", text)
-    text = joined_accents(text)
+    # an accent that found no letter to compose with (a capital's in OT1 fonts) is dropped: the
+    # name's letters are what identify it
+    text = "".join(c for c in joined_accents(text) if not unicodedata.combining(c))
+    text = unicodedata.normalize("NFC", text)
     letters = [c for c in text if c.isalpha()]
     if letters and all(c.isupper() for c in letters) and len(letters) > 3:
         text = " ".join(w if len(w.rstrip(".")) == 1 else w.capitalize() for w in text.split())
@@ -109,10 +119,22 @@ def name_like(cell: str) -> bool:
                for w in words)  # fmt: skip
 
 
+def _accent_joined_cells(cells: tuple[str, ...]) -> list[str]:
+    """Cells a split accent parted joined again (``Jose Garc \u0301`` + ``\u0301\u0131a-Fernandez``:
+    the accent glyph's box sits back over its letter, so the gap after it reads as a column's)."""
+    out: list[str] = []
+    for cell in cells:
+        if out and (_ACCENT_EDGE.search(out[-1]) or _ACCENT_EDGE_START.match(cell)):
+            out[-1] += cell
+        else:
+            out.append(cell)
+    return out
+
+
 def names_in(line: Line) -> list[str]:
     """The people a line's cells name (a cell that is not names adds none)."""
     found: list[str] = []
-    for cell in line.cells:
+    for cell in _accent_joined_cells(line.cells):
         text = person_text(cell)
         if not text or masthead(cell.replace("@", "")) and "@" not in cell:
             continue
@@ -127,7 +149,7 @@ def layout_authors(lines: list[Line], after: int) -> list[str]:
     front = front_matter(lines)
     found: list[str] = []
     for line in front[after:]:
-        for cell in line.cells:
+        for cell in _accent_joined_cells(line.cells):
             names = names_in(Line(line.size, (cell,)))
             if not names and not found and name_like(cell):
                 # the first byline name does not read as a name: a later one would be cited

@@ -33,6 +33,7 @@ _MARKS = re.compile(
     _SYMBOLS + r"|(?<=[^\W\d_])\s*\d{1,2}(?:\s*,\s*\d{1,2})*(?=\s*(?:[,;&]|\band\b|$))|"
     r"(?<![^\s,])[iI][dD](?![^\s,])|\b\d{4}[-\u2212]\d{4}[-\u2212]\d{4}[-\u2212]\d{3}[\dX]\b"
 )
+_FAMILY_FIRST = re.compile(r"([A-Z]{2,})\s+([A-Z][a-z]+(?:-[A-Za-z][a-z]+)?)")
 _SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?|;\s*|\s+and\s+|\s*&\s*)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d.])(19\d\d|20\d\d)(?![\d])")
 # a word of a person's name: Ongaro, McKay, O'Neil, Jean-Pierre, Łukasz, van, de; or an
@@ -95,13 +96,20 @@ def person(name: str) -> bool:
     return len(last) >= 2 and last[0].isupper() and not last.endswith(".")
 
 
+def given_first(name: str) -> str:
+    """A name printed surname first in capitals, as East Asian bylines often are (``WANG
+    Xiaoming``, ``LEE Seung-Hoon``), in reading order (``Xiaoming Wang``); others as they are."""
+    match = _FAMILY_FIRST.fullmatch(name)
+    return f"{match[2]} {match[1].capitalize()}" if match else name
+
+
 def names_on(line: str) -> list[str] | None:
     """The people a line names (``Diego Ongaro and John Ousterhout``), or None when the line
     is not a list of names (footnote marks and superscript numbers aside)."""
     cleaned = _MARKS.sub(" ", _fold(line)).strip(" ,;")
     if not cleaned or len(cleaned) > 200 or "@" in cleaned or "://" in cleaned:
         return None
-    parts = [p.strip() for p in _SPLIT.split(cleaned) if p.strip()]
+    parts = [given_first(p.strip()) for p in _SPLIT.split(cleaned) if p.strip()]
     if not parts or not all(person(p) for p in parts):
         return None
     return parts

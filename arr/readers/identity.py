@@ -45,6 +45,7 @@ from arr.readers.bylines import (
     front_matter,
     layout_authors,
     masthead,
+    name_like,
     names_in,
 )
 from arr.readers.citation import FOOTNOTE_MARKS, cite, person, surname
@@ -94,6 +95,16 @@ _WORD_YEAR = re.compile(r"(\w+)\W+((?:19|20)\d\d)\b")
 _WORD_BEFORE = re.compile(r"(\w+)\W+$")
 _YEAR_WORD = re.compile(r"\b((?:19|20)\d\d)\W+(\w+)")
 _WORD_AFTER = re.compile(r"\W+(\w+)")
+# where an abstract begins and ends (its heading, or an inline ``Abstract.``/``Abstract—``)
+_ABSTRACT_START = re.compile(r"(?i)^(?:abstract\b|a b s t r a c t\b)")
+_SECTION_START = re.compile(
+    r"(?i)^(?:keywords?\b|key words\b|index terms\b|(?:1\.?|i\.)\s+introduction\b|"
+    r"introduction$|1\.?\s+[A-Z])"
+)
+# a line this long after the byline, in the front matter, is prose: the templates' abstract
+# lines hold 13-18 words, their venue and date lines at most 10 (authblk's ``Preprint. Under
+# review at the Conference on ...``), papersdev's front-matter lines after the byline 1-9
+PROSE_WORDS = 12
 _DATE_YEAR = re.compile(r"(?:19|20)\d\d")  # the year of a date _DATE found (``21.01.2018``)
 _DATE_LABEL = re.compile(r"(?i)^\(?(?:date|dated|received|revised|accepted|published)\b\s*:?")
 _ARXIV = re.compile(r"(?i)\barxiv:\s*(\d{2})(\d{2})\.(\d{4,5})(v\d+)?")
@@ -162,7 +173,7 @@ def layout_title(lines: list[Line]) -> tuple[str | None, int]:
         and front[end].size >= RUN_ON * largest
         and not masthead(front[end].text)
         # a line in smaller type that names people is the byline, not more of the title
-        and (end == start or front[end].size >= 0.95 * largest or not names_in(front[end]))
+        and (end == start or front[end].size >= 0.95 * largest or not _byline(front[end]))
     ):
         end += 1
     parts = [front[at].text for at in range(start, end)]
@@ -180,6 +191,12 @@ def layout_title(lines: list[Line]) -> tuple[str | None, int]:
     title = " ".join(" ".join(parts).split())
     title = unspaced(FOOTNOTE_MARKS.sub("", title).strip())
     return (title[:300] or None), end
+
+
+def _byline(line: Line) -> bool:
+    """A line that names people, or looks like names it cannot read (an all-capital OT1 byline
+    whose accents fell apart): never more of the title."""
+    return bool(names_in(line)) or any(name_like(cell) for cell in line.cells[:1])
 
 
 def title_above_byline(front: list[Line]) -> tuple[str | None, int]:
@@ -220,8 +237,9 @@ def layout_year(
         year = int(found)
         return year if 1900 <= year <= latest else None
 
-    texts = [line.text for line in lines] + list(page_text)
-    for text in texts:  # a venue or a copyright line, anywhere on page 1
+    prose = prose_lines(lines)
+    texts = [t for t in [line.text for line in lines] + list(page_text) if _key(t) not in prose]
+    for text in texts:  # a venue or a copyright line, anywhere on page 1 but the abstract
         if len(text) > 300 or not _VENUE.search(text) or _CITED_IN_TEXT.search(text):
             continue
         for match in _YEAR.finditer(text):
@@ -247,6 +265,40 @@ def layout_year(
                 if year := plausible(match[1]):
                     return year
     return None
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split())
+
+
+def prose_lines(lines: list[Line]) -> set[str]:
+    """The abstract's lines: after its heading (or its inline ``Abstract.``) up to the first
+    section or keywords line, and the long lines after the byline in the front matter (REVTeX
+    sets its abstract with no heading), not a footnote in smaller type among them (PMLR's
+    ``Appearing in Proceedings of ...`` comes in reading order inside the abstract). A venue
+    named in the abstract is cited (``Results shown at the 1985 Workshop on ...``), not the
+    paper's."""
+    out: set[str] = set()
+    inside = False
+    size = 0.0  # the abstract's type: a footnote in smaller type inside it is no prose
+    for line in lines:
+        text = _key(line.text)
+        if _ABSTRACT_START.match(text):
+            inside, size = True, 0.0
+            if len(text.split()) <= 1:  # a heading: the abstract's type is its next line's
+                continue
+        elif inside and _SECTION_START.match(text):
+            inside = False
+        if inside:
+            size = size or line.size
+            if line.size >= 0.95 * size:
+                out.add(text)
+    front = front_matter(lines)
+    byline = next((at for at, line in enumerate(front) if at and names_in(line)), len(front))
+    out |= {
+        _key(line.text) for line in front[byline + 1 :] if len(line.text.split()) >= PROSE_WORDS
+    }
+    return out
 
 
 def identifiers(page_text: list[str]) -> tuple[str | None, int | None, str | None]:

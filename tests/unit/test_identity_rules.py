@@ -104,3 +104,32 @@ def test_an_uploaders_metadata_gives_the_byline_not_the_file() -> None:
     found = read_identity(page, [line.text for line in page], None, ["Alan Turing"])
     assert found.citation() == "Lovelace & Turing 2015"
     assert found.sources["authors"] == "layout"
+
+
+def test_a_venue_cited_in_the_abstract_is_not_the_papers_year() -> None:
+    page = lines((14, "A Title of Some Length"), (10, "Ada Lovelace"), (10, "Abstract"),
+                 (10, "We study it. The task comes from the Proceedings of the Conference 1985."),
+                 (9, "Appearing in Proceedings of the Conference on Learning 2015."),
+                 (10, "1 Introduction"))  # fmt: skip
+    assert layout_year(page, [], latest=2026) == 2015
+    assert layout_year(page[:4], [], latest=2026) is None
+
+
+@pytest.mark.parametrize(
+    ("printed", "read"),
+    [
+        pytest.param("WANG Xiaoming", ["Xiaoming Wang"], id="surname-first-in-capitals"),
+        pytest.param("LEE Seung-Hoon and Ada Lovelace", ["Seung-Hoon Lee", "Ada Lovelace"],
+                     id="hyphenated-given"),
+        pytest.param("Pieter van den Berg and \u030aAsa Lindstr\u0308om",
+                     ["Pieter van den Berg", "\u00c5sa Lindstr\u00f6m"], id="ot1-ring-before-A"),
+        pytest.param("JOAO GONC \u0327 ALVES", ["Joao Goncalves"], id="capitals-loose-cedilla"),
+    ],
+)  # fmt: skip
+def test_bylines_read_as_people_in_reading_order(printed: str, read: list[str]) -> None:
+    assert names_in(Line(10, (printed,))) == read
+
+
+def test_a_name_an_accent_split_into_two_cells_is_one_name() -> None:
+    cells = ("Jose Garc \u0301", "\u0301\u0131a-Fernandez \u0301", ",")
+    assert names_in(Line(9, cells)) == ["Jose Garc\u00eda-Fernandez"]

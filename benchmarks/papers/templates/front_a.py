@@ -5,11 +5,10 @@ each with variants of byline and year line chosen by ``Paper.style`` and ``Paper
 from __future__ import annotations
 
 from benchmarks.papers.templates.names import BODY, CITIES, INSTITUTIONS
-from benchmarks.papers.templates.paper import Paper, email, metadata, orcid, tex
+from benchmarks.papers.templates.paper import Paper, email, inputs, metadata, orcid, printed, tex
 
 ADJCOL = "\\IEEEpubidadjcol"
 CORREF = "\\corref{cor1}"
-INPUT = "\\usepackage[utf8]{inputenc}\n\\usepackage[T1]{fontenc}\n"
 
 
 def _inst(n: int) -> str:
@@ -48,7 +47,7 @@ def ieeetran(paper: Paper) -> str:
         head = f"\\markboth{{IEEE Transactions on Knowledge and Data Engineering, {issue}}}{{}}\n"
         pubid = ""
     return (
-        f"\\documentclass[{mode}]{{IEEEtran}}\n{INPUT}{meta}\\IEEEoverridecommandlockouts\n"
+        f"\\documentclass[{mode}]{{IEEEtran}}\n{inputs(paper)}{meta}\\IEEEoverridecommandlockouts\n"
         f"\\begin{{document}}\n\\title{{{tex(paper.title)}}}\n\\author{{{blocks}}}\n{head}"
         f"\\maketitle\n{pubid if paper.printed else ''}\n"
         f"\\begin{{abstract}}\n{paper.abstract}\n\\end{{abstract}}\n"
@@ -89,13 +88,13 @@ def acmart(paper: Paper) -> str:
 def elsarticle(paper: Paper) -> str:
     meta = metadata(paper, "Elsevier", "Elsevier Ltd", "This is a specimen title")
     people = "\n".join(
-        f"\\author[inst{n % 2 + 1}]{{{p.name}{CORREF if n == 0 else ''}}}\n"
+        f"\\author[inst{n % 2 + 1}]{{{printed(p, paper)}{CORREF if n == 0 else ''}}}\n"
         f"\\ead{{{email(p)}}}" for n, p in enumerate(paper.people)
     )  # fmt: skip
     today = paper.date if paper.printed else ""
     options = "preprint,12pt" if paper.style % 2 == 0 else "final,5p,times,twocolumn"
     return (
-        f"\\documentclass[{options}]{{elsarticle}}\n{INPUT}{meta}"
+        f"\\documentclass[{options}]{{elsarticle}}\n{inputs(paper)}{meta}"
         f"\\journal{{Journal of Computational Physics}}\n"
         f"\\begin{{document}}\n\\renewcommand{{\\today}}{{{today}}}\n\\begin{{frontmatter}}\n"
         f"\\title{{{tex(paper.title)}}}\n{people}\n\\cortext[cor1]{{Corresponding author}}\n"
@@ -115,7 +114,7 @@ def revtex(paper: Paper) -> str:
     )  # fmt: skip
     date = f"\\date{{{paper.date}}}" if paper.printed else "\\date{}"
     return (
-        f"\\documentclass[{options}]{{revtex4-2}}\n{INPUT}{meta}\\begin{{document}}\n"
+        f"\\documentclass[{options}]{{revtex4-2}}\n{inputs(paper)}{meta}\\begin{{document}}\n"
         f"\\title{{{tex(paper.title)}}}\n{people}\n{date}\n"
         f"\\begin{{abstract}}\n{paper.abstract}\n\\end{{abstract}}\n\\maketitle\n"
         f"{_body(paper)}\\end{{document}}\n"
@@ -137,7 +136,7 @@ def aastex(paper: Paper) -> str:
         if paper.printed and paper.style >= 2 else ""
     )  # fmt: skip
     return (
-        f"\\documentclass[twocolumn]{{aastex631}}\n{INPUT}{meta}"
+        f"\\documentclass[twocolumn]{{aastex631}}\n{inputs(paper)}{meta}"
         f"\\begin{{document}}\n\\renewcommand{{\\today}}{{{today}}}\n{dates}"
         f"\\title{{{tex(paper.title)}}}\n{people}\n"
         f"\\begin{{abstract}}\n{paper.abstract}\n\\end{{abstract}}\n\\keywords{{galaxies}}\n"

@@ -4,8 +4,17 @@ numbered affiliations), as their sample files write them."""
 
 from __future__ import annotations
 
-from benchmarks.papers.templates.front_a import INPUT, _body, _city, _inst
-from benchmarks.papers.templates.paper import Paper, email, metadata, orcid, superscripts, tex
+from benchmarks.papers.templates.front_a import _body, _city, _inst
+from benchmarks.papers.templates.paper import (
+    Paper,
+    email,
+    inputs,
+    metadata,
+    orcid,
+    printed,
+    superscripts,
+    tex,
+)
 
 
 def mnras(paper: Paper) -> str:
@@ -16,7 +25,7 @@ def mnras(paper: Paper) -> str:
     addresses = "\\\\\n".join(f"$^{{{n}}}${_inst(n)}, {_city(n)}" for n in (1, 2, 3))
     pubyear = str(paper.year) if paper.printed else ""
     return (
-        f"\\documentclass[fleqn,usenatbib]{{mnras}}\n{INPUT}{meta}"
+        f"\\documentclass[fleqn,usenatbib]{{mnras}}\n{inputs(paper)}{meta}"
         f"\\title[Short title]{{{tex(paper.title)}}}\n"
         f"\\author[{short} et al.]{{{names}\\\\\n{addresses}}}\n"
         "\\date{Accepted XXX. Received YYY; in original form ZZZ}\n"
@@ -42,7 +51,7 @@ def jmlr(paper: Paper) -> str:
         else "\\jmlrvolume{}\n\\jmlryear{}\n\\jmlrworkshop{}\n"
     )
     return (
-        f"\\documentclass[pmlr]{{jmlr}}\n{INPUT}{meta}{venue}"
+        f"\\documentclass[pmlr]{{jmlr}}\n{inputs(paper)}{meta}{venue}"
         f"\\title{{{tex(paper.title)}}}\n\\author{{{people}}}\n\\begin{{document}}\n"
         f"\\maketitle\n\\begin{{abstract}}\n{paper.abstract}\n\\end{{abstract}}\n"
         f"\\begin{{keywords}}\nlearning theory\n\\end{{keywords}}\n"
@@ -69,7 +78,7 @@ def llncs(paper: Paper) -> str:
         else ""
     )
     return (
-        f"\\documentclass[runningheads]{{llncs}}\n{INPUT}{meta}\\begin{{document}}\n"
+        f"\\documentclass[runningheads]{{llncs}}\n{inputs(paper)}{meta}\\begin{{document}}\n"
         f"\\title{{{tex(paper.title)}}}\n\\author{{{people}}}\n"
         f"\\authorrunning{{{short} et al.}}\n\\institute{{{institutes}}}\n\\maketitle\n"
         f"{copyright_line}\\begin{{abstract}}\n{paper.abstract}\n"
@@ -86,7 +95,7 @@ def amsart(paper: Paper) -> str:
     )
     date = f"\\date{{{paper.date}}}" if paper.printed else "\\date{}"
     return (
-        f"\\documentclass{{amsart}}\n{INPUT}{meta}\\begin{{document}}\n"
+        f"\\documentclass{{amsart}}\n{inputs(paper)}{meta}\\begin{{document}}\n"
         f"\\title{{{tex(paper.title)}}}\n{people}\n{date}\n"
         "\\subjclass[2020]{Primary 68Q25}\n"
         f"\\begin{{abstract}}\n{paper.abstract}\n\\end{{abstract}}\n\\maketitle\n"
@@ -97,7 +106,7 @@ def amsart(paper: Paper) -> str:
 def authblk(paper: Paper) -> str:
     meta = metadata(paper, "arXiv", "Author", "Title")
     people = "\n".join(
-        f"\\author[{n % 2 + 1}{',3' if n == 2 else ''}]{{{p.name}}}"
+        f"\\author[{n % 2 + 1}{',3' if n == 2 else ''}]{{{printed(p, paper)}}}"
         for n, p in enumerate(paper.people)
     )
     affiliations = "\n".join(f"\\affil[{n}]{{{_inst(n)}, {_city(n)}}}" for n in (1, 2, 3))
@@ -107,7 +116,7 @@ def authblk(paper: Paper) -> str:
         if paper.printed else "\\date{}"
     )  # fmt: skip
     return (
-        f"\\documentclass[11pt]{{article}}\n{INPUT}\\usepackage{{authblk}}\n{meta}"
+        f"\\documentclass[11pt]{{article}}\n{inputs(paper)}\\usepackage{{authblk}}\n{meta}"
         f"\\title{{{tex(paper.title)}}}\n{people}\n{affiliations}\n{date}\n"
         f"\\begin{{document}}\n\\maketitle\n\\begin{{abstract}}\n{paper.abstract}\n"
         f"\\end{{abstract}}\n{_body(paper)}\\end{{document}}\n"

@@ -88,6 +88,10 @@ _SUBTITLE = ("A Case Study", "Theory and Practice", "Lessons Learned", "An Empir
              "Bounds and Algorithms")  # fmt: skip
 
 
+# surnames East Asian papers print first, in capitals (``WANG Xiaoming``), in some journals
+EAST_ASIAN = frozenset({"Wang", "Chen", "Lee", "Park", "Yamamoto", "Tanaka", "Zhang", "Sato"})
+
+
 def title(rng: random.Random) -> str:
     """A paper title: plain, with a subtitle after a colon, long enough for two lines, or with
     a year of its own in it (which is not the paper's)."""
@@ -116,6 +120,9 @@ def cited_sentence(rng: random.Random, year: int) -> str:
             f"Following {other} et al. ({cited}), we relax the constraints.",
             f"Earlier work ({other}, {cited}) studied the stationary case only.",
             f"The survey of {cited} left the online setting open.",
+            # a venue and its year, cited: not the paper's venue line
+            f"Results shown at the {cited} Workshop on Streams were preliminary.",
+            f"The task comes from the Proceedings of the Conference on Data Mining {cited}.",
         ]
     )
 

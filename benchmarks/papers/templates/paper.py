@@ -12,7 +12,7 @@ from __future__ import annotations
 import random
 from dataclasses import dataclass
 
-from benchmarks.papers.templates.names import Person, abstract, people, title
+from benchmarks.papers.templates.names import EAST_ASIAN, Person, abstract, people, title
 
 MONTHS = ("January", "February", "March", "April", "May", "June", "July", "August",
           "September", "October", "November", "December")  # fmt: skip
@@ -119,3 +119,19 @@ def email(person: Person) -> str:
 
 def orcid(number: int) -> str:
     return f"0000-000{number % 10}-{1000 + number * 37 % 9000:04d}-{2000 + number * 91 % 7000:04d}"
+
+
+def inputs(paper: Paper) -> str:
+    """The encoding lines: T1 (accented letters as glyphs of their own), or for style 3 none
+    (OT1, LaTeX's default: an accent set over its letter, which PDFs give apart)."""
+    if paper.style == 3:
+        return "\\usepackage[utf8]{inputenc}\n"
+    return "\\usepackage[utf8]{inputenc}\n\\usepackage[T1]{fontenc}\n"
+
+
+def printed(person: Person, paper: Paper) -> str:
+    """A name as the byline prints it: East Asian names surname first in capitals for style 2
+    (``WANG Xiaoming``), else given name first."""
+    if paper.style == 2 and person.family in EAST_ASIAN:
+        return f"{person.family.upper()} {person.given}"
+    return person.name
