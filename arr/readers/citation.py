@@ -64,7 +64,8 @@ _NOT_PEOPLE_WORDS = """university universit\u00e4t universite universidad colleg
     contents introduction version release
     released manual guide package documentation draft preprint copyright email e-mail
     submitted accepted published proceedings conference journal chapter section the of for in
-    on with by at to from is are was updated translated maintained edited editor editors"""
+    on with by at to from is are was updated translated maintained edited editor editors
+    workshop symposium road street avenue terrace boulevard"""
 _NOT_PEOPLE = frozenset(_NOT_PEOPLE_WORDS.split())
 # a tool's or an account's name in the Author field (``Microsoft Office User``), never a body
 _NOT_AUTHORS = frozenset(
