@@ -110,14 +110,34 @@ def authblk(paper: Paper) -> str:
         for n, p in enumerate(paper.people)
     )
     affiliations = "\n".join(f"\\affil[{n}]{{{_inst(n)}, {_city(n)}}}" for n in (1, 2, 3))
+    stamp = arxiv_stamp(paper) if paper.printed and paper.style == 1 else ""
     date = (
-        f"\\date{{{paper.date}}}" if paper.printed and paper.style < 2
+        "\\date{}" if stamp
+        else f"\\date{{{paper.date}}}" if paper.printed and paper.style < 2
         else f"\\date{{Preprint. Under review at the Conference on Neural Systems {paper.year}.}}"
         if paper.printed else "\\date{}"
     )  # fmt: skip
     return (
-        f"\\documentclass[11pt]{{article}}\n{inputs(paper)}\\usepackage{{authblk}}\n{meta}"
+        f"\\documentclass[11pt]{{article}}\n{inputs(paper)}\\usepackage{{authblk}}\n"
+        f"\\usepackage{{eso-pic,graphicx,xcolor}}\n{meta}"
         f"\\title{{{tex(paper.title)}}}\n{people}\n{affiliations}\n{date}\n"
-        f"\\begin{{document}}\n\\maketitle\n\\begin{{abstract}}\n{paper.abstract}\n"
+        f"\\begin{{document}}\n{stamp}\\maketitle\n\\begin{{abstract}}\n{paper.abstract}\n"
         f"\\end{{abstract}}\n{_body(paper)}\\end{{document}}\n"
+    )
+
+
+def arxiv_stamp(paper: Paper) -> str:
+    """arXiv's stamp up the left margin (``arXiv:1503.01234v2 [cs.LG] 5 Mar 2015``), the scheme
+    of its year: ``cs/0703123`` before April 2007, four digits after the dot to 2014, five
+    since; the paper's own year, printed nowhere else on its page."""
+    yymm = f"{paper.year % 100:02d}{paper.month:02d}"
+    if (paper.year, paper.month) < (2007, 4):
+        ident = f"cs/{yymm}{paper.number:03d}"
+    else:
+        ident = f"{yymm}.{paper.number:0{4 if paper.year < 2015 else 5}d}"
+    when = f"{paper.day} {paper.date.split()[0][:3]} {paper.year}"
+    text = f"arXiv:{ident}v1  [cs.LG]  {when}"
+    return (
+        "\\AddToShipoutPictureBG*{\\AtPageLowerLeft{\\hspace*{1cm}\\raisebox{6cm}{"
+        f"\\rotatebox{{90}}{{\\color{{gray}}\\sffamily\\LARGE {text}}}}}}}}}\n"
     )
