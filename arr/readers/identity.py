@@ -60,6 +60,9 @@ MAX_TITLE_LINES = 4  # the longest generated title takes 2 lines, papersdev's 3
 TITLE_SCALE = 1.15  # a layout title's type is at least this much larger than the body's
 RUN_ON = 0.8  # a title's next line in type this much of its first's still belongs to it
 SUBTITLE_SCALE = 1.05  # a subtitle's type is larger than the body's by this much (papersdev)
+# two lines in the same type: sizes PDFium reports for one font differ by rounding and by the
+# text matrix's scaling (kept from papersdev; the templates' title lines report equal sizes)
+SAME_TYPE = 0.95
 # a line that states where or when the paper appeared: its year is the paper's
 _VENUE = re.compile(
     r"(?i)(?:copyright|\u00a9|\(c\)\s*\d{4}|\bproceedings\b|\bconference\b|\bworkshop\b|"
@@ -164,7 +167,7 @@ def layout_title(lines: list[Line]) -> tuple[str | None, int]:
         return title_above_byline(front)
     start = next(
         at for at, line in enumerate(front)
-        if line.size >= 0.95 * largest and not masthead(line.text) and _titled(line.text)
+        if line.size >= SAME_TYPE * largest and not masthead(line.text) and _titled(line.text)
     )  # fmt: skip
     end = start
     while (
@@ -173,7 +176,7 @@ def layout_title(lines: list[Line]) -> tuple[str | None, int]:
         and front[end].size >= RUN_ON * largest
         and not masthead(front[end].text)
         # a line in smaller type that names people is the byline, not more of the title
-        and (end == start or front[end].size >= 0.95 * largest or not _byline(front[end]))
+        and (end == start or front[end].size >= SAME_TYPE * largest or not _byline(front[end]))
     ):
         end += 1
     parts = [front[at].text for at in range(start, end)]
@@ -250,6 +253,7 @@ def layout_year(
             if year := plausible(match[1]):
                 return year
     for text in texts:  # a labelled date line (``Date: ...``, ``(Dated: ...)``), anywhere
+        # its label and a weekday may come with it (``Date: Monday, November 15, 2005.``)
         if len(text.split()) <= DATE_LINE_WORDS + 2 and _DATE_LABEL.match(text.strip()):
             found = _DATE.search(text)
             digits = _DATE_YEAR.search(found[0]) if found else None
@@ -291,7 +295,7 @@ def prose_lines(lines: list[Line]) -> set[str]:
             inside = False
         if inside:
             size = size or line.size
-            if line.size >= 0.95 * size:
+            if line.size >= SAME_TYPE * size:
                 out.add(text)
     front = front_matter(lines)
     byline = next((at for at, line in enumerate(front) if at and names_in(line)), len(front))

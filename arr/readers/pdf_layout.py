@@ -20,7 +20,9 @@ from typing import NamedTuple
 
 MAX_CHARS = 6000
 MAX_LINES = 80
-CELL_GAP = 1.2  # a gap this many times the type size separates two cells of one line
+# a gap this many times the type size separates two cells of one line (papersdev's bylines set
+# side by side; the templates' IEEEtran and acmart author blocks read apart with it too)
+CELL_GAP = 1.2
 
 
 class Line(NamedTuple):
@@ -109,6 +111,7 @@ def _raised(letters: list[Glyph], size: float) -> set[int]:
     """The glyphs set as superscripts: type at most ``MARK_SCALE`` of the line's, standing
     ``MARK_RISE`` of the size above the line's baseline (affiliation marks ``Smithᵃ``,
     ``Lee¹˒³``, footnote stars) - glued to a name in the text, apart here."""
+    # the baseline: of the glyphs in the line's own type (0.95: sizes differ by rounding)
     full = sorted(g[5] for g in letters if _shown(g[0]) and g[1] >= 0.95 * size)
     if size < 2 or not full:
         return set()
