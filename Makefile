@@ -5,7 +5,7 @@ BIN := $(VENV)/bin
 export HF_HUB_OFFLINE := 1
 export TRANSFORMERS_OFFLINE := 1
 
-.PHONY: help setup demo test test-fast lint bench bench-identity bench-bib bench-known bench-breadth bench-index bench-eta bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-judges bench-scale bench-scaleout bench-cold replay clean
+.PHONY: help setup demo test test-fast lint bench bench-identity bench-templates bench-bib bench-known bench-breadth bench-index bench-eta bench-wsgold bench-papers bench-llm bench-grep bench-vector bench-concurrency bench-freshness bench-secrets bench-judges bench-scale bench-scaleout bench-cold replay clean
 
 help: ## list the targets
 	@grep -E '^[a-z-]+:.*## ' $(MAKEFILE_LIST) | awk -F':.*## ' '{printf "  %-10s %s\n", $$1, $$2}'
@@ -52,6 +52,9 @@ bench-wsgold: setup ## benchmark: file-level answers on the Werkzeug and Sphinx 
 
 bench-identity: setup ## benchmark: paper identity (title, first author, year, citation) against publishers' records (../shared/data/papersdev), beside /Title, pdftitle, pdftotext
 	$(BIN)/python -m benchmarks.papers.identity
+
+bench-templates: setup ## benchmark: paper identity per publisher template on front pages typeset here from TeX Live's classes (IEEEtran, acmart, elsarticle, revtex, aastex, mnras, jmlr, llncs, amsart, authblk), gold by construction; skips without pdflatex
+	$(BIN)/python -m benchmarks.papers.templates
 
 bench-bib: setup ## benchmark: .bib readers field by field on a dev set of six styles (BibTeX, BibLaTeX, Better BibTeX/BibLaTeX, JabRef, crossref) with gold by construction
 	$(BIN)/python -m benchmarks.papers.bibdev

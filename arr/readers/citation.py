@@ -31,8 +31,9 @@ FOOTNOTE_MARKS = re.compile(_SYMBOLS)
 # ``Govan 1``), ORCID marks (the icon extracted as ``ID``, an ORCID number)
 _MARKS = re.compile(
     _SYMBOLS + r"|(?<=[^\W\d_])\s*\d{1,2}(?:\s*,\s*\d{1,2})*(?=\s*(?:[,;&]|\band\b|$))|"
-    r"(?<![^\s,])[iI][dD](?![^\s,])|\b\d{4}-\d{4}-\d{4}-\d{3}[\dX]\b"
+    r"(?<![^\s,])[iI][dD](?![^\s,])|\b\d{4}[-\u2212]\d{4}[-\u2212]\d{4}[-\u2212]\d{3}[\dX]\b"
 )
+_FAMILY_FIRST = re.compile(r"([A-Z]{2,})\s+([A-Z][a-z]+(?:-[A-Za-z][a-z]+)?)")
 _SPLIT = re.compile(r"\s*(?:,\s*(?:and\s+)?|;\s*|\s+and\s+|\s*&\s*)", re.IGNORECASE)
 _YEAR = re.compile(r"(?<![\d.])(19\d\d|20\d\d)(?![\d])")
 # a word of a person's name: Ongaro, McKay, O'Neil, Jean-Pierre, Łukasz, van, de; or an
@@ -63,7 +64,8 @@ _NOT_PEOPLE_WORDS = """university universit\u00e4t universite universidad colleg
     contents introduction version release
     released manual guide package documentation draft preprint copyright email e-mail
     submitted accepted published proceedings conference journal chapter section the of for in
-    on with by at to from is are was updated translated maintained edited editor editors"""
+    on with by at to from is are was updated translated maintained edited editor editors
+    workshop symposium road street avenue terrace boulevard"""
 _NOT_PEOPLE = frozenset(_NOT_PEOPLE_WORDS.split())
 # a tool's or an account's name in the Author field (``Microsoft Office User``), never a body
 _NOT_AUTHORS = frozenset(
@@ -75,6 +77,12 @@ _SUFFIXES = frozenset({"Jr", "Jr.", "II", "III", "IV"})
 
 def _fold(text: str) -> str:
     return " ".join(unicodedata.normalize("NFKC", text).split())
+
+
+def not_people(text: str) -> bool:
+    """Whether a text holds a word that makes it an institution, a heading or a sentence
+    (``American Mathematical Society``, ``Department of ...``), never a person's name."""
+    return any(w.lower().strip(".,;:") in _NOT_PEOPLE for w in text.split())
 
 
 def person(name: str) -> bool:
@@ -89,13 +97,20 @@ def person(name: str) -> bool:
     return len(last) >= 2 and last[0].isupper() and not last.endswith(".")
 
 
+def given_first(name: str) -> str:
+    """A name printed surname first in capitals, as East Asian bylines often are (``WANG
+    Xiaoming``, ``LEE Seung-Hoon``), in reading order (``Xiaoming Wang``); others as they are."""
+    match = _FAMILY_FIRST.fullmatch(name)
+    return f"{match[2]} {match[1].capitalize()}" if match else name
+
+
 def names_on(line: str) -> list[str] | None:
     """The people a line names (``Diego Ongaro and John Ousterhout``), or None when the line
     is not a list of names (footnote marks and superscript numbers aside)."""
     cleaned = _MARKS.sub(" ", _fold(line)).strip(" ,;")
     if not cleaned or len(cleaned) > 200 or "@" in cleaned or "://" in cleaned:
         return None
-    parts = [p.strip() for p in _SPLIT.split(cleaned) if p.strip()]
+    parts = [given_first(p.strip()) for p in _SPLIT.split(cleaned) if p.strip()]
     if not parts or not all(person(p) for p in parts):
         return None
     return parts

@@ -6,19 +6,28 @@ Evidence, in order of trust (the first that gives a field wins it):
 1. a bibliography record that names the PDF (``bib``: :mod:`arr.readers.bib_records`), given by
    the workspace;
 2. the PDF's own metadata (``metadata``), only where page 1 agrees: its title's words stand at
-   the top of page 1, its first author's surname is printed there (a body's name outside a
-   copyright, venue or publisher line). A publisher's name in ``/Author``, a template's
-   ``/Title`` and a file's dates are not evidence; **a file date is never a paper's year**;
+   the top of page 1; its first author is the byline's first name in reading order
+   (:func:`arr.readers.bylines.agreed_authors`: ``/Author`` is whoever made the file, often a
+   co-author), or a body page 1 prints outside its copyright, venue and publisher lines. A
+   publisher's name in ``/Author``, a template's ``/Title`` and a file's dates are not
+   evidence; **a file date is never a paper's year**;
 3. identifiers printed on page 1 (``arxiv``: ``arXiv:1706.03762`` gives 2017 and the id;
    ``doi``);
 4. page 1's layout (``layout``, :mod:`arr.readers.pdf_layout`): the title is the largest type of
    the front matter (the lines before the abstract), never a masthead, a conference header, an
-   arXiv stamp, an e-mail, an affiliation or a copyright line; a line in smaller type after a
-   title ending with a colon is its subtitle; the authors are the name cells between the title
-   and the abstract (affiliations and e-mails beside them skipped); the year is the one a venue,
-   copyright or date line of page 1 gives (``Appearing in Proceedings of ... 2015``, ``JMLR:
-   Workshop and Conference Proceedings vol 49:1-15, 2016``, ``November 2022``), never a year
-   cited in the text.
+   arXiv stamp, an e-mail, an affiliation or a copyright line; where no type stands out
+   (AASTeX), the lines right above the byline; a line in smaller type after a title ending
+   with a colon is its subtitle; the authors are the name cells between the title and the
+   abstract (:mod:`arr.readers.bylines`: affiliations, e-mails, raised marks and ORCID brackets
+   skipped), none at all where the first of them does not read as a name (a later one would be
+   cited as the first); the year is the one a venue, copyright or date line of page 1 gives
+   (``Appearing in Proceedings of ... 2015``, ``JMLR: Workshop and Conference Proceedings vol
+   49:1-15, 2016``, ``Date: November 15, 2005.``, ``(Dated: May 2, 1996)``), never a year cited
+   in the text, nor one a line quoting the title holds (``... after the 1969 Survey. In
+   Proceedings ...``).
+
+Every threshold says what it was fitted on: papersdev (PMLR) and the generated templates of
+``make bench-templates`` (docs/benchmarks.md).
 
 A field no evidence gives stays unknown: a wrong citation is worse than none. Plain string work
 over plain values (testable without a PDF); runs inside the reading worker.
@@ -28,34 +37,32 @@ from __future__ import annotations
 
 import re
 import time
-import unicodedata
 from dataclasses import dataclass, field
 
 from arr.readers.bib_records import title_key
-from arr.readers.citation import FOOTNOTE_MARKS, cite, names_on, person, surname
+from arr.readers.bylines import (
+    agreed_authors,
+    front_matter,
+    layout_authors,
+    masthead,
+    name_like,
+    names_in,
+)
+from arr.readers.citation import FOOTNOTE_MARKS, cite, person, surname
 from arr.readers.pdf_layout import Line
 from arr.readers.pdf_text import unspaced
 
-MAX_TITLE_LINES = 4
-MAX_FRONT_LINES = 40  # lines looked at for the title and the byline when no abstract is found
+# Fitted on papersdev (PMLR: a title 14.3 pt over a 10 pt body) and checked on the generated
+# templates (bench-templates), whose title-to-body ratios are amsart 1.25, revtex 1.33,
+# elsarticle and jmlr 1.43, authblk 1.58, llncs 1.59, mnras and acmart 1.9-2.2, IEEEtran
+# 2.4-2.7; AASTeX's 1.0 (a bold title at the body's size) goes to title_above_byline.
+MAX_TITLE_LINES = 4  # the longest generated title takes 2 lines, papersdev's 3
 TITLE_SCALE = 1.15  # a layout title's type is at least this much larger than the body's
 RUN_ON = 0.8  # a title's next line in type this much of its first's still belongs to it
-SUBTITLE_SCALE = 1.05  # a subtitle's type is larger than the body's by this much
-MAX_AUTHORS = 12
-
-# the line that ends the front matter: the abstract, or a first section
-_FRONT_END = re.compile(
-    r"(?i)^(?:abstract\b|a b s t r a c t\b|summary$|keywords?\b|index terms\b|"
-    r"(?:1\.?|i\.)\s+introduction\b|introduction$)"
-)
-# lines that are never a title or an author: mastheads, headers, stamps, addresses, notes
-_MASTHEAD = re.compile(
-    r"(?i)(?:@|https?://|www\.|\bdoi\b|10\.\d{4,9}/|arxiv:|\bissn\b|\bisbn\b|copyright|\u00a9|"
-    r"\(c\)\s*\d{4}|\bproceedings\b|\bconference\b|\bworkshop\b|\bsymposium\b|\bjournal\b|"
-    r"\btransactions\b|\bjmlr\b|\bvol\.|\bvolume\b|\bpp\.|\bpreprint\b|\bsubmitted\b|"
-    r"\baccepted\b|\breceived\b|\bpublished\b|\bappearing in\b|\bunder review\b|"
-    r"\btechnical report\b|\bletters\b|\bpress\b|\bcorresponding author\b|\ball rights\b)"
-)
+SUBTITLE_SCALE = 1.05  # a subtitle's type is larger than the body's by this much (papersdev)
+# two lines in the same type: sizes PDFium reports for one font differ by rounding and by the
+# text matrix's scaling (kept from papersdev; the templates' title lines report equal sizes)
+SAME_TYPE = 0.95
 # a line that states where or when the paper appeared: its year is the paper's
 _VENUE = re.compile(
     r"(?i)(?:copyright|\u00a9|\(c\)\s*\d{4}|\bproceedings\b|\bconference\b|\bworkshop\b|"
@@ -81,34 +88,32 @@ _DATE = re.compile(
 _YEAR_LINE = re.compile(
     r"(?i)^(?:(?:version|v\.?\s?\d[\w.]*|release|edition)[\s\w.,:]*)?(?:19|20)\d\d\.?$"
 )
-DATE_LINE_WORDS = 8  # a date line is short: a sentence that holds a date is not one
+# a date line is short: a sentence that holds a date is not one (papersdev; the templates'
+# longest, ``Preprint. Under review at the Conference on ... 2019.``, is a venue line)
+DATE_LINE_WORDS = 8
 _YEAR = re.compile(r"(?<![\d./:-])((?:19|20)\d\d)(?![\d])")
+# a line that states the paper's date, anywhere on page 1 (amsart's ``Date: November 15,
+# 2005.`` is a footnote; REVTeX's ``(Dated: May 2, 1996)``)
+_WORD_YEAR = re.compile(r"(\w+)\W+((?:19|20)\d\d)\b")
+_WORD_BEFORE = re.compile(r"(\w+)\W+$")
+_YEAR_WORD = re.compile(r"\b((?:19|20)\d\d)\W+(\w+)")
+_WORD_AFTER = re.compile(r"\W+(\w+)")
+# where an abstract begins and ends (its heading, or an inline ``Abstract.``/``Abstract—``)
+_ABSTRACT_START = re.compile(r"(?i)^(?:abstract\b|a b s t r a c t\b)")
+_SECTION_START = re.compile(
+    r"(?i)^(?:keywords?\b|key words\b|index terms\b|(?:1\.?|i\.)\s+introduction\b|"
+    r"introduction$|1\.?\s+[A-Z])"
+)
+# a line this long after the byline, in the front matter, is prose: the templates' abstract
+# lines hold 13-18 words, their venue and date lines at most 10 (authblk's ``Preprint. Under
+# review at the Conference on ...``), papersdev's front-matter lines after the byline 1-9
+PROSE_WORDS = 12
+_DATE_YEAR = re.compile(r"(?:19|20)\d\d")  # the year of a date _DATE found (``21.01.2018``)
+_DATE_LABEL = re.compile(r"(?i)^\(?(?:date|dated|received|revised|accepted|published)\b\s*:?")
 _ARXIV = re.compile(r"(?i)\barxiv:\s*(\d{2})(\d{2})\.(\d{4,5})(v\d+)?")
 _ARXIV_OLD = re.compile(r"(?i)\barxiv:\s*([a-z-]+(?:\.[a-z]{2})?)/(\d{2})(\d{2})(\d{3})")
 _DOI = re.compile(r"\b(10\.\d{4,9}/[^\s\"<>{}]+[^\s\"<>{}.,;:)\]])")
 _YEAR_BEFORE = re.compile(r"(?:19|20)\d\d\W{0,3}$")
-_EMAIL = re.compile(r"\S+@\S+|\{[^}]*\}@\S+")
-# an accent PDFium gives apart from its letter, before it (``Matth \u0308aus``, ``G \u0301abor``)
-_SPLIT_ACCENT = re.compile(
-    "\\s?([\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7\u02da`\u0300-\u036f])\\s?([^\\W\\d_])?"
-)
-_COMBINING = dict(
-    zip(
-        "\u00a8\u00b4\u02c6\u02dc\u02d8\u02c7\u02da`",
-        "\u0308\u0301\u0302\u0303\u0306\u030c\u030a\u0300",
-        strict=True,
-    )
-)
-
-
-def _accented(match: re.Match[str]) -> str:
-    mark = _COMBINING.get(match[1], match[1])
-    return f"{match[2]}{mark}" if match[2] else ""
-
-
-def joined_accents(text: str) -> str:
-    """Accents split from their letters put back on them (``G\u00e1bor Bal\u00e1zs``)."""
-    return unicodedata.normalize("NFC", _SPLIT_ACCENT.sub(_accented, text))
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,22 +144,9 @@ class Identity:
         return "; ".join(parts)
 
 
-def front_matter(lines: list[Line]) -> list[Line]:
-    """Page 1's lines before its abstract (or first section); the first ``MAX_FRONT_LINES``
-    when it has neither."""
-    for at, line in enumerate(lines[: MAX_FRONT_LINES * 2]):
-        if at and _FRONT_END.match(line.text):
-            return lines[:at]
-    return lines[:MAX_FRONT_LINES]
-
-
 def _body_size(lines: list[Line]) -> float:
     sizes = sorted(line.size for line in lines for _ in line.text if line.size > 0)
     return sizes[len(sizes) // 2] if sizes else 0.0
-
-
-def masthead(text: str) -> bool:
-    return bool(_MASTHEAD.search(text))
 
 
 def _titled(text: str) -> bool:
@@ -172,10 +164,10 @@ def layout_title(lines: list[Line]) -> tuple[str | None, int]:
         return None, 0
     largest = max(candidates)
     if largest < TITLE_SCALE * body:
-        return None, 0
+        return title_above_byline(front)
     start = next(
         at for at, line in enumerate(front)
-        if line.size >= 0.95 * largest and not masthead(line.text) and _titled(line.text)
+        if line.size >= SAME_TYPE * largest and not masthead(line.text) and _titled(line.text)
     )  # fmt: skip
     end = start
     while (
@@ -184,7 +176,7 @@ def layout_title(lines: list[Line]) -> tuple[str | None, int]:
         and front[end].size >= RUN_ON * largest
         and not masthead(front[end].text)
         # a line in smaller type that names people is the byline, not more of the title
-        and (end == start or front[end].size >= 0.95 * largest or not names_in(front[end]))
+        and (end == start or front[end].size >= SAME_TYPE * largest or not _byline(front[end]))
     ):
         end += 1
     parts = [front[at].text for at in range(start, end)]
@@ -204,56 +196,68 @@ def layout_title(lines: list[Line]) -> tuple[str | None, int]:
     return (title[:300] or None), end
 
 
-def _person_text(cell: str) -> str:
-    """A cell as a name would be read: e-mails, marks, split accents and superscripts out;
-    an all-capital byline in title case (``JOHN SMITH`` -> ``John Smith``)."""
-    text = _EMAIL.sub(" ", cell)
-    text = FOOTNOTE_MARKS.sub(" ", text)
-    text = joined_accents(text)
-    letters = [c for c in text if c.isalpha()]
-    if letters and all(c.isupper() for c in letters) and len(letters) > 3:
-        text = " ".join(w if len(w.rstrip(".")) == 1 else w.capitalize() for w in text.split())
-    return " ".join(text.split()).strip(" ,;")
+def _byline(line: Line) -> bool:
+    """A line that names people, or looks like names it cannot read (an all-capital OT1 byline
+    whose accents fell apart): never more of the title."""
+    return bool(names_in(line)) or any(name_like(cell) for cell in line.cells[:1])
 
 
-def names_in(line: Line) -> list[str]:
-    """The people a line's cells name (a cell that is not names adds none)."""
-    found: list[str] = []
-    for cell in line.cells:
-        text = _person_text(cell)
-        if not text or masthead(cell.replace("@", "")) and "@" not in cell:
-            continue
-        names = names_on(text)
-        if names:
-            found += names
-    return found
+def title_above_byline(front: list[Line]) -> tuple[str | None, int]:
+    """Where no type stands out (AASTeX sets its title bold at the body's size): the lines
+    right above the first byline, none of them a masthead or a date line, at most
+    ``MAX_TITLE_LINES``; (None, 0) when the page has no byline or nothing titled above it."""
+    byline = next((at for at, line in enumerate(front) if at and names_in(line)), None)
+    if byline is None:
+        return None, 0
+    start = byline
+    while (
+        start > 0
+        and byline - start < MAX_TITLE_LINES
+        and _titled(front[start - 1].text)
+        and not masthead(front[start - 1].text)
+        and not _DATE.search(front[start - 1].text)
+    ):
+        start -= 1
+    if start == byline:
+        return None, 0
+    title = " ".join(" ".join(front[at].text for at in range(start, byline)).split())
+    return (unspaced(FOOTNOTE_MARKS.sub("", title).strip())[:300] or None), byline
 
 
-def layout_authors(lines: list[Line], after: int) -> list[str]:
-    """The names between the title (ending at line ``after``) and the abstract."""
-    front = front_matter(lines)
-    found: list[str] = []
-    for line in front[after:]:
-        for name in names_in(line):
-            if name not in found:
-                found.append(name)
-    return found[:MAX_AUTHORS]
-
-
-def layout_year(lines: list[Line], page_text: list[str], latest: int | None = None) -> int | None:
-    """The year a venue, copyright or date line of page 1 states (not one cited in prose)."""
+def layout_year(
+    lines: list[Line], page_text: list[str], latest: int | None = None, title: str | None = None
+) -> int | None:
+    """The year a venue, copyright or date line of page 1 states (not one cited in prose, not
+    one of the title's: ``... after the 1969 Survey. In Proceedings of ...`` in ACM's reference
+    line names the title's year first)."""
     latest = latest or time.gmtime().tm_year + 1
+    # a year of the title with the word before it (``the 1969``): where a line quotes the title
+    # or the word after it (``1969 Survey``: a quoted title broken across lines)
+    quoted = {(w.lower(), y) for w, y in _WORD_YEAR.findall(title or "")}
+    quoted |= {(w.lower(), y) for y, w in _YEAR_WORD.findall(title or "")}
 
     def plausible(found: str) -> int | None:
         year = int(found)
         return year if 1900 <= year <= latest else None
 
-    texts = [line.text for line in lines] + list(page_text)
-    for text in texts:  # a venue or a copyright line, anywhere on page 1
+    prose = prose_lines(lines)
+    texts = [t for t in [line.text for line in lines] + list(page_text) if _key(t) not in prose]
+    for text in texts:  # a venue or a copyright line, anywhere on page 1 but the abstract
         if len(text) > 300 or not _VENUE.search(text) or _CITED_IN_TEXT.search(text):
             continue
         for match in _YEAR.finditer(text):
+            before = _WORD_BEFORE.search(text[: match.start()])
+            after = _WORD_AFTER.match(text[match.end() :])
+            if any(w and (w[1].lower(), match[1]) in quoted for w in (before, after)):
+                continue
             if year := plausible(match[1]):
+                return year
+    for text in texts:  # a labelled date line (``Date: ...``, ``(Dated: ...)``), anywhere
+        # its label and a weekday may come with it (``Date: Monday, November 15, 2005.``)
+        if len(text.split()) <= DATE_LINE_WORDS + 2 and _DATE_LABEL.match(text.strip()):
+            found = _DATE.search(text)
+            digits = _DATE_YEAR.search(found[0]) if found else None
+            if digits and (year := plausible(digits[0])):
                 return year
     for line in front_matter(lines):  # a date line in the front matter
         text = line.text.strip()
@@ -265,6 +269,40 @@ def layout_year(lines: list[Line], page_text: list[str], latest: int | None = No
                 if year := plausible(match[1]):
                     return year
     return None
+
+
+def _key(text: str) -> str:
+    return " ".join(text.split())
+
+
+def prose_lines(lines: list[Line]) -> set[str]:
+    """The abstract's lines: after its heading (or its inline ``Abstract.``) up to the first
+    section or keywords line, and the long lines after the byline in the front matter (REVTeX
+    sets its abstract with no heading), not a footnote in smaller type among them (PMLR's
+    ``Appearing in Proceedings of ...`` comes in reading order inside the abstract). A venue
+    named in the abstract is cited (``Results shown at the 1985 Workshop on ...``), not the
+    paper's."""
+    out: set[str] = set()
+    inside = False
+    size = 0.0  # the abstract's type: a footnote in smaller type inside it is no prose
+    for line in lines:
+        text = _key(line.text)
+        if _ABSTRACT_START.match(text):
+            inside, size = True, 0.0
+            if len(text.split()) <= 1:  # a heading: the abstract's type is its next line's
+                continue
+        elif inside and _SECTION_START.match(text):
+            inside = False
+        if inside:
+            size = size or line.size
+            if line.size >= SAME_TYPE * size:
+                out.add(text)
+    front = front_matter(lines)
+    byline = next((at for at, line in enumerate(front) if at and names_in(line)), len(front))
+    out |= {
+        _key(line.text) for line in front[byline + 1 :] if len(line.text.split()) >= PROSE_WORDS
+    }
+    return out
 
 
 def identifiers(page_text: list[str]) -> tuple[str | None, int | None, str | None]:
@@ -328,14 +366,15 @@ def read_identity(
         title, sources["title"] = metadata_title, "metadata"
     elif title:
         sources["title"] = "layout"
-    if authors_ok:
-        authors, sources["authors"] = list(metadata_people), "metadata"
-    else:
-        authors = layout_authors(lines, after) if after else []
-        if authors:
-            sources["authors"] = "layout"
+    authors, sources["authors"] = agreed_authors(
+        metadata_people if authors_ok else [],
+        layout_authors(lines, after) if after else [],
+        front_matter(lines)[after:] if after else [],
+    )
+    if not authors:
+        del sources["authors"]
     arxiv, arxiv_year, doi = identifiers(page_text)
-    year = layout_year(lines, page_text)
+    year = layout_year(lines, page_text, title=title)
     if year:
         sources["year"] = "layout"
     elif arxiv_year:

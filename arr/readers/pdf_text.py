@@ -42,7 +42,7 @@ from typing import NamedTuple
 from arr.query.lexicon import english_words
 from arr.readers.ligatures import restored
 from arr.readers.outline import top_bookmarks
-from arr.readers.pdf_layout import Line
+from arr.readers.pdf_layout import Line, ligatures
 from arr.readers.pdf_layout import page_lines as layout_lines
 from arr.readers.pdf_titles import metadata_title, plausible_heading, plausible_title
 from arr.readers.view import (
@@ -108,7 +108,8 @@ def clean_page(raw: str) -> list[str]:
 def page_lines(raw: str) -> list[str]:
     """One page's text as lines: line ends unified, forms folded, each line-end hyphen between
     lower-case letters left as ``BREAK`` for the document to decide."""
-    text = raw.replace("\r\n", "\n").replace("\r", "\n").replace(BREAK, "")
+    text = ligatures(raw.replace(BREAK, ""))
+    text = text.replace("\r\n", "\n").replace("\r", "\n")
     text = _HARD_BREAK.sub("-", text)
     text = _MARKED_BREAK.sub(BREAK, text)
     text = _SOFT_HYPHEN.sub("", text)

@@ -23,7 +23,7 @@ class Format:
 
 
 FORMATS: tuple[Format, ...] = (
-    Format(".pdf", "arr.readers.pdf:PdfReader", "pdf-14", text=False, cap="pdf", limits=True),
+    Format(".pdf", "arr.readers.pdf:PdfReader", "pdf-15", text=False, cap="pdf", limits=True),
     Format(".ipynb", "arr.readers.notebook:NotebookReader", "ipynb-2", text=True, cap="notebook"),
     Format(".tex", "arr.readers.latex:LatexReader", "tex-3", text=True),
     Format(".bib", "arr.readers.bibtex:BibtexReader", "bib-4", text=True),

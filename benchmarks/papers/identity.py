@@ -59,6 +59,8 @@ def judge_citation(citation: str | None, gold: dict) -> str:
     """``right`` / ``missing`` / ``wrong`` for a shown citation (``Acharya et al. 2015, p. 1``)."""
     if not citation:
         return "missing"
+    if gold.get("year") is None:  # page 1 prints no year: any citation shown is a guess
+        return "wrong"
     match = _CITE.match(citation)
     if not match or not match["year"]:
         return "wrong"
@@ -102,7 +104,29 @@ def metadata_title(path: Path) -> str:
         document.close()
 
 
-def bench_identity(folder: Path, limit: int | None = None) -> dict:
+def judge_view(title: str | None, first: object, row: dict) -> dict:
+    """One PDF's page 1 as a search shows it, judged against its gold row: ``title_ok``,
+    ``verdict`` (right / missing / wrong), where each field came from, and its misses."""
+    citation = getattr(first, "citation", None)
+    verdict = judge_citation(citation, row)
+    ok_title = title_right(title, row["title"])
+    sources = []
+    # where each field came from, as a search shows it (location.identity)
+    for part in (getattr(first, "identity", None) or "").split("; "):
+        field, _, where = part.partition(": ")
+        if field in ("title", "authors", "year"):
+            sources.append(f"{field}:{where}")
+    misses = []
+    if not ok_title:
+        misses.append(f"{row['path']}: title {title!r} (gold {row['title']!r})")
+    if verdict != "right" and not (verdict == "missing" and row.get("year") is None):
+        who = row["authors"][0]["family"] if row["authors"] else "?"
+        misses.append(f"{row['path']}: cite {citation!r} (gold {who} {row['year']})")
+    return {"title_ok": ok_title, "verdict": verdict, "sources": sources, "misses": misses,
+            "citation": citation, "title": title}  # fmt: skip
+
+
+def bench_identity(folder: Path, limit: int | None = None, baselines: bool = True) -> dict:
     from arr.readers import Readers
     from arr.readers.view import Unreadable
 
@@ -111,6 +135,7 @@ def bench_identity(folder: Path, limit: int | None = None) -> dict:
     counts: Counter[str] = Counter()
     misses: list[str] = []
     sources: Counter[str] = Counter()
+    rows: list[dict] = []  # each PDF's verdicts, for a report by group (a template)
     started = time.perf_counter()
     with tempfile.TemporaryDirectory() as cache:
         readers = Readers(Path(cache))
@@ -122,24 +147,23 @@ def bench_identity(folder: Path, limit: int | None = None) -> dict:
                 except Unreadable as exc:
                     counts["unreadable"] += 1
                     misses.append(f"{row['path']}: unreadable {exc}")
+                    rows.append({**row, "verdict": "missing", "title_ok": False, "meta_ok": False})
                     continue
                 first = view.units[0] if view.units else None
-                citation = first.citation if first else None
-                verdict = judge_citation(citation, row)
+                judged = judge_view(view.title, first, row)
+                verdict = judged["verdict"]
                 counts[f"cite_{verdict}"] += 1
-                ok_title = title_right(view.title, row["title"])
-                counts["title"] += ok_title
-                # where each field came from, as a search shows it (location.identity)
-                for part in ((first.identity or "") if first else "").split("; "):
-                    field, _, where = part.partition(": ")
-                    if field in ("title", "authors", "year"):
-                        sources[f"{field}:{where}"] += 1
-                if not ok_title:
-                    misses.append(f"{row['path']}: title {view.title!r} (gold {row['title']!r})")
-                if verdict != "right":
-                    who = row["authors"][0]["family"] if row["authors"] else "?"
-                    misses.append(f"{row['path']}: cite {citation!r} (gold {who} {row['year']})")
-                counts["meta"] += title_right(metadata_title(path), row["title"])
+                counts["title"] += judged["title_ok"]
+                for where in judged["sources"]:
+                    sources[where] += 1
+                misses += judged["misses"]
+                meta_ok = title_right(metadata_title(path), row["title"])
+                counts["meta"] += meta_ok
+                rows.append({**row, "verdict": verdict, "title_ok": judged["title_ok"],
+                             "meta_ok": meta_ok, "citation": judged["citation"],
+                             "shown_title": judged["title"]})  # fmt: skip
+                if not baselines:  # only /Title, which costs nothing
+                    continue
                 line = first_line_pdftotext(path)
                 if line is not None:
                     counts["pdftotext"] += title_right(line, row["title"])
@@ -155,6 +179,7 @@ def bench_identity(folder: Path, limit: int | None = None) -> dict:
         "counts": dict(counts),
         "sources": dict(sources),
         "misses": misses,
+        "rows": rows,
         "seconds": time.perf_counter() - started,
     }
 

@@ -35,6 +35,8 @@ SMOKE = {
     # without an indexed real folder it says so (test_cold_bench_runs_on_a_tiny_folder runs it)
     "bench-cold": ("benchmarks.speed.cold", "no indexed real folder"),
     "bench-identity": ("benchmarks.papers.identity", "ARR citation right"),
+    # without pdflatex it says so; with it, one paper a class (ARR_TEMPLATES_PER_CLASS=1)
+    "bench-templates": ("benchmarks.papers.templates", "paper identity per template"),
     "bench-bib": ("benchmarks.papers.bibdev", "shipped    all"),
     # without pdftotext (poppler-utils) it says so; with it, a tiny folder is asked
     "bench-known": ("benchmarks.papers.known_items", "known items"),
@@ -136,6 +138,7 @@ def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
         "ARR_WSGOLD": str(tmp_path / "sets"),
         "ARR_SECRETS_SAMPLES": str(tiny_samples(tmp_path / "samples.jsonl")),
         "ARR_JUDGES": "arr,kingfisher",
+        "ARR_TEMPLATES_PER_CLASS": "1",
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }

@@ -122,7 +122,10 @@ def test_real_pdfs_from_debian_doc_packages_are_read_or_named(tmp_path: Path) ->
     readers.close()
     assert lost == []
     assert read >= 0.9 * (read + len(named))
-    assert set(named.values()) <= {"no_text", "pdf_encrypted", "credential", "pdf_too_many_pages"}
+    # garbled_text: a broken font encoding, named (TeX Live's elhyphen samples, installed with
+    # the publisher classes that make bench-templates' set)
+    named_ok = {"no_text", "pdf_encrypted", "credential", "pdf_too_many_pages", "garbled_text"}
+    assert set(named.values()) <= named_ok
 
 
 def test_a_phrase_broken_over_typeset_lines_is_found_whole_by_grep(tmp_path: Path) -> None:
