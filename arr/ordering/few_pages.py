@@ -28,7 +28,7 @@ class FewPagesPerPdf:
         self,
         per_pdf: int = 3,
         head: int = 10,
-        units: Sequence[str] = ("page", "entry", "lines"),
+        units: Sequence[str] = ("page", "entry", "lines", "cell"),
         per_kind: Mapping[str, int] | None = None,
         lead: Mapping[str, int] | None = None,
     ) -> None:
