@@ -43,6 +43,35 @@ def _notebook(line: str) -> str:
     return json.dumps(notebook, indent=1)
 
 
+def _notebook_output(line: str) -> str:
+    """The line printed by a cell: a stream output, as the ``.ipynb`` file holds it."""
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["run()"]}
+    cell["outputs"] = [
+        {"name": "stdout", "output_type": "stream", "text": line.splitlines(keepends=True)}
+    ]
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(notebook, indent=1)
+
+
+def pdf_of(text: str) -> bytes:
+    """A one-page PDF whose body is ``text`` in a paragraph of a paper's column (reportlab:
+    lines wrapped at 80 points a side, long words split over lines, as a typesetter does)."""
+    from io import BytesIO
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+    from xml.sax.saxutils import escape
+
+    out = BytesIO()
+    style = getSampleStyleSheet()["BodyText"]
+    paragraphs = [Paragraph("Methods", getSampleStyleSheet()["Heading2"])]
+    body = "The runs below used these settings: " + escape(text) + " Then we trained."
+    paragraphs.append(Paragraph(body.replace("\n", "<br/>"), style))
+    SimpleDocTemplate(out, pagesize=A4, leftMargin=80, rightMargin=80).build(paragraphs)
+    return out.getvalue()
+
+
 def _split(secret: str, at: int) -> str:
     middle = len(secret) // 2
     return secret[:middle] + SPLITTERS[at % len(SPLITTERS)] + secret[middle:]
@@ -76,13 +105,19 @@ CONTEXTS: dict[str, Placement] = {
     "latex_macro": lambda r, line, s, i: ("paper.tex", f"\\newcommand{{\\{_name(r)}}}{{{s}}}\n"),
     "bib_field": lambda r, line, s, i: ("refs.bib", f"@misc{{x,\n  {_name(r)} = {{{s}}}\n}}\n"),
     "format_char": lambda r, line, s, i: ("notes.txt", line.replace(s, _split(s, i)) + "\n"),
+    "notebook_output": lambda r, line, s, i: ("analysis.ipynb", _notebook_output(line)),
+    "pdf_text": lambda r, line, s, i: ("paper.pdf", line),  # typeset by placed()
 }
 
 
-def placed(sample: dict[str, str], number: int) -> dict[str, tuple[str, str]]:
-    """The sample in every context: context -> (file name, text)."""
+def placed(sample: dict[str, str], number: int) -> dict[str, tuple[str, bytes]]:
+    """The sample in every context: context -> (file name, content); a ``.pdf`` typeset."""
     rule, line, secret = sample["rule"], sample["line"], sample["secret"]
-    return {name: place(rule, line, secret, number) for name, place in CONTEXTS.items()}
+    out = {}
+    for name, place in CONTEXTS.items():
+        file_name, text = place(rule, line, secret, number)
+        out[name] = (file_name, pdf_of(text) if file_name.endswith(".pdf") else text.encode())
+    return out
 
 
 def _fasta(rng: random.Random, alphabet: str, records: int, length: int) -> str:
