@@ -26,12 +26,12 @@ import functools
 from collections.abc import Iterator
 from typing import Any
 
-from arr.safety.scanner import placeholder_password
+from arr.safety.scanner import PLACEHOLDER_PASSWORDS
 
 # A name written before a value: letters, digits, ``_-.`` (``db.password``, ``DB_PASSWORD``).
 _NAME = rb"[A-Za-z0-9_.\-]{0,40}"
 # What stands between a name and its value in the places researchers write one.
-_ASSIGN = rb"[\"'\]}]?\s{0,5}(?:<-|:=|=>|\}\{|[:=])\s{0,5}"
+_ASSIGN = rb"[\"'\]}]?\s{0,16}(?:<-|:=|=>|\}\{|[:=])\s{0,16}"
 
 
 @functools.lru_cache(maxsize=1)
@@ -39,31 +39,47 @@ def _patterns() -> dict[str, Any]:
     import re2
 
     return {
-        "k8s_kind": re2.compile(rb"(?i)kind:\s{0,5}[\"']?secret[\"']?\s"),
-        "k8s_line": re2.compile(
-            rb"(?m)^([ \t]*)(?:[A-Za-z0-9_.\-]{1,100}):[ \t]*(?:[|>][-+]?[ \t]*$|(.*)$)"
+        "k8s_kind": re2.compile(rb"(?i)kind\\?[\"']?:\s{0,5}\\?[\"']?secret(?:[^A-Za-z0-9_\-]|$)"),
+        "b64_run": re2.compile(
+            rb"(?:^|[^A-Za-z0-9+/_\-.])(?P<t>[A-Za-z0-9+/]{8,}={0,2})(?:[^A-Za-z0-9+/=_\-.]|$)"
         ),
         "b64_value": re2.compile(
-            rb"(?i)(?:password|passwd|secret|token|key|credential|auth)" + _NAME + _ASSIGN
-            + rb"[\"']?(?P<t>[A-Za-z0-9+/]{8,200}={0,2})(?:[\"'\s,;}]|$)"
+            _NAME + _ASSIGN
+            + rb"[\"']?(?:[A-Za-z0-9_.\-]{1,40}:\s{0,5}[|>]?\s{0,8})?[\"']?"
+            + rb"(?P<t>[A-Za-z0-9+/]{8,}={0,2})(?:[\"'\s,;}]|$)"
         ),
         "nuget": re2.compile(
             rb"(?i)<add\s+key\s*=\s*[\"'][^\"']{0,60}(?:password|secret|token|apikey)"
             rb"[^\"']{0,60}[\"']\s+value\s*=\s*[\"'](?P<t>[^\"']{1,300})[\"']"
         ),
         "password": re2.compile(
-            rb"(?i)(?P<name>[A-Za-z0-9_.\-]{0,40}(?:password|passwd|pwd))" + _ASSIGN
-            + rb"\\?(?P<q>[\"'{])(?P<t>[^\"'{}\s\\]{6,128})\\?[\"'}]"
+            _ASSIGN
+            + rb"(?:\\?[\"'{]{1,2}(?P<t>[^\"'{}\s\\]{6,128})\\?[\"'}]"
+            + rb"|(?P<u>[A-Za-z0-9!@#$%^&*_+=~\-]{6,128})(?:[\s}]|$))"
         ),
         "user_pass": re2.compile(
-            rb"(?i)(?:auth|cred|secret|login|passw)" + _NAME + _ASSIGN
-            + rb"\\?[\"'{](?P<t>[A-Za-z0-9_.@+\-]{1,64}:[^\s\"'{}:/\\][^\s\"'{}\\]{5,127})\\?[\"'}]"
+            _NAME + _ASSIGN
+            + rb"\\?[\"'{]{0,2}(?P<t>[A-Za-z0-9_.@+\-]{0,64}:[^\s\"'{}:/\\][^\s\"'{}\\]{5,127})"
+            + rb"(?:\\?[\"'}]|\s|$)"
         ),
         "digits": re2.compile(
-            rb"(?i)(?:token|secret|asana|discord)" + _NAME + _ASSIGN
+            _NAME + _ASSIGN
             + rb"\\?[\"'{]?(?P<t>[0-9]{16,64})(?:[^0-9A-Za-z]|$)"
         ),
     }  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1)
+def _any_word_rule() -> Any:
+    """Every word rule's pattern (its words before its tail) as one RE2 alternation: a single
+    linear pass that most texts fail, so the rules run word by word only where one can match."""
+    import re2
+
+    tails = []
+    for rule, words in _WORDS.items():
+        tail = _patterns()[rule].pattern.replace(b"(?P<t>", b"(").replace(b"(?P<u>", b"(")
+        tails.append(b"(?:" + b"|".join(words) + b")(?:" + tail + b")")
+    return re2.compile(b"|".join(tails))  # run on the lower-cased text: no (?i) needed
 
 
 def _index(match: Any, name: str) -> int:
@@ -85,73 +101,107 @@ def _printable_base64(value: bytes) -> bool:
     if len(value) % 4:
         return False
     try:
-        decoded = binascii.a2b_base64(value)
+        decoded = binascii.a2b_base64(value[:48])  # the head tells text from bytes
     except binascii.Error:
         return False
     return len(decoded) >= 6 and all(32 <= c < 127 for c in decoded)
 
 
 def _secret_data(content: bytes) -> Iterator[tuple[int, int]]:
-    """Values under ``data:`` / ``stringData:`` of a text declaring ``kind: Secret``."""
+    """Every base64 value of a text declaring ``kind: Secret``: read by its runs, not by its
+    lines, so a manifest flattened into a PDF's text or escaped into a JSON string is judged
+    the same as the YAML file."""
     patterns = _patterns()
     if patterns["k8s_kind"].search(content) is None:
         return
-    inside: int | None = None  # indentation of the data: line while inside its block
-    for match in patterns["k8s_line"].finditer(content):
-        indent = len(match.group(1).expandtabs(4))
-        line = match.group(0).strip()
-        if inside is not None and indent <= inside:
-            inside = None
-        if inside is not None:
-            start, end = match.start(), match.end()
-            yield start + len(match.group(0)) - len(match.group(0).lstrip()), end
-        elif line.lower() in (b"data:", b"stringdata:"):
-            inside = indent
-    # a block scalar's continuation lines (``.dockercfg: |`` then indented base64) are not
-    # ``name:`` lines: the span of a data: block is judged by lines, so take them too
-    yield from _block_lines(content)
+    for match in patterns["b64_run"].finditer(content):
+        run = _group(match, "t")
+        if len(run) % 4 == 0 and (b"=" in run or _mixed(run)):
+            yield _span(match, "t")
 
 
-def _block_lines(content: bytes) -> Iterator[tuple[int, int]]:
-    """Indented lines after a ``name: |`` or ``name: >`` inside a Secret: base64 bodies."""
-    lines = content.split(b"\n")
-    offset, taking = 0, None
-    for line in lines:
-        stripped = line.strip()
-        indent = len(line) - len(line.lstrip())
-        if taking is not None and stripped and indent > taking:
-            yield offset, offset + len(line)
-        elif stripped:
-            taking = indent if stripped.endswith((b": |", b": >", b": |-", b": >-")) else None
-        offset += len(line) + 1
+_TEMPLATE = ("${", "$(", "{{", "%(", "%s", "%d", "<", "*")
+
+
+def _placeholder(password: str, user: str = "") -> bool:
+    """A password that is a placeholder or a template: a known one, the user name again, a
+    run of one character, ``${VAR}``, ``$VAR``, ``%VAR%``, ``%(name)s``, ``<password>``."""
+    lowered = password.lower()
+    if lowered.encode() in PLACEHOLDER_PASSWORDS or lowered == user.lower() != "":
+        return True
+    if len(set(lowered)) == 1 or any(mark in password for mark in _TEMPLATE):
+        return True
+    dollar = password.find("$")
+    if dollar != -1 and password[dollar + 1 : dollar + 2].isalpha():
+        return True  # $PASSWORD
+    return password.count("%") >= 2  # %PASSWORD% (Windows, NuGet)
+
+
+def _mixed_value(value: str) -> bool:
+    """An unquoted value that reads as a password, not a word or a constant's name: upper and
+    lower case letters, or letters and digits."""
+    upper = any(c.isupper() for c in value)
+    lower = any(c.islower() for c in value)
+    digit = any(c.isdigit() for c in value)
+    return (upper and lower) or ((upper or lower) and digit)
+
+
+def _mixed(run: bytes) -> bool:
+    """Upper case, lower case and a digit: base64 of bytes, not a word or a name."""
+    return (
+        any(65 <= c <= 90 for c in run)
+        and any(97 <= c <= 122 for c in run)
+        and any(48 <= c <= 57 for c in run)
+    )
+
+
+# The words each rule's name holds: found in the lower-cased text at C speed, the rule's pattern
+# then matched where each one ends (bounded: a name, an operator, a value), never over the text.
+_WORDS = {
+    "password": (b"password", b"passwd", b"pwd"),
+    "user_pass": (b"auth", b"cred", b"secret", b"login", b"passw"),
+    "digits": (b"token", b"secret", b"asana", b"discord"),
+    "b64_value": (b"pass", b"secret", b"token", b"key", b"credential", b"auth"),
+}
+
+
+def _after_words(content: bytes, lowered: bytes, rule: str) -> Iterator[Any]:
+    """The rule's pattern matched right after each of its words in ``content``."""
+    tail = _patterns()[rule]
+    for word in _WORDS[rule]:
+        start = lowered.find(word)
+        while start != -1:
+            match = tail.match(content, start + len(word))
+            if match is not None:
+                yield match
+            start = lowered.find(word, start + 1)
 
 
 def form_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
     """(kind, start, end) of every credential in the forms above."""
-    lowered = content.lower()
-    patterns = _patterns()
+    lowered = content.lower()  # ASCII-only lowering keeps byte offsets
     if b"secret" in lowered and b"kind" in lowered:
         for start, end in _secret_data(content):
             yield "kubernetes_secret", start, end
     if b"<add" in lowered:
-        for match in patterns["nuget"].finditer(content):
+        for match in _patterns()["nuget"].finditer(content):
             yield "config_password", *_span(match, "t")
-    if b"pass" in lowered or b"pwd" in lowered:
-        for match in patterns["password"].finditer(content):
-            if not placeholder_password("", _group(match, "t").decode("utf-8", "replace")):
-                yield "password_assignment", *_span(match, "t")
-    if b":" in content and any(w in lowered for w in (b"auth", b"cred", b"secret", b"login")):
-        for match in patterns["user_pass"].finditer(content):
+    if _any_word_rule().search(lowered) is None:
+        return
+    for match in _after_words(content, lowered, "password"):
+        quoted = match.group(_index(match, "t")) is not None
+        group = "t" if quoted else "u"
+        value = _group(match, group).decode("utf-8", "replace")
+        if not _placeholder(value) and (quoted or _mixed_value(value)):
+            yield "password_assignment", *_span(match, group)
+    if b":" in content:
+        for match in _after_words(content, lowered, "user_pass"):
             user, _, password = _group(match, "t").decode("utf-8", "replace").partition(":")
-            if not placeholder_password(user, password):
+            shaped = _mixed_value(password) or any(not c.isalnum() for c in password)
+            if shaped and not _placeholder(password, user):
                 yield "user_password", *_span(match, "t")
-    if any(w in lowered for w in (b"token", b"secret", b"asana", b"discord")):
-        for match in patterns["digits"].finditer(content):
-            yield "numeric_secret", *_span(match, "t")
-    if any(w in lowered for w in _B64_WORDS):
-        for match in patterns["b64_value"].finditer(content):
-            if _printable_base64(_group(match, "t")):
-                yield "base64_credential", *_span(match, "t")
-
-
-_B64_WORDS = (b"pass", b"secret", b"token", b"key", b"credential", b"auth")
+    for match in _after_words(content, lowered, "digits"):
+        yield "numeric_secret", *_span(match, "t")
+    for match in _after_words(content, lowered, "b64_value"):
+        if _printable_base64(_group(match, "t")):
+            yield "base64_credential", *_span(match, "t")

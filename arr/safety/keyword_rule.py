@@ -21,11 +21,10 @@ from collections.abc import Iterator
 # call. Its quantifiers are bounded, and it runs only where a keyword stands: linear.
 _ASSIGNMENT_KEYWORDS = (b"key", b"secret", b"token", b"password", b"passwd", b"cred", b"auth")
 # The name may go on after the keyword (``SECRET_KEY_BASE``, ``api_token_2``, ``mySecretString``).
-# Operators beside ``=`` and ``:``: R ``<-``, Go ``:=``, ``=>``, a LaTeX macro's ``}{``, a
-# call's comma (``getenv("API_TOKEN", "<value>")``); a
+# Operators beside ``=`` and ``:``: R ``<-``, Go ``:=``, ``=>``, a LaTeX macro's ``}{``; a
 # quote may be escaped (``\"`` in a notebook's JSON) or be a brace (``.bib``: ``note = {v}``).
 _ASSIGNMENT_TAIL = re.compile(
-    rb"[A-Za-z0-9_]{0,30}\\?[\"']?[\]}]?\s{0,5}(?:<-|:=|=>|\}\{|[:=,])\s{0,5}\\?[\"'{]?([A-Za-z0-9/+_=\-.][A-Za-z0-9/+_=\-.~]{15,199})"
+    rb"(?:_[A-Za-z0-9_]{0,30}|[A-Z][A-Za-z0-9_]{0,30})?\\?[\"']?[\]}]?\s{0,5}(?:<-|:=|=>|\}\{|[:=])\s{0,5}\\?[\"'{]?([A-Za-z0-9/+_=\-.][A-Za-z0-9/+_=\-.~]{15,199})"
 )
 _HAS_DIGIT = re.compile(rb"[0-9]")
 _HAS_LETTER = re.compile(rb"[A-Za-z]")

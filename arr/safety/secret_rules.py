@@ -115,6 +115,9 @@ RULES: tuple[tuple[str, tuple[bytes, ...], re.Pattern[bytes]], ...] = (
         (b"ZXlK",),
         re.compile(rb"(?:^|[^A-Za-z0-9+/_\-])(?P<t>ZXlK[A-Za-z0-9+/_\-]{12,}={0,2})"),
     ),
+    # ours: a Docker registry's auth config in base64 (``{"auths":`` encoded), as a Kubernetes
+    # Secret's .dockercfg or a CI variable holds it
+    ("docker_auth", (b"eyJhdXRocyI6",), re.compile(rb"eyJhdXRocyI6[A-Za-z0-9+/]{8,}={0,2}")),
     # ours (gitleaks' huggingface-access-token): hf_ and 34 letters
     (
         "huggingface_token",

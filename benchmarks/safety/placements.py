@@ -57,11 +57,11 @@ def pdf_of(text: str) -> bytes:
     """A one-page PDF whose body is ``text`` in a paragraph of a paper's column (reportlab:
     lines wrapped at 80 points a side, long words split over lines, as a typesetter does)."""
     from io import BytesIO
+    from xml.sax.saxutils import escape
 
     from reportlab.lib.pagesizes import A4
     from reportlab.lib.styles import getSampleStyleSheet
     from reportlab.platypus import Paragraph, SimpleDocTemplate
-    from xml.sax.saxutils import escape
 
     out = BytesIO()
     style = getSampleStyleSheet()["BodyText"]
@@ -174,7 +174,70 @@ def research_files() -> list[tuple[str, str, str]]:
         ("mlflow run ids", "mlflow.yaml", _lines("run_id: {v}\nexperiment_id: {i}\n", md5, 100)),
         ("arXiv ids", "papers.md", _lines("- arXiv:{v}\n", arxiv)),
         ("git SHA pins", "env.yml", _lines("  - git+https://github.com/lab/t{i}@{v}\n", shas, 50)),
+        ("ORCID ids", "authors.yaml", _lines("- author: A{i}\n  orcid: {v}\n", _orcids(rng))),
+        ("DOIs in .bib", "refs.bib", _bib(shas)),
+        ("conda lock sha256", "conda-lock.yml", _lines("    sha256: {v}\n    md5: x\n", sha256)),
+        ("image digests", "compose.yaml", _lines("  image: lab/t{i}@sha256:{v}\n", sha256, 50)),
+        ("npm integrity", "package-lock.json", _integrity(rng)),
+        ("notebook of hashes", "hashes.ipynb", _hash_notebook(sha256, uuids)),
+        ("K8s ConfigMap", "configmap.yaml", _configmap(rng)),
+        ("password prose", "methods.md", _PROSE),
     ]  # fmt: skip
+
+
+def _orcids(rng: random.Random) -> list[str]:
+    """ORCID iDs with their check character (ISO 7064 11,2: an ``X`` one time in 11)."""
+    out = []
+    for _ in range(100):
+        digits = [rng.randrange(10) for _ in range(15)]
+        total = 0
+        for d in digits:
+            total = (total + d) * 2
+        check = (12 - total % 11) % 11
+        body = "".join(map(str, digits)) + ("X" if check == 10 else str(check))
+        out.append("-".join(body[i : i + 4] for i in range(0, 16, 4)))
+    return out
+
+
+def _bib(shas: list[str]) -> str:
+    return "".join(
+        f"@article{{k{i},\n  author = {{Doe, Jane and Roe, R.}},\n  doi = {{10.1101/{v[:12]}}},\n"
+        f"  url = {{https://doi.org/10.1101/{v[:12]}}},\n  year = {{2024}}\n}}\n"
+        for i, v in enumerate(shas[:50])
+    )
+
+
+def _integrity(rng: random.Random) -> str:
+    import base64
+
+    packages = {
+        f"node_modules/p{i}": {
+            "version": f"1.{i}.0",
+            "integrity": "sha512-" + base64.b64encode(rng.randbytes(64)).decode(),
+        }
+        for i in range(50)
+    }
+    return json.dumps({"name": "site", "lockfileVersion": 3, "packages": packages}, indent=2)
+
+
+def _hash_notebook(sha256: list[str], uuids: list[str]) -> str:
+    lines = [f"{u}  {d}\n" for u, d in zip(uuids[:40], sha256[:40], strict=True)]
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": 3, "source": ["digests()"]}
+    cell["outputs"] = [{"name": "stdout", "output_type": "stream", "text": lines}]
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def _configmap(rng: random.Random) -> str:
+    """A ConfigMap (not a Secret): its data are settings, shown."""
+    rows = "".join(f"  run_{i}: {_base36(rng, 12)}\n" for i in range(20))
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: params\ndata:\n{rows}"
+
+
+_PROSE = (
+    "# Access\n\nParticipants chose a password of at least 12 characters; the password\n"
+    "policy (password: required) was enforced by the portal. Authentication used ORCID\n"
+    "login: https://orcid.org/signin. See the auth: section of the protocol.\n"
+)
 
 
 def _fastq(rng: random.Random) -> str:

@@ -1,0 +1,50 @@
+"""The name rules of :mod:`arr.safety.rules` as ripgrep's arguments, so the engine never even
+opens a file every channel withholds by name.
+
+Folders and files apart, because a glob handed to ``--iglob`` judges folders too: ``!*_key``
+skipped a folder ``answer_key`` whole (and every file below it) while bm25 indexed it, and
+``!credentials`` a folder of that name. So:
+
+- the sensitive folders (``.ssh``, ``.arr``, ...) are one ``--iglob`` ending in ``/``, which
+  ripgrep matches against folders only;
+- the file rules (exact names, prefixes, suffixes, hidden histories) are a file *type*
+  (``--type-add`` then ``--type-not``): ripgrep's types judge files only, never a folder.
+  Type globs are case-sensitive, so each letter is written as a class (``[pP][eE][mM]``),
+  as the name rules are case-insensitive.
+
+Either way each path is tested against one compiled set of globs (measured: the engine's
+overhead over a glob-free scan ~2%, as with the one alternation glob before).
+"""
+
+from __future__ import annotations
+
+from arr.safety.rules import (
+    HIDDEN_SUFFIXES,
+    SENSITIVE_DIRS,
+    SENSITIVE_EXACT,
+    SENSITIVE_PREFIXES,
+    SENSITIVE_SUFFIXES,
+)
+
+TYPE = "arrsecretname"  # ripgrep type names are letters and digits
+
+
+def _any_case(text: str) -> str:
+    """A glob of ``text`` in any case: each letter a class of its two cases."""
+    return "".join(f"[{c.lower()}{c.upper()}]" if c.isalpha() else c for c in text)
+
+
+FILE_GLOBS: tuple[str, ...] = (
+    *(_any_case(name) for name in sorted(SENSITIVE_EXACT)),
+    *(_any_case(p) + "*" for p in SENSITIVE_PREFIXES),
+    *("*" + _any_case(s) for s in SENSITIVE_SUFFIXES),
+    *(".*" + _any_case(s) for s in HIDDEN_SUFFIXES),
+)
+assert not any(c in g for g in FILE_GLOBS for c in ",{}\\:")
+assert not any(c in d for d in SENSITIVE_DIRS for c in ",{}[]\\/")
+
+ENGINE_EXCLUDE_ARGS: tuple[str, ...] = (
+    "--iglob=!{" + ",".join(sorted(SENSITIVE_DIRS)) + "}/",
+    *(f"--type-add={TYPE}:{glob}" for glob in FILE_GLOBS),
+    f"--type-not={TYPE}",
+)
