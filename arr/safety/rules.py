@@ -20,6 +20,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
+from arr.safety.audit_secret import audit_key_spans
 from arr.safety.form_rules import form_spans
 from arr.safety.keyword_rule import secret_assignments
 from arr.safety.normalise import neutral_view, visible_bytes, visible_text
@@ -273,6 +274,8 @@ def token_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
 
 def _credential_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
     """Every credential-like value, lazily: token formats, then ``key = "<high entropy>"``."""
+    for start, end in audit_key_spans(content):  # ARR's own key, copied where a search reads
+        yield "audit_key", start, end
     yield from token_spans(content)
     yield from form_spans(content)
     for start, end in secret_assignments(content):

@@ -69,8 +69,9 @@ def test_a_token_that_ends_a_pdf_paragraph_is_judged_whole() -> None:
     into the word; the line join alone sees it whole."""
     from benchmarks.safety.placements import pdf_of
 
-    token = "sk-proj-" + "SevzWEV_NmNnMndQ5gn6PjFcX_9ay5SEKse8AL0EuYAB0cIgFW7Equ3vCbUbYShvii6L3rBw3W"
-    token += "T3BlbkFJdD9FqO9Z3BoBu9F-KFR6YJtvW6fUfqg2o2Lfel3diT3OCRmBB24hjcd_uLEjgr9tCqnnerVw8A"
+    token = "sk-proj-SevzWEV_NmNnMndQ5gn6PjFcX_9ay5SEKse8AL0EuYAB0cIgFW7Equ3vCbUbYShvii6L3r"
+    token += "Bw3WT3BlbkFJdD9FqO9Z3BoBu9F-KFR6YJtvW6fUfqg2o2Lfel3diT3OCRmBB24hjcd_uLEjgr9tCqnner"
+    token += "Vw8A"
     assert isinstance(walled(PdfReader().read(pdf_of(token))), str)
 
 
