@@ -12,8 +12,7 @@ skipped a folder ``answer_key`` whole (and every file below it) while bm25 index
   Type globs are case-sensitive, so each letter is written as a class (``[pP][eE][mM]``),
   as the name rules are case-insensitive.
 
-Either way each path is tested against one compiled set of globs (measured: the engine's
-overhead over a glob-free scan ~2%, as with the one alternation glob before).
+Each is one alternation glob (a path is tested against one compiled pattern per kind).
 """
 
 from __future__ import annotations
@@ -43,8 +42,11 @@ FILE_GLOBS: tuple[str, ...] = (
 assert not any(c in g for g in FILE_GLOBS for c in ",{}\\:")
 assert not any(c in d for d in SENSITIVE_DIRS for c in ",{}[]\\/")
 
+# One alternation per kind: ripgrep compiles ~100 type globs given one by one in ~25 ms of
+# every search (measured on werkzeug: 38 ms a search against 12 ms with the one --iglob
+# before); as one glob, 15 ms.
 ENGINE_EXCLUDE_ARGS: tuple[str, ...] = (
     "--iglob=!{" + ",".join(sorted(SENSITIVE_DIRS)) + "}/",
-    *(f"--type-add={TYPE}:{glob}" for glob in FILE_GLOBS),
+    f"--type-add={TYPE}:{{{','.join(FILE_GLOBS)}}}",
     f"--type-not={TYPE}",
 )

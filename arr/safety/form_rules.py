@@ -4,8 +4,8 @@ not judge, measured by ``make bench-judges`` on gitleaks' samples (its rule ids 
 - **Kubernetes Secrets** (``kubernetes-secret-yaml``): every value under ``data:`` or
   ``stringData:`` in a text that declares ``kind: Secret``; and, anywhere, a value under a name
   holding a secret word that is base64 of printable text (``password: UyFCXCpkJHpEc2I9``:
-  a password base64-encoded, as a Secret holds it). Hex digests and words are not base64 of
-  text, so ``key: <md5>`` and ``cache_key = <sha256>`` stay searchable.
+  a password base64-encoded, as a Secret holds it; YAML's ``!!binary`` too). Hex digests and
+  words are not base64 of text, so ``key: <md5>`` and ``cache_key = <sha256>`` stay searchable.
 - **NuGet and .NET config** (``nuget-config-password``): ``<add key="...Password..." value="v"/>``.
 - **Passwords by name** (``hashicorp-tf-password``): a quoted value of six characters or more
   under a name ending in a password word (``password = "thisIsDog11"``) that is not a
@@ -34,39 +34,43 @@ _NAME = rb"[A-Za-z0-9_.\-]{0,40}"
 _ASSIGN = rb"[\"'\]}]?\s{0,16}(?:<-|:=|=>|\}\{|[:=])\s{0,16}"
 
 
-@functools.lru_cache(maxsize=1)
-def _patterns() -> dict[str, Any]:
+# Each rule's pattern, compiled when first needed (most texts need only the prefilter).
+_SOURCES: dict[str, bytes] = {
+    "k8s_kind": rb"(?i)kind\\?[\"']?:\s{0,5}\\?[\"']?secret(?:[^A-Za-z0-9_\-]|$)",
+    "b64_run": (
+        rb"(?:^|[^A-Za-z0-9+/_\-.])(?P<t>[A-Za-z0-9+/]{8,}={0,2})(?:[^A-Za-z0-9+/=_\-.]|$)"
+    ),
+    "b64_value": (
+        _NAME + _ASSIGN
+        + rb"[\"']?(?:[A-Za-z0-9_.\-]{1,40}:\s{0,5}[|>]?\s{0,8})?(?:!!binary\s{1,8})?[\"']?"
+        + rb"(?P<t>[A-Za-z0-9+/]{8,}={0,2})(?:[\"'\s,;}]|$)"
+    ),
+    "nuget": (
+        rb"(?i)<add\s+key\s*=\s*[\"'][^\"']{0,60}(?:password|secret|token|apikey)"
+        rb"[^\"']{0,60}[\"']\s+value\s*=\s*[\"'](?P<t>[^\"']{1,300})[\"']"
+    ),
+    "password": (
+        _ASSIGN
+        + rb"(?:\\?[\"'{]{1,2}(?P<t>[^\"'{}\s\\]{6,128})\\?[\"'}]"
+        + rb"|(?P<u>[A-Za-z0-9!@#$%^&*_+=~\-]{6,128})(?:[\s}]|$))"
+    ),
+    "user_pass": (
+        _NAME + _ASSIGN
+        + rb"\\?[\"'{]{0,2}(?P<t>[A-Za-z0-9_.@+\-]{0,64}:[^\s\"'{}:/\\][^\s\"'{}\\]{5,127})"
+        + rb"(?:\\?[\"'}]|\s|$)"
+    ),
+    "digits": (
+        _NAME + _ASSIGN
+        + rb"\\?[\"'{]?(?P<t>[0-9]{16,64})(?:[^0-9A-Za-z]|$)"
+    ),
+}  # fmt: skip
+
+
+@functools.cache
+def _pattern(name: str) -> Any:
     import re2
 
-    return {
-        "k8s_kind": re2.compile(rb"(?i)kind\\?[\"']?:\s{0,5}\\?[\"']?secret(?:[^A-Za-z0-9_\-]|$)"),
-        "b64_run": re2.compile(
-            rb"(?:^|[^A-Za-z0-9+/_\-.])(?P<t>[A-Za-z0-9+/]{8,}={0,2})(?:[^A-Za-z0-9+/=_\-.]|$)"
-        ),
-        "b64_value": re2.compile(
-            _NAME + _ASSIGN
-            + rb"[\"']?(?:[A-Za-z0-9_.\-]{1,40}:\s{0,5}[|>]?\s{0,8})?[\"']?"
-            + rb"(?P<t>[A-Za-z0-9+/]{8,}={0,2})(?:[\"'\s,;}]|$)"
-        ),
-        "nuget": re2.compile(
-            rb"(?i)<add\s+key\s*=\s*[\"'][^\"']{0,60}(?:password|secret|token|apikey)"
-            rb"[^\"']{0,60}[\"']\s+value\s*=\s*[\"'](?P<t>[^\"']{1,300})[\"']"
-        ),
-        "password": re2.compile(
-            _ASSIGN
-            + rb"(?:\\?[\"'{]{1,2}(?P<t>[^\"'{}\s\\]{6,128})\\?[\"'}]"
-            + rb"|(?P<u>[A-Za-z0-9!@#$%^&*_+=~\-]{6,128})(?:[\s}]|$))"
-        ),
-        "user_pass": re2.compile(
-            _NAME + _ASSIGN
-            + rb"\\?[\"'{]{0,2}(?P<t>[A-Za-z0-9_.@+\-]{0,64}:[^\s\"'{}:/\\][^\s\"'{}\\]{5,127})"
-            + rb"(?:\\?[\"'}]|\s|$)"
-        ),
-        "digits": re2.compile(
-            _NAME + _ASSIGN
-            + rb"\\?[\"'{]?(?P<t>[0-9]{16,64})(?:[^0-9A-Za-z]|$)"
-        ),
-    }  # fmt: skip
+    return re2.compile(_SOURCES[name])
 
 
 @functools.lru_cache(maxsize=1)
@@ -77,7 +81,7 @@ def _any_word_rule() -> Any:
 
     tails = []
     for rule, words in _WORDS.items():
-        tail = _patterns()[rule].pattern.replace(b"(?P<t>", b"(").replace(b"(?P<u>", b"(")
+        tail = _SOURCES[rule].replace(b"(?P<t>", b"(").replace(b"(?P<u>", b"(")
         tails.append(b"(?:" + b"|".join(words) + b")(?:" + tail + b")")
     return re2.compile(b"|".join(tails))  # run on the lower-cased text: no (?i) needed
 
@@ -111,10 +115,9 @@ def _secret_data(content: bytes) -> Iterator[tuple[int, int]]:
     """Every base64 value of a text declaring ``kind: Secret``: read by its runs, not by its
     lines, so a manifest flattened into a PDF's text or escaped into a JSON string is judged
     the same as the YAML file."""
-    patterns = _patterns()
-    if patterns["k8s_kind"].search(content) is None:
+    if _pattern("k8s_kind").search(content) is None:
         return
-    for match in patterns["b64_run"].finditer(content):
+    for match in _pattern("b64_run").finditer(content):
         run = _group(match, "t")
         if len(run) % 4 == 0 and (b"=" in run or _mixed(run)):
             yield _span(match, "t")
@@ -167,7 +170,7 @@ _WORDS = {
 
 def _after_words(content: bytes, lowered: bytes, rule: str) -> Iterator[Any]:
     """The rule's pattern matched right after each of its words in ``content``."""
-    tail = _patterns()[rule]
+    tail = _pattern(rule)
     for word in _WORDS[rule]:
         start = lowered.find(word)
         while start != -1:
@@ -184,7 +187,7 @@ def form_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
         for start, end in _secret_data(content):
             yield "kubernetes_secret", start, end
     if b"<add" in lowered:
-        for match in _patterns()["nuget"].finditer(content):
+        for match in _pattern("nuget").finditer(content):
             yield "config_password", *_span(match, "t")
     if _any_word_rule().search(lowered) is None:
         return

@@ -119,12 +119,12 @@ Shown = dict[str, list[tuple[str, str]]]  # judge -> [(rule, context)] of sample
 
 
 def judge_samples(
-    judges: dict[str, tuple[Judge, float]],
+    judges: dict[str, tuple[Judge, float]], chosen: list[dict[str, str]] | None = None
 ) -> tuple[dict[str, dict[str, list[int]]], Shown]:
     """judge -> context -> [withheld, placed, seconds * 1e6], and what each judge showed."""
     table = {name: {c: [0, 0, 0] for c in CONTEXTS} for name in judges}
     shown: Shown = {name: [] for name in judges}
-    for number, sample in enumerate(samples()):
+    for number, sample in enumerate(samples() if chosen is None else chosen):
         for context, (file_name, content) in placed(sample, number).items():
             for name, (judge, _) in judges.items():
                 given = content if name == "arr" else text_of(file_name, content)
@@ -152,9 +152,9 @@ def print_rules(shown: Shown, judge: str = "arr") -> None:
         print(f"  {contexts.total():>4}  {rule:<40}{where}")
 
 
-def print_samples(table: dict[str, dict[str, list[int]]]) -> None:
+def print_samples(table: dict[str, dict[str, list[int]]], what: str = "gitleaks'") -> None:
     names = list(table)
-    print(f"\nsamples withheld of placed, per context\n{'context':<16}", end="")
+    print(f"\n{what} samples withheld of placed, per context\n{'context':<16}", end="")
     print("".join(f"{name:>16}" for name in names))
     totals = {name: [0, 0] for name in names}
     for context in CONTEXTS:
@@ -239,6 +239,17 @@ def main() -> int:
     table, shown = judge_samples(loaded)
     print_samples(table)
     print_rules(shown)
+    theirs = os.environ.get("ARR_DETECT_SECRETS_DATA")
+    if theirs and Path(theirs).is_dir():
+        from benchmarks.safety.placements import detect_secrets_samples
+
+        found = detect_secrets_samples(Path(theirs))
+        their_table, their_shown = judge_samples(loaded, found)
+        print_samples(their_table, f"detect-secrets' test_data ({len(found)} lines it flags):")
+        print_rules(their_shown)
+    else:
+        print("\ndetect-secrets' test_data: not given ($ARR_DETECT_SECRETS_DATA, its repository's")
+        print("test_data folder; not in its sdist); not measured")
     judge_research(loaded)
     print_costs(loaded, table)
     return 0

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -32,8 +33,29 @@ def samples() -> list[dict[str, str]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def detect_secrets_samples(folder: Path) -> list[dict[str, str]]:
+    """detect-secrets' own positives: its scanner (every default plugin and filter) run over
+    its ``test_data`` folder (``$ARR_DETECT_SECRETS_DATA``: the folder of its repository, not
+    in its sdist, so not shipped here), one sample per line it flags: rule = the plugin's
+    type, line = the line, secret = the value it names."""
+    from detect_secrets.core.scan import scan_file
+    from detect_secrets.settings import default_settings
+
+    found: dict[tuple[str, int], dict[str, str]] = {}
+    with default_settings():
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            for secret in scan_file(str(path)):
+                where = (str(path), secret.line_number)
+                line = lines[secret.line_number - 1].strip()
+                value = secret.secret_value or line
+                found.setdefault(where, {"rule": secret.type, "line": line, "secret": value})
+    return list(found.values())
+
+
 def _name(rule: str) -> str:
-    return rule.replace("-", "_").replace(".", "_")
+    """The rule's id as a variable's name (gitleaks' ``-`` and ``.``, detect-secrets' spaces)."""
+    return re.sub(r"\W", "_", rule)
 
 
 def _notebook(line: str) -> str:
