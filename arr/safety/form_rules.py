@@ -1,22 +1,26 @@
 """ARR's own rules for credential forms the maintained scanner (:mod:`arr.safety.scanner`) does
 not judge, measured by ``make bench-judges`` on gitleaks' samples (its rule ids named below):
 
-- **Kubernetes Secrets** (``kubernetes-secret-yaml``): every value under ``data:`` or
-  ``stringData:`` in a text that declares ``kind: Secret``; and, anywhere, a value under a name
-  holding a secret word that is base64 of printable text (``password: UyFCXCpkJHpEc2I9``:
-  a password base64-encoded, as a Secret holds it; YAML's ``!!binary`` too). Hex digests and
-  words are not base64 of text, so ``key: <md5>`` and ``cache_key = <sha256>`` stay searchable.
+- **Kubernetes Secrets** (``kubernetes-secret-yaml``): every base64 value (padded, or mixing
+  cases and digits) of a text that declares ``kind: Secret``, found by its runs, not its lines,
+  so a manifest flattened into a PDF's text or escaped into a JSON string is judged too; and,
+  anywhere, a value under a name holding a secret word that is base64 of printable text
+  (``password: UyFCXCpkJHpEc2I9``, YAML's ``!!binary`` too). Hex digests and words are not
+  base64 of text, so ``key: <md5>`` and ``cache_key = <sha256>`` stay searchable.
 - **NuGet and .NET config** (``nuget-config-password``): ``<add key="...Password..." value="v"/>``.
-- **Passwords by name** (``hashicorp-tf-password``): a quoted value of six characters or more
-  under a name ending in a password word (``password = "thisIsDog11"``) that is not a
-  placeholder (``changeme``, the user name again, a template: :func:`placeholder_password`).
+- **Passwords by name** (``hashicorp-tf-password``): a value of six characters or more under a
+  name ending in a password word, quoted (``password = "thisIsDog11"``) or unquoted when it
+  mixes cases or letters and digits (``export DB_PASSWORD=TestSourcePassword``), unless a
+  placeholder or a template (:func:`_placeholder`: ``changeme``, ``${VAR}``, ``%VAR%``).
 - **A user and password** (``curl-auth-user``, ``sidekiq-secret``): ``user:pass`` under a name
   holding an auth word (``AUTH = "elastic:P@ssw0rd1"``).
 - **Numeric secrets** (``asana-client-id``, ``discord-client-secret``): 16 digits or more under
   a name holding ``token``, ``secret`` or a vendor whose ids are secrets (Asana, Discord).
 
-Each rule is found from a literal at C speed, then one RE2 pattern (linear, no backtracking)
-judges the text around it; names are read from the match, never by scanning back unbounded.
+Linear by construction, and cheap where nothing matches: a Secret and NuGet's form are looked
+for only where their literals stand; the word rules pass one RE2 alternation over the
+lower-cased text first (most texts fail it), then match each rule's bounded pattern where
+each of its words ends. Every pattern is RE2 (no backtracking).
 """
 
 from __future__ import annotations

@@ -19,7 +19,10 @@ from collections.abc import Iterator
 # value is written after its name: ``key = "v"``, ``key: v`` (YAML, INI), ``"key": "v"``
 # (JSON), ``cfg["key"] = "v"`` and ``os.environ["KEY"] = "v"`` (a subscript), ``key=v`` in a
 # call. Its quantifiers are bounded, and it runs only where a keyword stands: linear.
-_ASSIGNMENT_KEYWORDS = (b"key", b"secret", b"token", b"password", b"passwd", b"cred", b"auth")
+_ASSIGNMENT_KEYWORDS = (
+    b"key", b"secret", b"token", b"password", b"passwd", b"cred", b"creds", b"credentials",
+    b"auth",
+)  # fmt: skip
 # The name may go on after the keyword (``SECRET_KEY_BASE``, ``api_token_2``, ``mySecretString``).
 # Operators beside ``=`` and ``:``: R ``<-``, Go ``:=``, ``=>``, a LaTeX macro's ``}{``; a
 # quote may be escaped (``\"`` in a notebook's JSON) or be a brace (``.bib``: ``note = {v}``).

@@ -35,6 +35,8 @@ FORMS = [
     pytest.param(f'secret_value: "{B64}"', B64, id="base64-of-text"),
     pytest.param("glc_" + "eyJvIjoiNzQ0NTg3IiwibiI6InN0YWNr", "glc_eyJvIjoi", id="grafana"),
     pytest.param("sk_test_0xm0dq8kj73rk92b1tis7xt4qfvpiz", "0xm0dq8kj73", id="stripe-test"),
+    pytest.param('"credentials" : "0afae57f3ccfd9d7f5767067bc48b30f"', "0afae57f", id="creds-json"),
+    pytest.param("mySecretString=NYiWxKAneIzrOXu7psKi9UpcQSMNTm", "NYiWxKAne", id="camel-case"),
 ]
 
 
