@@ -23,7 +23,7 @@ from pathlib import PurePosixPath
 from arr.safety.audit_secret import audit_key_spans
 from arr.safety.form_rules import form_spans
 from arr.safety.keyword_rule import secret_assignments
-from arr.safety.normalise import neutral_view, visible_bytes, visible_text
+from arr.safety.normalise import json_strings, neutral_view, visible_bytes, visible_text
 from arr.safety.scanner import scanner_spans
 from arr.safety.secret_rules import RULES, VALIDATORS, span_of
 
@@ -290,17 +290,25 @@ def credential_kind(content: bytes) -> str | None:
     on every search, and a 100 kB module full of ``key``/``token`` words costs ~5 ms to scan."""
     content = visible_bytes(content)
     if len(content) < _CACHE_FROM_BYTES:
-        return next((kind for kind, _, _ in _credential_spans(content)), None)
+        return _first_kind(content)
     key = hashlib.blake2b(content, digest_size=16).digest()
     with _VERDICTS_LOCK:
         if key in _VERDICTS:
             _VERDICTS.move_to_end(key)
             return _VERDICTS[key]
-    kind = next((kind for kind, _, _ in _credential_spans(content)), None)
+    kind = _first_kind(content)
     with _VERDICTS_LOCK:
         _VERDICTS[key] = kind
         while len(_VERDICTS) > _MAX_VERDICTS:
             _VERDICTS.popitem(last=False)
+    return kind
+
+
+def _first_kind(content: bytes) -> str | None:
+    """The first credential in the content, or else in a JSON file's decoded strings."""
+    kind = next((kind for kind, _, _ in _credential_spans(content)), None)
+    if kind is None and (strings := json_strings(content)) is not None:
+        kind = next((kind for kind, _, _ in _credential_spans(visible_bytes(strings))), None)
     return kind
 
 

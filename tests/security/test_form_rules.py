@@ -84,3 +84,10 @@ def test_each_rule_is_linear_on_a_run_of_its_own_words(prefix: bytes) -> None:
     started = time.perf_counter()
     list(form_spans(prefix * (1_000_000 // len(prefix))))
     assert time.perf_counter() - started < 10.0  # ~0.6 s on this machine; quadratic: hours
+
+
+def test_a_form_escaped_inside_a_json_string_is_judged_as_written() -> None:
+    """A JSON file's strings are judged decoded too: NuGet's quotes escaped in a note."""
+    note = json.dumps({"note": f'<add key="ClearTextPassword" value="{PASSWORD}" />'})
+    assert '\\"' in note and credential_kind(note.encode()) == "config_password"
+    assert credential_kind(json.dumps({"note": 'ordinary "quoted" text\n'}).encode()) is None
