@@ -162,8 +162,8 @@ def _mixed(run: bytes) -> bool:
     )
 
 
-# The words each rule's name holds: found in the lower-cased text at C speed, the rule's pattern
-# then matched where each one ends (bounded: a name, an operator, a value), never over the text.
+# The words each rule's name holds; a rule's pattern is matched where one of them ends
+# (bounded: a name, an operator, a value).
 _WORDS = {
     "password": (b"password", b"passwd", b"pwd"),
     "user_pass": (b"auth", b"cred", b"secret", b"login", b"passw"),
@@ -172,16 +172,49 @@ _WORDS = {
 }
 
 
-def _after_words(content: bytes, lowered: bytes, rule: str) -> Iterator[Any]:
-    """The rule's pattern matched right after each of its words in ``content``."""
-    tail = _pattern(rule)
-    for word in _WORDS[rule]:
-        start = lowered.find(word)
-        while start != -1:
-            match = tail.match(content, start + len(word))
-            if match is not None:
-                yield match
-            start = lowered.find(word, start + 1)
+@functools.cache
+def _word_rule(rule: str) -> Any:
+    """The rule's words, then its pattern, for the lower-cased text (offsets are the text's)."""
+    import re2
+
+    return re2.compile(b"(?:" + b"|".join(_WORDS[rule]) + b")" + _SOURCES[rule])
+
+
+def _word_hits(lowered: bytes) -> Iterator[tuple[str, Any]]:
+    """(rule, match) of each word rule's matches in the lower-cased text: nothing after one
+    pass of the union (:func:`_any_word_rule`), which most texts fail; else each rule's own
+    pass (RE2's loop, not one Python call per word: a text of 60,000 ``key:`` lines costs
+    what a text of 60,000 words does)."""
+    if _any_word_rule().search(lowered) is None:
+        return
+    for rule in _WORDS:
+        for match in _word_rule(rule).finditer(lowered):
+            yield rule, match
+
+
+def _judged(rule: str, match: Any, content: bytes) -> tuple[str, int, int] | None:
+    """The credential a word rule's match holds, or None (a placeholder, a word, bytes); its
+    values read from ``content`` at the match's offsets (their case matters)."""
+
+    def value(group: str) -> bytes:
+        start, end = _span(match, group)
+        return content[start:end]
+
+    if rule == "password":
+        group = "t" if match.group(_index(match, "t")) is not None else "u"
+        text = value(group).decode("utf-8", "replace")
+        if not _placeholder(text) and (group == "t" or _mixed_value(text)):
+            return "password_assignment", *_span(match, group)
+    elif rule == "user_pass":
+        user, _, password = value("t").decode("utf-8", "replace").partition(":")
+        shaped = _mixed_value(password) or any(not c.isalnum() for c in password)
+        if shaped and not _placeholder(password, user):
+            return "user_password", *_span(match, "t")
+    elif rule == "digits":
+        return "numeric_secret", *_span(match, "t")
+    elif _printable_base64(value("t")):
+        return "base64_credential", *_span(match, "t")
+    return None
 
 
 def form_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
@@ -193,22 +226,7 @@ def form_spans(content: bytes) -> Iterator[tuple[str, int, int]]:
     if b"<add" in lowered:
         for match in _pattern("nuget").finditer(content):
             yield "config_password", *_span(match, "t")
-    if _any_word_rule().search(lowered) is None:
-        return
-    for match in _after_words(content, lowered, "password"):
-        quoted = match.group(_index(match, "t")) is not None
-        group = "t" if quoted else "u"
-        value = _group(match, group).decode("utf-8", "replace")
-        if not _placeholder(value) and (quoted or _mixed_value(value)):
-            yield "password_assignment", *_span(match, group)
-    if b":" in content:
-        for match in _after_words(content, lowered, "user_pass"):
-            user, _, password = _group(match, "t").decode("utf-8", "replace").partition(":")
-            shaped = _mixed_value(password) or any(not c.isalnum() for c in password)
-            if shaped and not _placeholder(password, user):
-                yield "user_password", *_span(match, "t")
-    for match in _after_words(content, lowered, "digits"):
-        yield "numeric_secret", *_span(match, "t")
-    for match in _after_words(content, lowered, "b64_value"):
-        if _printable_base64(_group(match, "t")):
-            yield "base64_credential", *_span(match, "t")
+    for rule, match in _word_hits(lowered):
+        found = _judged(rule, match, content)
+        if found is not None:
+            yield found
