@@ -6,7 +6,7 @@ folder. Every content judge (:func:`arr.safety.rules.credential_kind`) and every
 asks :func:`audit_key_spans`, so a file holding the key's hex, in either case, is withheld as a
 credential and a snippet holding it is redacted. The key is read here, never made: where it is
 found is :func:`key_path` (the one place, :mod:`arr.memory.audit_key` reads it from here), and
-it is read again only when its file changes (one ``lstat`` per judgement).
+it is read again only when its file changes (one ``lstat`` a second at most).
 """
 
 from __future__ import annotations
@@ -14,6 +14,7 @@ from __future__ import annotations
 import os
 import stat
 import threading
+import time
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -53,21 +54,32 @@ def _read_hex(path: Path) -> tuple[bytes, ...]:
     return tuple({text.lower(), text.upper()})
 
 
+# The key file is looked at again at most this often (a judgement is 10-30 us; an lstat per
+# judgement was a tenth of the judge's time on source trees). A key made or replaced is seen
+# within the second: before it exists, no copy of it can.
+RECHECK_S = 1.0
+_checked: dict[str, tuple[float, tuple[bytes, ...]]] = {}
+
+
 def key_hex() -> tuple[bytes, ...]:
     """The key's hex as it may be written (lower and upper case), or () when there is none."""
     path = key_path()
+    now = time.monotonic()
+    recent = _checked.get(str(path))
+    if recent is not None and now - recent[0] < RECHECK_S:
+        return recent[1]
     try:
         info = os.lstat(path)
     except OSError:
+        _checked[str(path)] = (now, ())
         return ()
     state = (info.st_ino, info.st_size, info.st_mtime_ns)
     with _lock:
         cached = _seen.get(str(path))
-        if cached is not None and cached[0] == state:
-            return cached[1]
-    found = _read_hex(path)
+    found = cached[1] if cached is not None and cached[0] == state else _read_hex(path)
     with _lock:
         _seen[str(path)] = (state, found)
+        _checked[str(path)] = (now, found)
     return found
 
 
