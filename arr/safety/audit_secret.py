@@ -63,8 +63,22 @@ _checked: dict[str, tuple[float, tuple[bytes, ...]]] = {}
 
 def key_hex() -> tuple[bytes, ...]:
     """The key's hex as it may be written (lower and upper case), or () when there is none."""
-    path = key_path()
     now = time.monotonic()
+    # where the key is depends on these alone; read before any Path is made (a judgement's cost)
+    where = (os.environ.get(KEY_ENV), os.environ.get("XDG_CONFIG_HOME"), os.environ.get("HOME"))
+    recent = _recent.get(where)
+    if recent is not None and now - recent[0] < RECHECK_S:
+        return recent[1]
+    found = _key_hex_now(now)
+    _recent[where] = (now, found)
+    return found
+
+
+_recent: dict[tuple[str | None, ...], tuple[float, tuple[bytes, ...]]] = {}
+
+
+def _key_hex_now(now: float) -> tuple[bytes, ...]:
+    path = key_path()
     recent = _checked.get(str(path))
     if recent is not None and now - recent[0] < RECHECK_S:
         return recent[1]
