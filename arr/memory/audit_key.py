@@ -24,20 +24,11 @@ from pathlib import Path
 
 from arr import atomic_write
 from arr.errors import ArrError
-
-KEY_ENV = "ARR_AUDIT_KEY"
+from arr.safety.audit_secret import KEY_ENV, key_path
 
 
 class AuditKeyError(ArrError):
     """The audit key cannot be made or read safely."""
-
-
-def key_path() -> Path:
-    explicit = os.environ.get(KEY_ENV)
-    if explicit:
-        return Path(explicit).expanduser()
-    config = os.environ.get("XDG_CONFIG_HOME") or str(Path.home() / ".config")
-    return Path(config) / "arr" / "audit.key"
 
 
 def _workspace_of(database: Path) -> Path | None:

@@ -6,7 +6,7 @@ redact_credentials`). The store keeps what was written; what leaves it (MCP ``me
 from __future__ import annotations
 
 from arr.models import ResearchMemory, replaced
-from arr.safety.rules import redact_credentials
+from arr.safety.rules import redact_credentials, shown_name
 
 
 def shown_memory(memory: ResearchMemory) -> ResearchMemory:
@@ -15,6 +15,7 @@ def shown_memory(memory: ResearchMemory) -> ResearchMemory:
 
     return replaced(
         memory,
+        id=shown_name(memory.id),  # ids are text too (one written before ids were judged)
         title=clean(memory.title),
         body=clean(memory.body),
         tags=tuple(clean(tag) for tag in memory.tags),

@@ -26,6 +26,7 @@ from arr.memory import audit, audit_key
 from arr.memory.database_file import database_failure, file_state
 from arr.memory.schema import SCHEMA
 from arr.models import SCOPE_FIELDS, ResearchMemory, ScopeKey
+from arr.safety.rules import name_holds_credential
 
 TRANSITIONS = {"publish": ("draft", "published"), "retract": ("published", "retracted")}
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -190,6 +191,8 @@ class ResearchMemoryStore:
     def insert_draft(self, conn: sqlite3.Connection, memory: ResearchMemory, actor: str) -> bool:
         """Insert ``memory`` as a draft with its audit row inside the caller's transaction
         (see ``transaction``); False when the id exists (nothing written)."""
+        if name_holds_credential(memory.id):  # ids are shown in every listing and answer
+            raise MemoryStoreError("a memory id may not hold a credential", codes.CREDENTIAL)
         memory_id, scope = memory.id, memory.scope
         if conn.execute("SELECT 1 FROM memories WHERE id = ?", (memory_id,)).fetchone():
             return False

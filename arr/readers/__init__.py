@@ -49,7 +49,7 @@ TEXT_FORMATS = tuple(f.suffix for f in FORMATS if f.text)
 SUFFIXES = tuple(f.suffix for f in FORMATS)
 VERSIONS = {f.suffix: f.version for f in FORMATS}
 MEMORY_VIEWS = 64
-WALLS_VERSION = "walls-2"  # the walls' own version (arr.readers.walls): every view anew
+WALLS_VERSION = "walls-3"  # the walls' own version (arr.readers.walls): every view anew
 
 
 def suffix_of(name: str) -> str | None:

@@ -131,9 +131,12 @@ def credential_in(view: View) -> str | None:
     # next alone (a fixed-length token at a wrap, which the whole join runs into the next word)
     lines = view.lines
     pairs = "\n".join(a.rstrip() + b.lstrip() for a, b in zip(lines, lines[1:], strict=False))
+    # and the line join alone: a token that ends a wrapped paragraph before a space and a word
+    # ("...Vw8A Then we") is run into the word by the space join
     return (
         credential_kind(text.encode("utf-8", "surrogatepass"))
         or token_kind(joined(text).encode("utf-8", "surrogatepass"))
+        or token_kind(_LINE_WRAP.sub("", text).encode("utf-8", "surrogatepass"))
         or token_kind(_SPACE_WRAP.sub("", pairs).encode("utf-8", "surrogatepass"))
     )
 

@@ -19,12 +19,15 @@ from collections.abc import Iterator
 # value is written after its name: ``key = "v"``, ``key: v`` (YAML, INI), ``"key": "v"``
 # (JSON), ``cfg["key"] = "v"`` and ``os.environ["KEY"] = "v"`` (a subscript), ``key=v`` in a
 # call. Its quantifiers are bounded, and it runs only where a keyword stands: linear.
-_ASSIGNMENT_KEYWORDS = (b"key", b"secret", b"token", b"password", b"passwd")
-# The name may go on after the keyword (``SECRET_KEY_BASE``, ``api_token_2``). Operators beside
-# ``=`` and ``:``: R ``<-``, Go ``:=``, ``=>``, a LaTeX macro's ``}{``; a
+_ASSIGNMENT_KEYWORDS = (
+    b"key", b"secret", b"token", b"password", b"passwd", b"cred", b"creds", b"credentials",
+    b"auth",
+)  # fmt: skip
+# The name may go on after the keyword (``SECRET_KEY_BASE``, ``api_token_2``, ``mySecretString``).
+# Operators beside ``=`` and ``:``: R ``<-``, Go ``:=``, ``=>``, a LaTeX macro's ``}{``; a
 # quote may be escaped (``\"`` in a notebook's JSON) or be a brace (``.bib``: ``note = {v}``).
 _ASSIGNMENT_TAIL = re.compile(
-    rb"(?:_[A-Za-z0-9_]{0,30})?\\?[\"']?[\]}]?\s{0,5}(?:<-|:=|=>|\}\{|[:=])\s{0,5}\\?[\"'{]?([A-Za-z0-9/+_=\-.][A-Za-z0-9/+_=\-.~]{15,199})"
+    rb"(?:_[A-Za-z0-9_]{0,30}|[A-Z][A-Za-z0-9_]{0,30})?\\?[\"']?[\]}]?\s{0,5}(?:<-|:=|=>|\}\{|[:=])\s{0,5}\\?[\"'{]?([A-Za-z0-9/+_=\-.][A-Za-z0-9/+_=\-.~]{15,199})"
 )
 _HAS_DIGIT = re.compile(rb"[0-9]")
 _HAS_LETTER = re.compile(rb"[A-Za-z]")

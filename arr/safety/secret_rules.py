@@ -82,6 +82,26 @@ RULES: tuple[tuple[str, tuple[bytes, ...], re.Pattern[bytes]], ...] = (
             rb"(?:[^A-Za-z0-9_~.\-]|$)"
         ),
     ),
+    # ours, after gitleaks' rules of the same names, for the forms the scanner missed on its
+    # samples (make bench-judges): Grafana Cloud glc_ tokens of any alphabet, Stripe keys of
+    # any environment, Alibaba LTAI ids, Fly.io tokens, Sourcegraph sgp_ tokens, a JWT in
+    # base64 (``ZXlK`` is ``eyJ`` encoded) at the start of a run, a Docker registry's auth
+    # config in base64 (``{"auths":`` encoded, a Secret's .dockercfg). One alternation, no
+    # anchors: one pass of RE2 over the text costs less than seven substring scans.
+    (
+        "vendor_token",
+        (),
+        re.compile(
+            rb"(?P<t1>glc_[A-Za-z0-9+/]{32,400}={0,2})"
+            rb"|(?P<t2>[sr]k_(?:test|live|prod)_[A-Za-z0-9]{10,247})"
+            rb"|(?:^|[^A-Za-z0-9])(?P<t3>LTAI[A-Za-z0-9]{12,20})(?:[^A-Za-z0-9]|$)"
+            rb"|(?P<t4>fo1_[A-Za-z0-9_\-]{43}|fm1[ar]_[A-Za-z0-9+/]{100,}={0,3}"
+            rb"|fm2_[A-Za-z0-9+/]{100,}={0,3})"
+            rb"|(?P<t5>sgp_(?:[a-fA-F0-9]{16}_|local_)?[a-fA-F0-9]{40})"
+            rb"|(?:^|[^A-Za-z0-9+/_\-])(?P<t6>ZXlK[A-Za-z0-9+/_\-]{12,}={0,2})"
+            rb"|(?P<t7>eyJhdXRocyI6[A-Za-z0-9+/]{8,}={0,2})"
+        ),
+    ),
     # ours (gitleaks' huggingface-access-token): hf_ and 34 letters
     (
         "huggingface_token",
@@ -113,7 +133,12 @@ VALIDATORS = {"cloud_access_key": not_a_sequence}
 
 
 def span_of(match: Any) -> tuple[int, int]:
-    """The credential's span: the group ``t`` where the pattern consumed the character after
-    the token (RE2 has no look-ahead), else the whole match."""
-    index = match.re.groupindex
-    return match.span(index[b"t"] if b"t" in index else index["t"]) if index else match.span()
+    """The credential's span: the group ``t`` (or, in an alternation, the ``t<n>`` that took
+    part) where the pattern consumed a character around the token (RE2 has no look-around),
+    else the whole match."""
+    for name, number in match.re.groupindex.items():
+        label = name.decode() if isinstance(name, bytes) else name
+        named_t = label == "t" or (label[:1] == "t" and label[1:].isdigit())
+        if named_t and match.start(number) != -1:
+            return match.span(number)
+    return match.span()

@@ -12,7 +12,7 @@ from arr import codes
 from arr.errors import MemoryStoreError
 from arr.memory.store import ResearchMemoryStore
 from arr.models import FRESH, EvidenceChunk, Freshness, Location, ScopeKey, ToolCall
-from arr.safety.rules import redact_credentials
+from arr.safety.rules import redact_credentials, shown_name
 from arr.tools.base import ChannelError, seconds_left
 from arr.workspace.workspace import Workspace
 
@@ -62,10 +62,10 @@ class MemoryTool:
             raise ChannelError(exc.code or codes.MEMORY_DB_CORRUPT, str(exc)) from None
         return [
             EvidenceChunk(
-                id=f"mem:{memory.id}",
+                id=f"mem:{shown_name(memory.id)}",
                 scope=memory.scope,
                 channel=self.name,
-                location=Location(memory_id=memory.id),
+                location=Location(memory_id=shown_name(memory.id)),  # an id is text too
                 # Redacted whole, then cut: a secret never straddles the snippet's edge.
                 snippet=redact_credentials(f"{memory.title}: {memory.body}")[0][
                     : self.snippet_chars

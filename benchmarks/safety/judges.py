@@ -21,6 +21,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections import Counter
 from collections.abc import Callable
 from pathlib import Path
 
@@ -30,9 +31,38 @@ Judge = Callable[[str, bytes], bool]  # (file name, content) -> withheld
 
 
 def arr_judge() -> Judge:
+    """ARR's judge as a file meets it: the content rules on a text file's bytes, then, for a
+    file a reader reads (notebook, LaTeX, BibTeX, PDF), the walls on the reader's view."""
+    from arr.readers import suffix_of
+    from arr.readers.registry import format_of, reader_for
+    from arr.readers.view import Unreadable
+    from arr.readers.walls import walled
     from arr.safety.rules import credential_kind
 
-    return lambda name, content: credential_kind(content) is not None
+    def judge(name: str, content: bytes) -> bool:
+        suffix = suffix_of(name)
+        form = format_of(suffix) if suffix else None
+        if (form is None or form.text) and credential_kind(content) is not None:
+            return True
+        if form is None:
+            return False
+        try:
+            return isinstance(walled(reader_for(form.suffix, 50, 20.0).read(content)), str)
+        except Unreadable:
+            return True  # not read: nothing of it is shown
+
+    return judge
+
+
+def text_of(name: str, content: bytes) -> bytes:
+    """What a scanner outside ARR is given: a PDF's text (PDFium), any other file's bytes."""
+    if not name.endswith(".pdf"):
+        return content
+    import pypdfium2 as pdfium
+
+    document = pdfium.PdfDocument(content)
+    pages = [document[n].get_textpage().get_text_range() for n in range(len(document))]
+    return "\n".join(pages).encode("utf-8", "surrogatepass")
 
 
 def detect_secrets_judge() -> Judge:
@@ -85,25 +115,48 @@ def load(names: list[str]) -> dict[str, tuple[Judge, float]]:
     return loaded
 
 
-def judge_samples(judges: dict[str, tuple[Judge, float]]) -> dict[str, dict[str, list[int]]]:
-    """judge -> context -> [withheld, placed, seconds * 1e6]."""
+Shown = dict[str, list[tuple[str, str]]]  # judge -> [(rule, context)] of samples shown
+
+
+def judge_samples(
+    judges: dict[str, tuple[Judge, float]], chosen: list[dict[str, str]] | None = None
+) -> tuple[dict[str, dict[str, list[int]]], Shown]:
+    """judge -> context -> [withheld, placed, seconds * 1e6], and what each judge showed."""
     table = {name: {c: [0, 0, 0] for c in CONTEXTS} for name in judges}
-    for number, sample in enumerate(samples()):
-        for context, (file_name, text) in placed(sample, number).items():
-            content = text.encode("utf-8")
+    shown: Shown = {name: [] for name in judges}
+    for number, sample in enumerate(samples() if chosen is None else chosen):
+        for context, (file_name, content) in placed(sample, number).items():
             for name, (judge, _) in judges.items():
+                given, named = content, file_name
+                if name != "arr":  # a PDF's text, named as text (detect-secrets skips .pdf)
+                    given, named = text_of(file_name, content), file_name.replace(".pdf", ".txt")
                 started = time.perf_counter()
-                withheld = judge(file_name, content)
+                withheld = judge(named, given)
                 cell = table[name][context]
                 cell[2] += int((time.perf_counter() - started) * 1e6)
                 cell[0] += withheld
                 cell[1] += 1
-    return table
+                if not withheld:
+                    shown[name].append((sample["rule"], context))
+    return table, shown
 
 
-def print_samples(table: dict[str, dict[str, list[int]]]) -> None:
+def print_rules(shown: Shown, judge: str = "arr") -> None:
+    """The rules whose samples the judge showed, most first, with the contexts they were in."""
+    if judge not in shown:
+        return
+    by_rule: dict[str, Counter[str]] = {}
+    for rule, context in shown[judge]:
+        by_rule.setdefault(rule, Counter())[context] += 1
+    print(f"\n{judge}: samples shown by rule ({len(by_rule)} rules)")
+    for rule, contexts in sorted(by_rule.items(), key=lambda kv: (-kv[1].total(), kv[0])):
+        where = ", ".join(f"{c} {n}" for c, n in contexts.most_common())
+        print(f"  {contexts.total():>4}  {rule:<40}{where}")
+
+
+def print_samples(table: dict[str, dict[str, list[int]]], what: str = "gitleaks'") -> None:
     names = list(table)
-    print(f"\nsamples withheld of placed, per context\n{'context':<16}", end="")
+    print(f"\n{what} samples withheld of placed, per context\n{'context':<16}", end="")
     print("".join(f"{name:>16}" for name in names))
     totals = {name: [0, 0] for name in names}
     for context in CONTEXTS:
@@ -125,7 +178,8 @@ def judge_research(judges: dict[str, tuple[Judge, float]]) -> dict[str, list[str
     files = research_files()
     for name, (judge, _) in judges.items():
         for what, file_name, text in files:
-            if judge(file_name, text.encode("utf-8")):
+            content = text.encode("utf-8")
+            if judge(file_name, content if name == "arr" else text_of(file_name, content)):
                 wrong[name].append(what)
     print(f"\nresearch files withheld (false positives) of {len(files)}")
     for name, whats in wrong.items():
@@ -184,8 +238,20 @@ def main() -> int:
     loaded = load(chosen.split(",") if chosen else list(JUDGES))
     if not loaded:
         return 1
-    table = judge_samples(loaded)
+    table, shown = judge_samples(loaded)
     print_samples(table)
+    print_rules(shown)
+    theirs = os.environ.get("ARR_DETECT_SECRETS_DATA")
+    if theirs and Path(theirs).is_dir():
+        from benchmarks.safety.placements import detect_secrets_samples
+
+        found = detect_secrets_samples(Path(theirs))
+        their_table, their_shown = judge_samples(loaded, found)
+        print_samples(their_table, f"detect-secrets' test_data ({len(found)} lines it flags):")
+        print_rules(their_shown)
+    else:
+        print("\ndetect-secrets' test_data: not given ($ARR_DETECT_SECRETS_DATA, its repository's")
+        print("test_data folder; not in its sdist); not measured")
     judge_research(loaded)
     print_costs(loaded, table)
     return 0

@@ -17,6 +17,7 @@ import hashlib
 import json
 import os
 import random
+import re
 import uuid
 from collections.abc import Callable
 from pathlib import Path
@@ -32,8 +33,29 @@ def samples() -> list[dict[str, str]]:
     return [json.loads(line) for line in path.read_text().splitlines() if line.strip()]
 
 
+def detect_secrets_samples(folder: Path) -> list[dict[str, str]]:
+    """detect-secrets' own positives: its scanner (every default plugin and filter) run over
+    its ``test_data`` folder (``$ARR_DETECT_SECRETS_DATA``: the folder of its repository, not
+    in its sdist, so not shipped here), one sample per line it flags: rule = the plugin's
+    type, line = the line, secret = the value it names."""
+    from detect_secrets.core.scan import scan_file
+    from detect_secrets.settings import default_settings
+
+    found: dict[tuple[str, int], dict[str, str]] = {}
+    with default_settings():
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            lines = path.read_text(encoding="utf-8", errors="replace").splitlines()
+            for secret in scan_file(str(path)):
+                where = (str(path), secret.line_number)
+                line = lines[secret.line_number - 1].strip()
+                value = secret.secret_value or line
+                found.setdefault(where, {"rule": secret.type, "line": line, "secret": value})
+    return list(found.values())
+
+
 def _name(rule: str) -> str:
-    return rule.replace("-", "_").replace(".", "_")
+    """The rule's id as a variable's name (gitleaks' ``-`` and ``.``, detect-secrets' spaces)."""
+    return re.sub(r"\W", "_", rule)
 
 
 def _notebook(line: str) -> str:
@@ -41,6 +63,35 @@ def _notebook(line: str) -> str:
     cell["source"] = line.splitlines(keepends=True)
     notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
     return json.dumps(notebook, indent=1)
+
+
+def _notebook_output(line: str) -> str:
+    """The line printed by a cell: a stream output, as the ``.ipynb`` file holds it."""
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": 1, "source": ["run()"]}
+    cell["outputs"] = [
+        {"name": "stdout", "output_type": "stream", "text": line.splitlines(keepends=True)}
+    ]
+    notebook = {"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5}
+    return json.dumps(notebook, indent=1)
+
+
+def pdf_of(text: str) -> bytes:
+    """A one-page PDF whose body is ``text`` in a paragraph of a paper's column (reportlab:
+    lines wrapped at 80 points a side, long words split over lines, as a typesetter does)."""
+    from io import BytesIO
+    from xml.sax.saxutils import escape
+
+    from reportlab.lib.pagesizes import A4
+    from reportlab.lib.styles import getSampleStyleSheet
+    from reportlab.platypus import Paragraph, SimpleDocTemplate
+
+    out = BytesIO()
+    style = getSampleStyleSheet()["BodyText"]
+    paragraphs = [Paragraph("Methods", getSampleStyleSheet()["Heading2"])]
+    body = "The runs below used these settings: " + escape(text) + " Then we trained."
+    paragraphs.append(Paragraph(body.replace("\n", "<br/>"), style))
+    SimpleDocTemplate(out, pagesize=A4, leftMargin=80, rightMargin=80).build(paragraphs)
+    return out.getvalue()
 
 
 def _split(secret: str, at: int) -> str:
@@ -76,13 +127,19 @@ CONTEXTS: dict[str, Placement] = {
     "latex_macro": lambda r, line, s, i: ("paper.tex", f"\\newcommand{{\\{_name(r)}}}{{{s}}}\n"),
     "bib_field": lambda r, line, s, i: ("refs.bib", f"@misc{{x,\n  {_name(r)} = {{{s}}}\n}}\n"),
     "format_char": lambda r, line, s, i: ("notes.txt", line.replace(s, _split(s, i)) + "\n"),
+    "notebook_output": lambda r, line, s, i: ("analysis.ipynb", _notebook_output(line)),
+    "pdf_text": lambda r, line, s, i: ("paper.pdf", line),  # typeset by placed()
 }
 
 
-def placed(sample: dict[str, str], number: int) -> dict[str, tuple[str, str]]:
-    """The sample in every context: context -> (file name, text)."""
+def placed(sample: dict[str, str], number: int) -> dict[str, tuple[str, bytes]]:
+    """The sample in every context: context -> (file name, content); a ``.pdf`` typeset."""
     rule, line, secret = sample["rule"], sample["line"], sample["secret"]
-    return {name: place(rule, line, secret, number) for name, place in CONTEXTS.items()}
+    out = {}
+    for name, place in CONTEXTS.items():
+        file_name, text = place(rule, line, secret, number)
+        out[name] = (file_name, pdf_of(text) if file_name.endswith(".pdf") else text.encode())
+    return out
 
 
 def _fasta(rng: random.Random, alphabet: str, records: int, length: int) -> str:
@@ -139,7 +196,70 @@ def research_files() -> list[tuple[str, str, str]]:
         ("mlflow run ids", "mlflow.yaml", _lines("run_id: {v}\nexperiment_id: {i}\n", md5, 100)),
         ("arXiv ids", "papers.md", _lines("- arXiv:{v}\n", arxiv)),
         ("git SHA pins", "env.yml", _lines("  - git+https://github.com/lab/t{i}@{v}\n", shas, 50)),
+        ("ORCID ids", "authors.yaml", _lines("- author: A{i}\n  orcid: {v}\n", _orcids(rng))),
+        ("DOIs in .bib", "refs.bib", _bib(shas)),
+        ("conda lock sha256", "conda-lock.yml", _lines("    sha256: {v}\n    md5: x\n", sha256)),
+        ("image digests", "compose.yaml", _lines("  image: lab/t{i}@sha256:{v}\n", sha256, 50)),
+        ("npm integrity", "package-lock.json", _integrity(rng)),
+        ("notebook of hashes", "hashes.ipynb", _hash_notebook(sha256, uuids)),
+        ("K8s ConfigMap", "configmap.yaml", _configmap(rng)),
+        ("password prose", "methods.md", _PROSE),
     ]  # fmt: skip
+
+
+def _orcids(rng: random.Random) -> list[str]:
+    """ORCID iDs with their check character (ISO 7064 11,2: an ``X`` one time in 11)."""
+    out = []
+    for _ in range(100):
+        digits = [rng.randrange(10) for _ in range(15)]
+        total = 0
+        for d in digits:
+            total = (total + d) * 2
+        check = (12 - total % 11) % 11
+        body = "".join(map(str, digits)) + ("X" if check == 10 else str(check))
+        out.append("-".join(body[i : i + 4] for i in range(0, 16, 4)))
+    return out
+
+
+def _bib(shas: list[str]) -> str:
+    return "".join(
+        f"@article{{k{i},\n  author = {{Doe, Jane and Roe, R.}},\n  doi = {{10.1101/{v[:12]}}},\n"
+        f"  url = {{https://doi.org/10.1101/{v[:12]}}},\n  year = {{2024}}\n}}\n"
+        for i, v in enumerate(shas[:50])
+    )
+
+
+def _integrity(rng: random.Random) -> str:
+    import base64
+
+    packages = {
+        f"node_modules/p{i}": {
+            "version": f"1.{i}.0",
+            "integrity": "sha512-" + base64.b64encode(rng.randbytes(64)).decode(),
+        }
+        for i in range(50)
+    }
+    return json.dumps({"name": "site", "lockfileVersion": 3, "packages": packages}, indent=2)
+
+
+def _hash_notebook(sha256: list[str], uuids: list[str]) -> str:
+    lines = [f"{u}  {d}\n" for u, d in zip(uuids[:40], sha256[:40], strict=True)]
+    cell = {"cell_type": "code", "metadata": {}, "execution_count": 3, "source": ["digests()"]}
+    cell["outputs"] = [{"name": "stdout", "output_type": "stream", "text": lines}]
+    return json.dumps({"cells": [cell], "metadata": {}, "nbformat": 4, "nbformat_minor": 5})
+
+
+def _configmap(rng: random.Random) -> str:
+    """A ConfigMap (not a Secret): its data are settings, shown."""
+    rows = "".join(f"  run_{i}: {_base36(rng, 12)}\n" for i in range(20))
+    return f"apiVersion: v1\nkind: ConfigMap\nmetadata:\n  name: params\ndata:\n{rows}"
+
+
+_PROSE = (
+    "# Access\n\nParticipants chose a password of at least 12 characters; the password\n"
+    "policy (password: required) was enforced by the portal. Authentication used ORCID\n"
+    "login: https://orcid.org/signin. See the auth: section of the protocol.\n"
+)
 
 
 def _fastq(rng: random.Random) -> str:

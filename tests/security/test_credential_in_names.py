@@ -83,3 +83,19 @@ def test_a_broken_notebooks_skip_reason_never_quotes_it() -> None:
     with pytest.raises(Unreadable) as refused:
         NotebookReader().read(f"{TOKEN} is not JSON".encode())
     assert TOKEN[:12] not in str(refused.value) and "not JSON" in str(refused.value)
+
+
+def test_a_memory_id_holding_a_credential_is_refused_and_never_shown(tmp_path: Path) -> None:
+    from arr.errors import MemoryStoreError
+    from arr.memory.shown import shown_memory
+    from arr.memory.store import ResearchMemoryStore
+    from tests.conftest import SCOPE_A
+
+    store = ResearchMemoryStore(tmp_path / "m.sqlite3")
+    with pytest.raises(MemoryStoreError) as refused:
+        store.add_draft(f"notes-{TOKEN}", SCOPE_A, "Title", "body")
+    assert refused.value.code == "credential" and TOKEN[8:24] not in str(refused.value)
+    memory = store.add_draft("notes-1", SCOPE_A, "Title", "body")
+    assert memory is not None
+    old = memory.model_copy(update={"id": f"notes-{TOKEN}"})  # one stored before ids were judged
+    assert TOKEN[8:24] not in repr(shown_memory(old).id)

@@ -101,8 +101,10 @@ def test_every_finding_on_placed_samples_is_in_a_text_the_gate_passes() -> None:
 
     missed = []
     for number, sample in enumerate(samples()):
-        for context, (_, text) in placed(sample, number).items():
-            content = visible_bytes(text.encode())
+        for context, (name, raw) in placed(sample, number).items():
+            if name.endswith(".pdf"):
+                continue  # typeset: its text is judged as the reader extracts it
+            content = visible_bytes(raw)
             for view in (content, neutral_view(content)):
                 if view is not None and _finds(view) and not may_hold_finding(view):
                     missed.append((sample["rule"], context))

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arr.safety.rules import ENGINE_EXCLUDE_GLOB, is_sensitive_filename, is_sensitive_name
+from arr.safety.engine_globs import ENGINE_EXCLUDE_ARGS
+from arr.safety.rules import is_sensitive_filename, is_sensitive_name
 from arr.tools.grep import find_rg
 
 SENSITIVE = [
@@ -45,8 +46,8 @@ def test_ordinary_files_are_not(name: str) -> None:
 
 
 def test_the_engine_glob_never_lists_a_sensitive_file(tmp_path: Path) -> None:
-    """The one alternation glob handed to ripgrep excludes every sensitive name at any depth
-    and in any case, and nothing else (the engine never opens these files)."""
+    """The arguments handed to ripgrep exclude every sensitive name at any depth and in any
+    case, and nothing else (the engine never opens these files)."""
     rg = find_rg(None)
     if rg is None:
         pytest.skip("ripgrep not installed")
@@ -58,7 +59,7 @@ def test_the_engine_glob_never_lists_a_sensitive_file(tmp_path: Path) -> None:
     (tmp_path / "deep" / ".aws").mkdir(parents=True)
     (tmp_path / "deep" / ".aws" / "config").write_text("payload\n")
     listed = subprocess.run(
-        [rg, "--files", "--no-ignore", "--hidden", "--no-config", f"--iglob={ENGINE_EXCLUDE_GLOB}"],
+        [rg, "--files", "--no-ignore", "--hidden", "--no-config", *ENGINE_EXCLUDE_ARGS],
         cwd=tmp_path,
         capture_output=True,
         text=True,
@@ -66,3 +67,27 @@ def test_the_engine_glob_never_lists_a_sensitive_file(tmp_path: Path) -> None:
     ).stdout.split()
     names = sorted(Path(p).name for p in listed)
     assert names == sorted(ORDINARY * 3)
+
+
+def test_the_engine_never_skips_a_folder_named_like_a_secret_file(tmp_path: Path) -> None:
+    """A folder whose name a file rule would withhold (``answer_key``, ``credentials``,
+    ``.env.d``, ``comp_sci_fundamentals_and_history``) is searched; a sensitive folder's own
+    name (``.ssh``) is withheld, and a file of that name is not."""
+    rg = find_rg(None)
+    if rg is None:
+        pytest.skip("ripgrep not installed")
+    folders = ["answer_key", "credentials", ".env.d", "release.keystore", "notes.pem",
+               "comp_sci_fundamentals_and_history", "war_history", ".SSH"]  # fmt: skip
+    for folder in folders:
+        (tmp_path / folder).mkdir()
+        (tmp_path / folder / "week1.md").write_text("payload\n")
+    (tmp_path / "x").mkdir()
+    (tmp_path / "x" / ".ssh").write_text("a file named like the folder\n")
+    listed = subprocess.run(
+        [rg, "--files", "--no-ignore", "--hidden", "--no-config", *ENGINE_EXCLUDE_ARGS],
+        cwd=tmp_path,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+    assert sorted(listed) == sorted([f"{f}/week1.md" for f in folders[:-1]] + ["x/.ssh"])

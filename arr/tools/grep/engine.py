@@ -23,7 +23,7 @@ from pathlib import Path
 
 from arr import codes
 from arr.readers.registry import engine_glob
-from arr.safety.rules import ENGINE_EXCLUDE_GLOB
+from arr.safety.engine_globs import ENGINE_EXCLUDE_ARGS
 from arr.tools.base import ChannelError
 
 # the files searched only in their views (arr.tools.grep.views): every reader's suffix, from
@@ -204,7 +204,7 @@ class Engine:
         if self.threads:
             command.append(f"--threads={self.threads}")
         command += ["--fixed-strings", "--ignore-case"] if not regex else []
-        command.append(f"--iglob={ENGINE_EXCLUDE_GLOB}")
+        command += ENGINE_EXCLUDE_ARGS
         if not views:  # PDFs, notebooks, LaTeX, BibTeX: searched in their views instead
             command.append(READER_GLOB)
         if len(excluded) <= MAX_EXCLUDED_FILES:
