@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arr import codes
+from arr.compose.built_channels import MEMORY, note_built
 from arr.compose.run_bar import RunBar
 from arr.compose.run_clock import RunClock
 from arr.errors import ArrError, is_disk_full
@@ -91,6 +92,9 @@ def index_workspace(
         clock.remember()
     finally:
         bar.close()
+    failed = {r.tool for r in reports if r.error}
+    # what the demo's first use need not build again (arr.compose.demo_index)
+    note_built(workspace.index_dir, ({n for _, n, _, _, _ in jobs} | {MEMORY}) - failed)
     return seeded, reports
 
 
