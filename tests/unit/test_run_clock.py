@@ -110,21 +110,27 @@ def test_a_few_items_are_not_remembered(clock_time, tmp_path: Path) -> None:
 
 
 def test_each_kind_is_counted_at_its_own_rate(clock_time, tmp_path: Path) -> None:
-    """Cells sampled 3x faster than pages: the cells' scope measured 20% slower than sampled
-    (a busier machine), so the pages still to come are counted 20% slower too."""
+    """Cells remembered 3x faster than pages: the cells' scope measured 20% slower than
+    remembered (a busier machine), so the pages still to come are counted 20% slower too; a
+    rate timed on a sample is taken as it is (a sample is not a batch)."""
+    (tmp_path / RATES).write_text(json.dumps({"e": {"cell": 0.01, "page": 0.03}}))
     clock = RunClock(tmp_path / RATES)
-    clock.remembered("e")
-    plans = {"vector notebooks": ({"cell": 300}, 0.0), "vector papers": ({"page": 100}, 0.0)}
-    clock.planned(plans, {"cell": 0.01, "page": 0.03})
+    assert clock.remembered("e") == {"cell", "page"}
+    plans = {
+        "vector notebooks": ({"cell": 300}, 0.0),
+        "vector papers": ({"page": 100}, 0.0),
+        "vector code": ({"code": 50}, 0.0),
+    }
+    clock.planned(plans, {"code": 0.05})
     clock.starts("vector notebooks")
-    assert clock.left_s() == pytest.approx(300 * 0.01 + 100 * 0.03)
+    assert clock.left_s() == pytest.approx(300 * 0.01 + 100 * 0.03 + 50 * 0.05)
     clock.begin(300, {"cell": 300})
     clock_time.now += 1.2
     clock.advance(100, [("cell", 50.0)] * 100)  # 0.012 s a cell
     assert clock.rate("cell") == pytest.approx(0.012)
-    assert clock.rate("page") == pytest.approx(0.036)
-    assert clock.left_s() == pytest.approx(200 * 0.012 + 100 * 0.036)
-    assert clock.embedding() == (100, 400)
+    assert clock.rate("page") == pytest.approx(0.036) and clock.rate("code") == 0.05
+    assert clock.left_s() == pytest.approx(200 * 0.012 + 100 * 0.036 + 50 * 0.05)
+    assert clock.embedding() == (100, 450)
 
 
 def test_a_mixed_batch_shares_its_time_by_length(clock_time, tmp_path: Path) -> None:
