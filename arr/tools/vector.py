@@ -212,9 +212,12 @@ class VectorTool:
         kind not ``known`` takes, timed on that many; ``arr index`` asks before the first
         embedding, for the whole run's time left. Loads the model and the store, as the build
         would."""
-        self._load()
+        began = time.perf_counter()
+        self._load()  # the model and the store, once: the build does not load them again
+        loading = time.perf_counter() - began
         changed = plan_build(self, scope, anew=rebuild).changed
         rates, took = sampled(self.embedder, changed, sample, known)
+        took += loading  # not the plan's time: what the build will not spend again
         kinds = kinds_of(changed)
         counted = sum(kinds.get(kind, 0) for kind in rates)
         overall = sum(kinds.get(k, 0) * r for k, r in rates.items()) / counted if counted else None

@@ -42,7 +42,8 @@ def tool_for(ws: Any, calls: list[str] | None = None) -> VectorTool:
 def test_pending_is_what_the_build_embeds(tmp_path: Path) -> None:
     ws = file_workspace(tmp_path, {"a": SCOPE_A}, FILES)
     tool = tool_for(ws)
-    assert tool.pending(SCOPE_A) == (70, None, 0.0, {"prose": 70}, {})
+    untimed = tool.pending(SCOPE_A)  # its sample_s: the model's load, not the plan's time
+    assert untimed[:2] == (70, None) and (untimed.kinds, untimed.kind_rates) == ({"prose": 70}, {})
     before = tool.embedder.texts_embedded
     timed = tool.pending(SCOPE_A, sample=8)
     assert timed.items == 70 and timed.seconds_per_item > 0 and timed.sample_s > 0
@@ -51,7 +52,7 @@ def test_pending_is_what_the_build_embeds(tmp_path: Path) -> None:
     assert tool.pending(SCOPE_A, sample=8, known={"prose"}).kind_rates == {}  # known: not timed
     assert tool.build(SCOPE_A)["embedded"] == 70
     assert tool.pending(SCOPE_A).items == 0
-    assert tool.pending(SCOPE_A, sample=8)[:3] == (0, None, 0.0)  # nothing to time
+    assert tool.pending(SCOPE_A, sample=8)[:2] == (0, None)  # nothing to time
     (ws.root / "a" / "notes" / "n03.md").write_text("a new text on cosine decay\n")
     (ws.root / "a" / "notes" / "n99.md").write_text("and one more note\n")
     assert tool.pending(SCOPE_A).items == 2

@@ -205,3 +205,15 @@ def test_a_partition_that_could_not_plan_leaves_the_others_counted_right(
     assert clock.left_s() == pytest.approx(0.5 + 300 * 0.01)  # "vector a" is done
     clock.starts("vector c")
     assert clock.left_s() == pytest.approx(0.5 + 300 * 0.01)
+
+
+def test_plans_to_come_are_paced_by_how_long_the_builds_took_to_redo_theirs(
+    clock_time, tmp_path: Path
+) -> None:
+    """A rebuild's plans were read cold when planned (2 s each) and warm when built (0.5 s)."""
+    clock = RunClock(tmp_path / RATES)
+    clock.planned({"vector a": ({"code": 10}, 2.0), "vector b": ({"code": 10}, 2.0)}, 0.1)
+    clock.starts("vector a")
+    clock_time.now += 0.5
+    clock.begin(10, {"code": 10})
+    assert clock.left_s() == pytest.approx(10 * 0.1 + 0.5 + 10 * 0.1)
