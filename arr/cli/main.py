@@ -181,12 +181,15 @@ def _answered_without_a_command(args: list[str]) -> int | None:
 
 
 def _where_it_runs(command: str, rest: list[str], workspace: str | None) -> list[str]:
-    """The demo in its own folder; a workspace command outside a workspace refused (an
-    ArrError naming ``arr init``); else the arguments as given."""
-    if command == "demo" or (command == "eval" and _demo_gold(rest)):
+    """The demo in its own folder (``arr demo``, ``arr eval`` of its gold set, or a workspace
+    command naming ``workspace=demo``: from any folder, a wheel's too); a workspace command
+    outside a workspace refused (an ArrError naming ``arr init``); else the arguments as
+    given."""
+    named_demo = command in WORKSPACE_COMMANDS and "workspace=demo" in rest
+    if command == "demo" or (command == "eval" and _demo_gold(rest)) or named_demo:
         from arr.workspace.demo_home import with_demo_paths
 
-        try:  # its own folder, never the researcher's workspace
+        try:  # its own folder, never the researcher's workspace nor the current folder
             return with_demo_paths(rest)
         except OSError as exc:
             raise ArrError(f"the demo cannot be set up: {exc}") from None
@@ -269,10 +272,10 @@ def _demo_gold(rest: list[str]) -> bool:
 
 
 def _no_workspace_here(rest: list[str], workspace: str | None) -> str | None:
-    from arr.workspace.locations import checkout_root, resolve_workspace
+    from arr.workspace.locations import checkout_here, resolve_workspace
 
     named = {a.split("=", 1)[0].lstrip("+~") for a in rest if "=" in a}
-    if checkout_root() is not None or "workspace" in named or set(_CONFIG_ONLY) & set(rest):
+    if checkout_here() is not None or "workspace" in named or set(_CONFIG_ONLY) & set(rest):
         return None
     try:
         if resolve_workspace(workspace) is not None:
@@ -282,7 +285,7 @@ def _no_workspace_here(rest: list[str], workspace: str | None) -> str | None:
     return (
         f"no ARR workspace in {os.getcwd()!r} or any folder above it: run `arr init` in your "
         "project folder, then `arr scope add NAME PATH`; or pass --workspace PATH "
-        "(`arr demo` runs the bundled demo)"
+        "(`arr demo` runs the bundled demo; workspace=demo searches it)"
     )
 
 

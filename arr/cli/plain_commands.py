@@ -132,6 +132,11 @@ def run_plain(command: str, args: list[str], workspace: str | None = None) -> in
         from arr.cli import skip_list
         from arr.workspace.locations import default_state_dir, resolve_workspace
 
+        if "workspace=demo" in args:  # the bundled demo's list, in its own folder
+            from arr.workspace.demo_home import demo_paths
+
+            kept = [a for a in args if not a.startswith(("workspace=", "paths."))]
+            return skip_list.run(kept, demo_paths()["paths.state_dir"], None)
         folder = resolve_workspace(workspace)
         return skip_list.run(args, default_state_dir(folder), _scope_names(folder))
     if command == "report":

@@ -19,8 +19,9 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arr import codes
+from arr.compose.built_channels import MEMORY, note_built
 from arr.compose.run_bar import RunBar
-from arr.compose.run_clock import RunClock
+from arr.compose.run_clock import Plan, RunClock, machine_rates
 from arr.errors import ArrError, is_disk_full
 from arr.memory.seed import seed_memories
 from arr.memory.store import ResearchMemoryStore
@@ -56,7 +57,7 @@ def index_workspace(
 ) -> tuple[tuple[int, int], list[BuildReport]]:
     """Seed the memory store, then build every (tool, scope) partition. Nothing here raises
     for one bad partition or a bad store: each failure is a report line with its cause."""
-    clock = RunClock(workspace.index_dir)  # the run's clock starts with the run
+    clock = RunClock(machine_rates())  # the run's clock starts with the run
     reports = []
     seeded = (0, 0)
     started = time.perf_counter()
@@ -88,13 +89,16 @@ def index_workspace(
     try:
         with told_to(clock):
             reports += _build_all(jobs, clock, bar, rebuild, lambda: ready(lexical))
-        clock.remember()
     finally:
         bar.close()
+        clock.remember()  # an interrupted run's rates too: the run that resumes it needs them
+    failed = {r.tool for r in reports if r.error}
+    # what the demo's first use need not build again (arr.compose.demo_index)
+    note_built(workspace.index_dir, ({n for _, n, _, _, _ in jobs} | {MEMORY}) - failed)
     return seeded, reports
 
 
-SAMPLE_ITEMS = 16  # items a partition embeds to time this machine when no rate is remembered
+SAMPLE_PER_KIND = 8  # items of a kind embedded to time it when this machine knows no rate
 Job = tuple[bool, str, Any, str, ScopeKey]  # (semantic, tool name, tool, scope name, scope)
 
 
@@ -121,32 +125,25 @@ def _build_all(
 
 
 def plan_semantic(clock: RunClock, jobs: list[Job], rebuild: bool) -> None:
-    """Every semantic partition asked what it would embed (timed), before the first is built:
-    the run's time left counts them all. Without a rate remembered from the last run, each
-    times a small sample of its items, so the time left is said from the first batch's start.
-    A partition that cannot say is left out of the estimate (its build reports its failure)."""
-    plans: dict[str, tuple[int, float]] = {}
-    rates: list[tuple[int, float]] = []
-    sample = 0 if clock.prior is not None else SAMPLE_ITEMS
+    """Every semantic partition asked what it would embed, by kind (timed), before the first is
+    built: the run's time left counts them all. A kind this machine remembers no rate for is
+    timed on a small sample of its items, once a run, so the time left is said from the first
+    batch's start. A partition that cannot say is left out of the estimate (its build reports
+    its failure)."""
+    plans: dict[str, Plan] = {}
     for _semantic, tool_name, tool, scope_name, key in jobs:
         if not has(tool, Plans):
             continue
         began = time.perf_counter()
         try:
-            pending = tool.pending(key, rebuild, sample)
+            known = clock.remembered(tool.rate_key())
+            pending = tool.pending(key, rebuild, SAMPLE_PER_KIND, known)
         except Exception:  # an estimate never fails a run: the build says what is wrong
             continue
         spent = time.perf_counter() - began - pending.sample_s
-        plans[f"{tool_name} {scope_name}"] = (pending.items, spent)
-        if pending.seconds_per_item is not None:
-            rates.append((pending.items, pending.seconds_per_item))
-    clock.planned(plans, sampled_rate(rates))
-
-
-def sampled_rate(rates: list[tuple[int, float]]) -> float | None:
-    """The partitions' sampled seconds per item, each weighed by its items."""
-    items = sum(count for count, _ in rates)
-    return sum(count * rate for count, rate in rates) / items if items else None
+        plans[f"{tool_name} {scope_name}"] = (dict(pending.kinds or {}) or pending.items, spent)
+        clock.planned(plans, pending.kind_rates)  # later partitions need not time these kinds
+    clock.planned(plans)
 
 
 def _build_one(

@@ -2,56 +2,86 @@
 
 The lexical channels (memory, grep, bm25) are read first; what they cost on a tree never
 indexed cannot be known before they have read it, so until then the clock says nothing rather
-than guess. When they are ready, every semantic partition is asked what it would embed
-(:meth:`VectorTool.pending`, timed: the build works its plan out again at that cost) before the
-first is built, so the time left counts every passage of the run, not the current scope's:
+than guess. When they are ready, every semantic partition is asked what it would embed, by
+kind of item (notebook cells, PDF pages, code, prose: arr.tools.item_kinds), timed
+(:meth:`VectorTool.pending`: the build works its plan out again at that cost) before the first
+is built, so the time left counts every passage of the run, each kind at its own rate:
 
-    left = the current build's plan still to redo + its items left x rate
-           + for each partition not started: its plan time + its items x rate
+    left = the current build's plan still to redo + its items left of each kind x its rate
+           + for each partition not started: its plan time + its items of each kind x rate
 
-``rate`` (seconds per embedded item, batches stored included) is measured on this run's
-batches; before the first batch, the rate the last run on this workspace measured
-(``<index>/run_clock.json``) when there is one, else the rate timed on a small sample of the
-items (16 a partition) when they were planned. Between reports the
-estimate counts down with the wall clock.
+A kind's rate (seconds per embedded item, batches stored included) is, in order: what this
+run's batches measured for it (a batch of several kinds shares its time by the items' length);
+else what this machine remembered for it (``$XDG_CACHE_HOME/arr/index_rates.json``, per
+embedder, written at the end of every run, an interrupted one too), scaled by how this run
+compares with the remembered rates of the kinds it has measured (a loaded machine is slower
+for every kind); else the rate timed on a small sample of the kind's items (8 a kind, once a
+run) when it was planned, as it is. Between reports the estimate counts down with the wall clock.
 """
 
 from __future__ import annotations
 
 import contextlib
 import json
+import os
 import time
+from collections.abc import Mapping, Sequence
 from pathlib import Path
 
 from arr import atomic_write
 
-HISTORY = "run_clock.json"
-MIN_ITEMS_REMEMBERED = 64  # a rate measured on fewer items is noise: not kept for the next run
+MIN_ITEMS_REMEMBERED = 32  # a kind's rate measured on fewer items is noise: not kept
+MIN_ITEMS_MEASURED = 8  # items of a kind this run times before its own rate replaces others
+ANY = ""  # the kind of items nobody named (a plan or a build that gave only a count)
+Plan = tuple[int | Mapping[str, int], float]  # (items to embed, or items by kind; plan seconds)
+
+
+def machine_rates() -> Path:
+    """Where this machine's rates are remembered (derived: losing them costs a sample)."""
+    cache = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache")
+    return cache / "arr" / "index_rates.json"
 
 
 class RunClock:
-    def __init__(self, index_dir: Path | None = None) -> None:
-        self.history = index_dir / HISTORY if index_dir is not None else None
-        self.prior = _remembered_rate(self.history)
+    def __init__(self, history: Path | None = None) -> None:
+        self.history = history  # the machine's remembered rates (None: nothing remembered)
+        self.key = ""  # what the rates depend on: the embedder (Plans.rate_key)
+        self.kept: dict[str, float] = {}  # kind: seconds per item this machine remembered
+        self.sampled: dict[str, float] = {}  # kind: seconds per item timed on a sample
         self.started = time.monotonic()
-        self.plans: dict[str, tuple[int, float]] = {}  # job: (items to embed, plan seconds)
+        self.plans: dict[str, tuple[dict[str, int], float]] = {}  # job: (items by kind, plan s)
         self.order: list[str] = []
         self.current: str | None = None
         self.finished: set[str] = set()
         self.current_started = 0.0
         self.embed_started: float | None = None  # this partition's first item asked of the model
-        self.total = 0  # items of the current partition
-        self.done = 0
-        self.spent = 0.0  # seconds embedding finished partitions
+        self.batch_started = 0.0  # the current batch's first item asked of the model
+        self.total: dict[str, int] = {}  # items of the current partition, by kind
+        self.done: dict[str, int] = {}
+        self.measured: dict[str, list[float]] = {}  # kind: [seconds, items] this run
+        self.plans_redone = [0.0, 0.0]  # [seconds the builds took to redo plans, as planned]
         self.embedded = 0  # items of finished partitions
         self._estimate: tuple[float, float] | None = None  # (seconds left, when said)
 
     # ---- told by arr index -------------------------------------------------------------------
-    def planned(self, plans: dict[str, tuple[int, float]], sampled: float | None = None) -> None:
-        """Each semantic partition's (items to embed, seconds its plan took), in build order;
-        ``sampled``: seconds per item timed on a sample of them (when no rate was remembered)."""
-        self.prior = self.prior if self.prior is not None else sampled
-        self.plans = dict(plans)
+    def remembered(self, key: str) -> set[str]:
+        """The kinds whose rate this machine remembers for ``key`` (read once a run)."""
+        if key != self.key:
+            self.key = key
+            self.kept = {**_remembered_rates(self.history, key), **self.kept}
+        return set(self.kept) | set(self.sampled)
+
+    def planned(
+        self, plans: Mapping[str, Plan], sampled: float | Mapping[str, float] | None = None
+    ) -> None:
+        """Each semantic partition's (items to embed, by kind or a count, seconds its plan
+        took), in build order; ``sampled``: seconds per item of each kind timed on a sample of
+        them (a number: one rate for any kind), for kinds no rate was remembered for."""
+        if isinstance(sampled, (int, float)):
+            sampled = {ANY: float(sampled)}
+        for kind, rate in (sampled or {}).items():
+            self.sampled.setdefault(kind, rate)
+        self.plans = {job: (_by_kind(items), plan_s) for job, (items, plan_s) in plans.items()}
         self.order = list(plans)
         self._update()
 
@@ -63,25 +93,55 @@ class RunClock:
         self._update()
 
     # ---- told by the build (arr.tools.build_progress.Listener) --------------------------------
-    def begin(self, total: int) -> None:
-        self.embed_started, self.total, self.done = time.monotonic(), total, 0
+    def begin(self, total: int, kinds: Mapping[str, int] | None = None) -> None:
+        self.embed_started = self.batch_started = time.monotonic()
+        if self.current in self.plans:  # how long its plan took again, against the planning
+            self.plans_redone[0] += self.embed_started - self.current_started
+            self.plans_redone[1] += self.plans[self.current][1]
+        self.total = _by_kind(dict(kinds) if kinds else total)
+        self.done = {}
         self._update()
 
-    def advance(self, count: int) -> None:
-        self.done += count
+    def advance(self, count: int, shares: Sequence[tuple[str, float]] = ()) -> None:
+        """``count`` items stored; ``shares``: (kind, weight) of each, how the batch's time is
+        shared among its kinds (none: ``count`` items of no named kind)."""
+        now = time.monotonic()
+        spent, self.batch_started = now - self.batch_started, now
+        parts = list(shares) or [(ANY, 1.0)] * count
+        weight = sum(w for _, w in parts) or 1.0
+        for kind, share in parts:
+            seconds_items = self.measured.setdefault(kind, [0.0, 0])
+            seconds_items[0] += spent * share / weight
+            seconds_items[1] += 1
+            self.done[kind] = self.done.get(kind, 0) + 1
         self._update()
 
     # ---- read by the bar ---------------------------------------------------------------------
-    def rate(self) -> float | None:
-        """Seconds per embedded item: this run's, else the last run's, else unknown."""
-        # the current partition counts from its first stored batch on (before it, its clock
-        # holds the model's start and one batch's work, and no item to divide them by)
-        current = self.done > 0 and self.embed_started is not None
-        items = self.embedded + (self.done if current else 0)
-        if items > 0:
-            running = time.monotonic() - self.embed_started if current else 0.0  # type: ignore[operator]
-            return (self.spent + running) / items
-        return self.prior
+    def rate(self, kind: str | None = None) -> float | None:
+        """Seconds per embedded item of ``kind`` (None: of any kind): this run's, else the
+        remembered or sampled one scaled to this run's pace, else unknown."""
+        if kind is None:
+            seconds = sum(s for s, _ in self.measured.values())
+            items = sum(n for _, n in self.measured.values())
+            if items:
+                return seconds / items
+            every = [*self.kept.values(), *self.sampled.values()]
+            return sum(every) / len(every) if every else None
+        seconds, items = self.measured.get(kind, (0.0, 0))
+        if items >= MIN_ITEMS_MEASURED:
+            return seconds / items
+        kept = self.kept.get(kind)
+        if kept is not None:
+            return kept * self._pace()
+        # a sample is taken as it is: a few texts in one call are not a batch, and how a batch
+        # of a kind compares with its sample depends on the kind (short cells gain, long
+        # passages lose: 0.54x and 1.06-1.25x on 2 cores), so no other kind's pace applies
+        sampled = self.sampled.get(kind, self.sampled.get(ANY))
+        if sampled is not None:
+            return sampled
+        if items:
+            return seconds / items
+        return self.rate()
 
     def left_s(self) -> float | None:
         """Seconds the run has left, counted down since the last estimate; None while unknown."""
@@ -95,56 +155,112 @@ class RunClock:
 
     def embedding(self) -> tuple[int, int]:
         """(items embedded, items to embed) over the whole run, once planned."""
-        total = sum(items for items, _ in self.plans.values())
-        return self.embedded + (self.done if self.embed_started is not None else 0), total
+        total = sum(sum(kinds.values()) for kinds, _ in self.plans.values())
+        return self.embedded + sum(self.done.values()), total
 
     def remember(self) -> None:
-        """The rate this run measured, for the next run's first seconds (best effort)."""
+        """Each kind's rate this run measured on enough items, for the next run on this
+        machine (best effort; an interrupted run's too)."""
         self._finish_partition()
-        if self.history is None or self.embedded < MIN_ITEMS_REMEMBERED:
+        rates = {
+            kind: seconds / items
+            for kind, (seconds, items) in self.measured.items()
+            if items >= MIN_ITEMS_REMEMBERED and seconds > 0 and kind != ANY
+        }
+        if self.history is None or not rates or not self.key:
             return
         with contextlib.suppress(OSError):
-            payload = {"seconds_per_item": self.spent / self.embedded, "items": self.embedded}
-            atomic_write.write_text(self.history, json.dumps(payload))
+            every = _read(self.history)
+            every[self.key] = {**every.get(self.key, {}), **rates}
+            self.history.parent.mkdir(parents=True, exist_ok=True)
+            atomic_write.write_text(self.history, json.dumps(every, indent=1, sort_keys=True))
 
     # ---- the estimate ------------------------------------------------------------------------
+    def _pace(self) -> float:
+        """How this run compares with the rates this machine remembered, over the kinds it has
+        measured (1.3: 30% slower, a busier machine); 1 before it has measured any."""
+        seconds = expected = 0.0
+        for kind, (spent, items) in self.measured.items():
+            known = self.kept.get(kind)
+            if known is not None and items:
+                seconds, expected = seconds + spent, expected + items * known
+        return seconds / expected if expected > 0 else 1.0
+
+    def _plan_pace(self) -> float:
+        """How long the builds took to work their plans out again against how long planning
+        took (a rebuild's plan is read from warm caches: 0.3x), 1 before any build began."""
+        redone, planned = self.plans_redone
+        return redone / planned if planned > 0 and redone > 0 else 1.0
+
     def _finish_partition(self) -> None:
+        """The partition's work after its last batch (its manifest, read snapshot, a
+        rebuild's swap) is part of its kinds' rates, shared by their items."""
         if self.embed_started is not None:
-            self.spent += time.monotonic() - self.embed_started
-            self.embedded += self.done
-        self.embed_started, self.total, self.done = None, 0, 0
+            tail = time.monotonic() - self.batch_started
+            items = sum(self.done.values())
+            for kind, count in self.done.items():
+                if items:
+                    self.measured[kind][0] += tail * count / items
+            self.embedded += items
+        self.embed_started, self.total, self.done = None, {}, {}
 
     def _update(self) -> None:
         left = self._left_now()
         self._estimate = None if left is None else (left, time.monotonic())
 
-    def _left_now(self) -> float | None:
-        if not self.plans:
-            return None  # the lexical channels are still being read
-        rate = self.rate()
-        if rate is None and any(items for items, _ in self.plans.values()):
-            return None
-        rate = rate or 0.0
-        left = 0.0
+    def _items_left(self) -> list[tuple[dict[str, int], float]]:
+        """(items left by kind, plan seconds left) of each partition not finished."""
+        left = []
         for job in self.order:
-            items, plan_s = self.plans[job]
+            kinds, plan_s = self.plans[job]
             if job in self.finished:
                 continue
             if job != self.current:
-                left += plan_s + items * rate
+                left.append((kinds, plan_s * self._plan_pace()))
             elif self.embed_started is None:  # its plan worked out again, then every item
-                left += max(0.0, plan_s - (time.monotonic() - self.current_started))
-                left += items * rate
+                redo = max(0.0, plan_s - (time.monotonic() - self.current_started))
+                left.append((kinds, redo))
             else:
-                left += max(0, self.total - self.done) * rate
+                total = self.total or kinds
+                rest = {k: max(0, n - self.done.get(k, 0)) for k, n in total.items()}
+                left.append((rest, 0.0))
         return left
 
+    def _left_now(self) -> float | None:
+        if not self.plans:
+            return None  # the lexical channels are still being read
+        seconds = 0.0
+        for kinds, plan_s in self._items_left():
+            seconds += plan_s
+            for kind, items in kinds.items():
+                if not items:
+                    continue
+                rate = self.rate(kind)
+                if rate is None:
+                    return None  # not a guess
+                seconds += items * rate
+        return seconds
 
-def _remembered_rate(path: Path | None) -> float | None:
-    if path is None:
-        return None
+
+def _by_kind(items: int | Mapping[str, int]) -> dict[str, int]:
+    return {ANY: items} if isinstance(items, int) else dict(items)
+
+
+def _read(path: Path) -> dict[str, dict[str, float]]:
     try:
-        rate = float(json.loads(path.read_text(encoding="utf-8"))["seconds_per_item"])
-    except (OSError, ValueError, KeyError, TypeError):
-        return None
-    return rate if 0 < rate < 60 else None
+        found = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return {}
+    return found if isinstance(found, dict) else {}
+
+
+def _remembered_rates(path: Path | None, key: str) -> dict[str, float]:
+    """The rates this machine remembered for ``key``; a bad entry is no entry."""
+    found = _read(path).get(key) if path is not None else None
+    if not isinstance(found, dict):
+        return {}
+    rates = {}
+    for kind, rate in found.items():
+        if isinstance(rate, (int, float)) and not isinstance(rate, bool) and 0 < rate < 60:
+            rates[str(kind)] = float(rate)
+    return rates

@@ -12,6 +12,7 @@ import inspect
 from collections.abc import Iterator
 from typing import Any
 
+from arr.compose.demo_index import index_demo_once
 from arr.errors import ArrError, ConfigError
 from arr.router.router import RetrievalRouter
 from arr.workspace.workspace import Workspace
@@ -192,6 +193,7 @@ def build_router(container: dict[str, Any]) -> RetrievalRouter:
     check_targets(container)
     workspace = build_workspace(container)
     tools = build_tools(container, workspace)
+    index_demo_once(container, workspace, tools)  # the bundled demo answers on first use
     shared: dict[str, Any] = {}
 
     def stage(group: str) -> Any:

@@ -37,6 +37,8 @@ import re
 from collections.abc import Iterable, Mapping
 from functools import lru_cache
 
+from arr.query.named_paths import is_code
+
 _WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 _SUFFIXES = ("ing", "ers", "er", "ed", "es", "s")
 MIN_STEM = 3
@@ -127,20 +129,6 @@ def naming_words(query: str) -> tuple[frozenset[str], frozenset[str]]:
             plain = word.lower() in lexicon and not shaped
             (prose if plain else named).add(stem(word))
     return frozenset(named), frozenset(prose - named)
-
-
-# Source files by extension: their names are a namespace of modules; documents' names
-# (paper.bib, notes.md, main.tex, report.pdf) are generic words.
-_CODE_SUFFIXES_TEXT = (
-    "py pyi pyx ipynb js jsx ts tsx java kt scala c h cc cpp hpp cs go rs rb php pl r jl m "
-    "swift lua sh bash zsh sql hs ml ex exs erl clj el vim"
-)
-CODE_SUFFIXES = frozenset(_CODE_SUFFIXES_TEXT.split())
-
-
-def is_code(path: str) -> bool:
-    name = path.rsplit("/", 1)[-1]
-    return "." in name[1:] and name.rsplit(".", 1)[1].lower() in CODE_SUFFIXES
 
 
 @lru_cache(maxsize=8192)

@@ -115,3 +115,17 @@ def named_first(query: str, evidence: Sequence[EvidenceChunk]) -> list[EvidenceC
     """The items the query names (:func:`named_places`) first; everything else keeps its
     order."""
     return put_first(evidence, named_places(query, evidence))
+
+
+# Source files by extension: their names are a namespace of modules; documents' names
+# (paper.bib, notes.md, main.tex, report.pdf) are generic words.
+_CODE_SUFFIXES_TEXT = (
+    "py pyi pyx ipynb js jsx ts tsx java kt scala c h cc cpp hpp cs go rs rb php pl r jl m "
+    "swift lua sh bash zsh sql hs ml ex exs erl clj el vim"
+)
+CODE_SUFFIXES = frozenset(_CODE_SUFFIXES_TEXT.split())
+
+
+def is_code(path: str) -> bool:
+    name = path.rsplit("/", 1)[-1]
+    return "." in name[1:] and name.rsplit(".", 1)[1].lower() in CODE_SUFFIXES

@@ -16,13 +16,15 @@ import json
 import os
 import sys
 import time
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, NamedTuple, Protocol
 
 from arr import atomic_write, codes
 from arr.models import Freshness
+from arr.tools.item_kinds import batch_shares
 from arr.tools.partition import lock_held
+from arr.workspace.sources import Document
 
 PLAIN_EVERY_S = 10.0  # on a pipe or in a log, a progress line this often (every arr command)
 
@@ -31,9 +33,9 @@ class Listener(Protocol):
     """Who is told of every build's progress instead of its own bar: ``arr index``'s whole-run
     clock (arr.compose.run_clock), so the screen shows one bar and one time left for the run."""
 
-    def begin(self, total: int) -> None: ...
+    def begin(self, total: int, kinds: Mapping[str, int] | None = None) -> None: ...
 
-    def advance(self, count: int) -> None: ...
+    def advance(self, count: int, shares: Sequence[tuple[str, float]] = ()) -> None: ...
 
 
 _listener: Listener | None = None
@@ -101,7 +103,14 @@ def duration(seconds: float) -> str:
 class BuildProgress:
     """The progress file of one build, and its terminal bar (tqdm, with ETA) when asked."""
 
-    def __init__(self, lock: Path, total: int, bar: bool, desc: str = "embedding") -> None:
+    def __init__(
+        self,
+        lock: Path,
+        total: int,
+        bar: bool,
+        desc: str = "embedding",
+        kinds: Mapping[str, int] | None = None,
+    ) -> None:
         self.path = _progress_file(lock)
         self.state: dict[str, Any] = {
             "total": total,
@@ -112,7 +121,7 @@ class BuildProgress:
         self.bar: Any = None
         self.listener = _listener
         if self.listener is not None:
-            self.listener.begin(total)
+            self.listener.begin(total, kinds)
             bar = False  # the listener shows the run's one bar
         # on a pipe or in a log: a plain line every PLAIN_EVERY_S seconds, never \r frames
         self.plain = bool(bar and total) and not sys.stderr.isatty()
@@ -123,11 +132,12 @@ class BuildProgress:
             self.bar = tqdm(total=total, desc=desc, unit="item", file=sys.stderr)
         self._write()
 
-    def advance(self, count: int) -> None:
+    def advance(self, count: int, batch: Sequence[Document] = ()) -> None:
+        """``count`` items stored; ``batch``: those items, whose kinds the run's clock times."""
         self.state["done"] += count
         self._write()
         if self.listener is not None:
-            self.listener.advance(count)
+            self.listener.advance(count, batch_shares(batch))
         if self.bar is not None:
             self.bar.update(count)
         elif self.plain and (
@@ -150,8 +160,10 @@ class BuildProgress:
 
 
 @contextlib.contextmanager
-def build_progress(lock: Path, total: int, bar: bool) -> Iterator[BuildProgress]:
-    progress = BuildProgress(lock, total, bar)
+def build_progress(
+    lock: Path, total: int, bar: bool, kinds: Mapping[str, int] | None = None
+) -> Iterator[BuildProgress]:
+    progress = BuildProgress(lock, total, bar, kinds=kinds)
     try:
         yield progress
     except KeyboardInterrupt:  # Ctrl-C or SIGTERM (arr.cli.main): what is kept, in one line

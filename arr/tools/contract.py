@@ -8,7 +8,7 @@ class, so the Router's checks on every call cost a dictionary look-up.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, NamedTuple, Protocol, runtime_checkable
 
@@ -55,15 +55,23 @@ class Pending(NamedTuple):
     items: int  # to embed
     seconds_per_item: float | None = None  # timed on a sample of them, when one was asked
     sample_s: float = 0.0  # what timing the sample took
+    kinds: Mapping[str, int] | None = None  # the items by kind (arr.tools.item_kinds)
+    kind_rates: Mapping[str, float] | None = None  # seconds per item of each kind sampled
 
 
 @runtime_checkable
 class Plans(Protocol):
-    """An indexed channel that says, before it builds, how many items its build (or rebuild)
-    would embed, and when asked (``sample`` > 0) how long one takes on this machine, timed on
-    that many of them (for ``arr index``'s whole-run time left)."""
+    """An indexed channel that says, before it builds, how many items of each kind its build
+    (or rebuild) would embed, and when asked (``sample`` > 0) how long one of each kind takes
+    on this machine, timed on that many of the kind (``known``: kinds not to time), for ``arr
+    index``'s whole-run time left; ``rate_key`` names what the rates depend on (the
+    embedder), under which the machine remembers them."""
 
-    def pending(self, scope: ScopeKey, rebuild: bool = False, sample: int = 0) -> Pending: ...
+    def pending(
+        self, scope: ScopeKey, rebuild: bool = False, sample: int = 0, known: Collection[str] = ()
+    ) -> Pending: ...
+
+    def rate_key(self) -> str: ...
 
 
 @runtime_checkable

@@ -22,6 +22,7 @@ import os
 import threading
 import time
 from collections import deque
+from collections.abc import Collection
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
@@ -33,6 +34,7 @@ from arr.query.snippets import centred
 from arr.tools.base import ChannelError, source_freshness
 from arr.tools.build_progress import build_progress, while_building
 from arr.tools.contract import Pending
+from arr.tools.item_kinds import kinds_of
 from arr.tools.partition import exclusive_lock
 from arr.tools.store_contract import Closes, Resettable, Spools, Stages
 from arr.tools.vector_items import (
@@ -202,15 +204,28 @@ class VectorTool:
         """The lock that serialises builds and rebuilds of one scope across processes."""
         return self.workspace.index_dir / "locks" / f"{self.name}-{scope.fingerprint()}.lock"
 
-    def pending(self, scope: ScopeKey, rebuild: bool = False, sample: int = 0) -> Pending:
-        """How many items a build (or a ``rebuild``: every item, into a new collection) of the
-        scope would embed now, and with ``sample`` the seconds one takes, timed on that many;
-        ``arr index`` asks before the first embedding, for the whole run's time left. Loads
-        the model and the store, as the build would."""
-        self._load()
+    def pending(
+        self, scope: ScopeKey, rebuild: bool = False, sample: int = 0, known: Collection[str] = ()
+    ) -> Pending:
+        """How many items of each kind a build (or a ``rebuild``: every item, into a new
+        collection) of the scope would embed now, and with ``sample`` the seconds one of each
+        kind not ``known`` takes, timed on that many; ``arr index`` asks before the first
+        embedding, for the whole run's time left. Loads the model and the store, as the build
+        would."""
+        began = time.perf_counter()
+        self._load()  # the model and the store, once: the build does not load them again
+        loading = time.perf_counter() - began
         changed = plan_build(self, scope, anew=rebuild).changed
-        rate, took = sampled(self.embedder, changed, sample)
-        return Pending(len(changed), rate, took)
+        rates, took = sampled(self.embedder, changed, sample, known)
+        took += loading  # not the plan's time: what the build will not spend again
+        kinds = kinds_of(changed)
+        counted = sum(kinds.get(kind, 0) for kind in rates)
+        overall = sum(kinds.get(k, 0) * r for k, r in rates.items()) / counted if counted else None
+        return Pending(len(changed), overall, took, kinds, rates)
+
+    def rate_key(self) -> str:
+        """An item's embedding time depends on the embedder (model, precision, runtime)."""
+        return str(self.embedder.id)
 
     def _build_locked(self, scope: ScopeKey, max_changed: int | None) -> dict[str, Any]:
         plan = plan_build(self, scope)
@@ -227,11 +242,12 @@ class VectorTool:
         # Stored in batches: an interrupted build keeps what it embedded, the next embeds what is
         # missing. The manifest is written last: until then the index reads stale, not half-new.
         lock = self._build_lock(scope)
-        with build_progress(lock, counts["embedded"], self.show_progress) as shown:
+        kinds = kinds_of(queue)  # the run's clock counts each kind at its own rate
+        with build_progress(lock, counts["embedded"], self.show_progress, kinds) as shown:
             for batch in store_batches(
                 self.store, self.embedder, scope, queue, digests, self.commit_every
             ):
-                shown.advance(batch)
+                shown.advance(len(batch), batch)
         carry_skips(skipped, (plan.sidecar or {}).get("skipped_files") or [], plan.kept)
         token = f"{time.time_ns()}-{os.getpid()}"
         manifest = {

@@ -159,8 +159,8 @@ def store_batches(
     changed: deque[Document],
     digests: dict[str, str],
     commit_every: int,
-) -> Iterator[int]:
-    """Embed and store ``changed`` in batches of ``commit_every``, yielding each batch's size:
+) -> Iterator[list[Document]]:
+    """Embed and store ``changed`` in batches of ``commit_every``, yielding each batch stored:
     an interrupted build keeps what it stored (each item with its content hash), and the next
     build embeds only what is still missing. No manifest is written here (the build's last
     step), so until then the index reads stale, never half-new. Items leave ``changed`` as
@@ -177,5 +177,5 @@ def store_batches(
             [],
             None,
         )
-        give_back_freed_memory()  # the batch's texts and activations, not held to the end
-        yield len(batch)
+        give_back_freed_memory()  # the batch's activations, not held to the end
+        yield batch  # its texts are let go once the caller has counted it

@@ -8,9 +8,11 @@ of a large tree are held one scope at a time)."""
 from __future__ import annotations
 
 import time
+from collections.abc import Collection
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
+from arr.tools.item_kinds import spread
 from arr.tools.passages import split_all
 from arr.tools.vector_items import item_digest, reusable_manifest, stored_digests, to_embed
 from arr.workspace.freshness import kept_state, new_state
@@ -112,19 +114,26 @@ def plan_build(tool: VectorTool, scope: ScopeKey, anew: bool = False) -> BuildPl
 WARM_TEXTS = 4
 
 
-def sampled(embedder: Any, changed: list[Document], sample: int) -> tuple[float | None, float]:
-    """(seconds per item, seconds taken) of embedding ``sample`` of ``changed``, spread over
-    them (a code file's chunks and a paper's passages differ in length); (None, 0) when not
-    asked or too few. The vectors are thrown away: the build embeds them again, so a sample
-    is kept small (its cost, 0.1-0.4 s for 16 texts on 2 cores, is the price of a time left
-    said before the first batch is stored)."""
-    if sample <= 0 or len(changed) < sample:
-        return None, 0.0
-    texts = [d.text for d in changed[:: len(changed) // sample][:sample]]
-    # untimed first: the model's sessions (one a core) start on their first texts, a cost the
-    # build pays once, not per item
-    embedder.embed(texts[:WARM_TEXTS])
+def sampled(
+    embedder: Any, changed: list[Document], sample: int, known: Collection[str] = ()
+) -> tuple[dict[str, float], float]:
+    """(seconds per item of each kind, seconds the sample took) of embedding ``sample`` items
+    of each kind of ``changed`` not in ``known``, spread over them (a code file's chunks and a
+    paper's passages differ in length); ({}, 0) when not asked or too few. The vectors are
+    thrown away: the build embeds them again, so a sample is kept small (its cost, 0.1-0.4 s
+    for 16 texts on 2 cores, is the price of a time left said before the first batch)."""
+    chosen = spread(changed, sample, known)
+    if not chosen:
+        return {}, 0.0
+    # apart first: the model's sessions (one a core) start on their first texts, a cost the
+    # build pays once, not per item (counted in what the sample took: not the plan's time)
     began = time.perf_counter()
-    embedder.embed(texts)
+    embedder.embed([d.text for d in next(iter(chosen.values()))[:WARM_TEXTS]])
+    rates: dict[str, float] = {}
     took = time.perf_counter() - began
-    return took / len(texts), took
+    for kind, documents in chosen.items():
+        began = time.perf_counter()
+        embedder.embed([d.text for d in documents])
+        spent = time.perf_counter() - began
+        rates[kind], took = spent / len(documents), took + spent
+    return rates, took

@@ -14,20 +14,22 @@ import os
 import shutil
 from pathlib import Path
 
-from arr.version import __version__
-from arr.workspace.locations import PACKAGE_DIR, checkout_root, hydra_quote
+from arr.workspace.locations import PACKAGE_DIR, checkout_here, demo_home, hydra_quote
 
-PACKAGED_DEMO = PACKAGE_DIR / "demo_data"
+# The wheel's copy (``arr/demo_data``); an editable install's is the checkout's ``data/demo``.
+PACKAGED_DEMO = (
+    PACKAGE_DIR / "demo_data"
+    if (PACKAGE_DIR / "demo_data").is_dir()
+    else PACKAGE_DIR.parent / "data" / "demo"
+)
 
-
-def demo_home() -> Path:
-    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
-    return base / "arr" / f"demo-{__version__}"
+__all__ = ["PACKAGED_DEMO", "demo_home", "demo_paths", "is_bundled_demo", "with_demo_paths"]
 
 
 def demo_paths() -> dict[str, Path]:
-    """The folders the demo config runs in (made on first use), by the key that sets each."""
-    checkout = checkout_root()
+    """The folders the demo config runs in (made on first use), by the key that sets each:
+    the checkout's own when the current folder is inside it, else the user's data folder."""
+    checkout = checkout_here()
     if checkout is not None:
         data, outputs, state = checkout / "data", checkout / "outputs", checkout / "state"
     else:
@@ -58,6 +60,14 @@ def _copy_demo(target: Path) -> None:
         partial.rename(target)
     except OSError:  # another process copied it first
         shutil.rmtree(partial, ignore_errors=True)
+
+
+def is_bundled_demo(root: Path) -> bool:
+    """Whether ``root`` is the bundled demo (the checkout's ``data/demo`` or the copy in the
+    user's data folder), which is indexed on first use."""
+    demos = [demo_home() / "data" / "demo", PACKAGE_DIR.parent / "data" / "demo"]
+    resolved = root.resolve()
+    return any(resolved == d.resolve() for d in demos)
 
 
 def with_demo_paths(overrides: list[str]) -> list[str]:

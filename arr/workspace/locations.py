@@ -17,6 +17,7 @@ import os
 from pathlib import Path
 
 from arr.errors import WorkspaceError
+from arr.version import __version__
 
 PACKAGE_DIR = Path(__file__).resolve().parents[1]  # arr/ (this module is arr/workspace/)
 
@@ -54,6 +55,24 @@ def checkout_root() -> Path | None:
     return (
         root if (root / "pyproject.toml").is_file() and (root / "data" / "demo").is_dir() else None
     )
+
+
+def checkout_here() -> Path | None:
+    """The checkout arr runs from when the current folder is inside it, else None: an editable
+    install used from any other folder behaves as the wheel does (no checkout demo standing in
+    for a workspace, nothing written into the checkout)."""
+    root = checkout_root()
+    if root is None:
+        return None
+    here = Path.cwd().resolve()
+    return root if here == root.resolve() or root.resolve() in here.parents else None
+
+
+def demo_home() -> Path:
+    """The bundled demo's own folder in the user's data folder (per ARR version): outside a
+    workspace and a checkout, run folders and state live here, never where the user stands."""
+    base = Path(os.environ.get("XDG_DATA_HOME") or Path.home() / ".local" / "share")
+    return base / "arr" / f"demo-{__version__}"
 
 
 def workspace_config(folder: Path) -> Path:
@@ -110,13 +129,15 @@ def resolve_workspace(explicit: str | os.PathLike[str] | None = None) -> Path | 
 
 
 def _home_for(workspace: Path | None, in_workspace: str, in_checkout: str) -> Path:
-    """The workspace's .arr/<in_workspace>, else <checkout>/<in_checkout>, else ./.arr/..."""
+    """The workspace's .arr/<in_workspace>, else (in the checkout) <checkout>/<in_checkout>,
+    else the demo's own folder: a command outside both (``arr eval`` of a collection, ``arr
+    audit``) creates nothing where the user stands."""
     if workspace is not None:
         return workspace / WORKSPACE_DIRNAME / in_workspace
-    checkout = checkout_root()
+    checkout = checkout_here()
     if checkout is not None:
         return checkout / in_checkout
-    return Path.cwd() / WORKSPACE_DIRNAME / in_workspace
+    return demo_home() / in_checkout
 
 
 def default_output_dir(workspace: Path | None) -> Path:

@@ -11,11 +11,18 @@ the run (the goal: within 50%):
 - ``worst finish``: the largest |said finish - real finish| / real run time;
 - ``first said``: when the first estimate came, as a share of the run.
 
-Cases: a first run (no history), then the same workspace with ``rebuild=true`` (the rate of the
-first run remembered). Folders: ``../shared/data/papersdev`` (PDFs, 30 or all) beside the
-Werkzeug tree, and the Sphinx tree (``../shared/data/wsgold``); ``ARR_BENCH_ETA_CASES`` picks
-(``small,sphinx,papers``); ``ARR_BENCH_ETA_TREE`` names one folder instead. Each run's wall
-time is printed to stderr as it ends.
+Cases: a first run (no rates learnt on this machine: the case's own cache folder, holding only
+the model cache), then the same workspace with ``rebuild=true`` (the first run's rates
+remembered), then a new workspace over the same folders whose ``arr index`` is interrupted
+(SIGINT) once half its passages are embedded, and the run that resumes it, judged on its own.
+Folders: ``../shared/data/papersdev`` (PDFs, 30 or all) beside the Werkzeug tree, the Sphinx
+tree (``../shared/data/wsgold``), and ``mixed``: one scope per kind of item, embedded at its
+own rate - 8 papersdev PDFs (pages), the notebooks of ``$ARR_BENCH_ETA_NOTEBOOKS`` (default
+``../nbsrc/notebooks``: 85 published xarray and statsmodels notebooks; cells), the Werkzeug
+source (code) and 80 of git's release notes from ``/usr/share/doc/git/RelNotes`` (prose).
+``ARR_BENCH_ETA_CASES`` picks (``mixed,small,sphinx,papers``; default ``mixed,small``);
+``ARR_BENCH_ETA_TREE`` names one folder instead. Each run's wall time is printed to stderr as
+it ends.
 """
 
 from __future__ import annotations
@@ -26,6 +33,7 @@ import pty
 import re
 import select
 import shutil
+import signal
 import struct
 import subprocess
 import sys
@@ -39,6 +47,7 @@ from benchmarks.common.core import bench_out
 SHARED = Path(__file__).resolve().parents[2].parent / "shared" / "data"
 ARR = Path(sys.executable).with_name("arr")
 LEFT = re.compile(r"about (?:(\d+) min (\d+) s|(\d+) min|(\d+) s) left")
+PASSAGES = re.compile(r"([\d,]+) of ([\d,]+) passages")
 
 
 def seconds_said(frame: str) -> float | None:
@@ -53,8 +62,11 @@ def seconds_said(frame: str) -> float | None:
     return float(minutes_seconds[3])
 
 
-def watched_index(workspace: Path, *args: str) -> tuple[float, list[tuple[float, str]]]:
-    """``arr index`` in a pseudo-terminal: (its wall time, every frame with its time)."""
+def watched_index(
+    workspace: Path, *args: str, env: dict[str, str] | None = None, stop_at: float | None = None
+) -> tuple[float, list[tuple[float, str]]]:
+    """``arr index`` in a pseudo-terminal: (its wall time, every frame with its time).
+    ``stop_at``: a share of the run's passages at which it is interrupted (SIGINT)."""
     controller, follower = pty.openpty()
     # a terminal of a real size: 40 rows, 200 columns (a new pseudo-terminal reports none)
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
@@ -65,10 +77,12 @@ def watched_index(workspace: Path, *args: str) -> tuple[float, list[tuple[float,
         stdin=subprocess.DEVNULL,
         stdout=follower,
         stderr=follower,
+        env=env,
     )
     os.close(follower)
     frames: list[tuple[float, str]] = []
     pending = b""
+    stopped = False
     while True:
         ready, _, _ = select.select([controller], [], [], 0.2)
         if ready:
@@ -82,13 +96,25 @@ def watched_index(workspace: Path, *args: str) -> tuple[float, list[tuple[float,
             *whole, pending = re.split(rb"[\r\n]", pending)
             now = time.monotonic() - began
             frames += [(now, part.decode("utf-8", "replace")) for part in whole if part.strip()]
+            if stop_at is not None and not stopped and frames and _share(frames[-1][1]) >= stop_at:
+                process.send_signal(signal.SIGINT)
+                stopped = True
         elif process.poll() is not None:
             break
     process.wait()
     os.close(controller)
-    if process.returncode != 0:
+    if process.returncode not in ((0, 130) if stopped else (0,)):  # it may end first
         raise SystemExit(f"arr index failed ({process.returncode}): {frames[-5:]}")
     return time.monotonic() - began, frames
+
+
+def _share(frame: str) -> float:
+    """The share of the run's passages embedded that a frame shows (0 when it shows none)."""
+    found = PASSAGES.findall(frame)
+    if not found:
+        return 0.0
+    done, total = (int(n.replace(",", "")) for n in found[-1])
+    return done / total if total else 0.0
 
 
 def judged(total: float, frames: list[tuple[float, str]]) -> dict[str, float]:
@@ -106,30 +132,70 @@ def judged(total: float, frames: list[tuple[float, str]]) -> dict[str, float]:
     }
 
 
+def copied(home: Path, folders: dict[str, list[Path]]) -> None:
+    subprocess.run([str(ARR), "init"], cwd=home, check=True, capture_output=True)
+    for scope, paths in folders.items():
+        tree = home / scope
+        tree.mkdir()
+        for path in paths:
+            target = tree / path.name
+            if path.is_dir():
+                shutil.copytree(path, target)
+            else:
+                shutil.copy2(path, target)
+        subprocess.run(
+            [str(ARR), "scope", "add", scope, scope], cwd=home, check=True, capture_output=True
+        )
+
+
+def fresh_cache(base: Path) -> dict[str, str]:
+    """An environment whose cache folder holds the user's model caches and nothing learnt:
+    a first run knows no rate of this machine."""
+    real = Path(os.environ.get("XDG_CACHE_HOME") or Path.home() / ".cache") / "arr"
+    cache = base / "cache"
+    (cache / "arr").mkdir(parents=True)
+    for name in ("onnx", "kingfisher"):
+        if (real / name).is_dir():
+            (cache / "arr" / name).symlink_to(real / name)
+    return {**os.environ, "XDG_CACHE_HOME": str(cache)}
+
+
 def case(name: str, folders: dict[str, list[Path]]) -> list[tuple[str, dict[str, float]]]:
-    home = Path(tempfile.mkdtemp(prefix=f"arr-eta-{name}-"))
+    base = Path(tempfile.mkdtemp(prefix=f"arr-eta-{name}-"))
     try:
-        subprocess.run([str(ARR), "init"], cwd=home, check=True, capture_output=True)
-        for scope, paths in folders.items():
-            tree = home / scope
-            tree.mkdir()
-            for path in paths:
-                target = tree / path.name
-                if path.is_dir():
-                    shutil.copytree(path, target)
-                else:
-                    shutil.copy2(path, target)
-            subprocess.run(
-                [str(ARR), "scope", "add", scope, scope], cwd=home, check=True, capture_output=True
-            )
+        env = fresh_cache(base)
+        home = base / "first"
+        home.mkdir()
+        copied(home, folders)
         rows = []
         for label, args in (("first run", ()), ("rebuild, rate remembered", ("rebuild=true",))):
-            total, frames = watched_index(home, *args)
+            total, frames = watched_index(home, *args, env=env)
             rows.append((f"{name}: {label}", judged(total, frames)))
             print(f"  {name}: {label}: {total:.1f} s", file=sys.stderr, flush=True)
+        resumed = base / "resumed"
+        resumed.mkdir()
+        copied(resumed, folders)
+        cut, _ = watched_index(resumed, env=env, stop_at=0.5)
+        total, frames = watched_index(resumed, env=env)
+        rows.append((f"{name}: resumed after a stop at half", judged(total, frames)))
+        print(f"  {name}: stopped at half after {cut:.1f} s, resumed {total:.1f} s",
+              file=sys.stderr, flush=True)  # fmt: skip
         return rows
     finally:
-        shutil.rmtree(home, ignore_errors=True)
+        shutil.rmtree(base, ignore_errors=True)
+
+
+def mixed_folders(papers: list[Path]) -> dict[str, list[Path]] | None:
+    """One scope per kind of item (pages, cells, code, prose); None when a part is missing."""
+    notebooks = Path(
+        os.environ.get("ARR_BENCH_ETA_NOTEBOOKS") or SHARED.parent.parent / "nbsrc" / "notebooks"
+    )
+    found = sorted(notebooks.rglob("*.ipynb")) if notebooks.is_dir() else []
+    notes = sorted(Path("/usr/share/doc/git/RelNotes").glob("*.txt"))[-80:]
+    werkzeug = SHARED / "wsgold" / "werkzeug" / "tree" / "src"
+    if not (papers and found and notes and werkzeug.is_dir()):
+        return None
+    return {"pages": papers[:8], "cells": found, "code": [werkzeug], "prose": notes}
 
 
 def main() -> None:
@@ -139,14 +205,20 @@ def main() -> None:
     sphinx = SHARED / "wsgold" / "sphinx" / "tree"
     if tree is None and (not papers or not werkzeug.is_dir() or not sphinx.is_dir()):
         raise SystemExit(f"bench-eta needs {SHARED}/papersdev and wsgold (or $ARR_BENCH_ETA_TREE)")
+    mixed = mixed_folders(papers)
     cases = {
+        "mixed": mixed or {},
         "small": {"papers": papers[:30], "code": [werkzeug]},
         "sphinx": {"sphinx": [sphinx]},
         "papers": {"papers": papers},
         "tree": {"tree": [Path(tree or ".")]},
     }
-    chosen = os.environ.get("ARR_BENCH_ETA_CASES", "small,sphinx").split(",")
+    chosen = os.environ.get("ARR_BENCH_ETA_CASES", "mixed,small").split(",")
     chosen = ["tree"] if tree else chosen
+    if "mixed" in chosen and mixed is None:
+        print("bench-eta: no mixed case (needs ../nbsrc/notebooks or $ARR_BENCH_ETA_NOTEBOOKS, "
+              "papersdev, wsgold and /usr/share/doc/git/RelNotes)", file=sys.stderr)  # fmt: skip
+        chosen.remove("mixed")
     rows = [row for name in chosen for row in case(name, cases[name])]
     lines = [
         "case | run | first estimate at | frames after 1/4 | worst remaining | median remaining"

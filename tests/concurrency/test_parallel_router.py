@@ -88,7 +88,8 @@ def test_parallel_round_is_faster_than_its_calls_added_up() -> None:
     router = make_router(*tools, workers=3)
     started = time.perf_counter()
     router.search("q", SCOPE_A, plan=plan("t0", "t1", "t2"))
-    assert time.perf_counter() - started < 0.75
+    # one call's 0.3 s and the round's work; in turn they would take 0.9 s
+    assert time.perf_counter() - started < 0.3 + grace_s(0.45, at_most=0.58)
     router.close()
 
 
@@ -123,7 +124,7 @@ def test_grep_honours_the_request_deadline(tmp_path: Path) -> None:
     started = time.perf_counter()
     router.search("d.f", SCOPE_A, plan=regex)
     time.sleep(0.5)  # the grace period: the abandoned scan must have stopped by now
-    assert time.perf_counter() - started < 2.0
+    assert time.perf_counter() - started < 0.5 + grace_s(1.5, at_most=10)
     import os
     import subprocess
 

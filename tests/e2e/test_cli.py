@@ -144,7 +144,11 @@ def test_memory_lifecycle_is_audited_and_drafts_stay_hidden(indexed: list[str]) 
             id="query-too-long",
         ),
         pytest.param(["search", "scope=vision-main"], "query is required", id="no-query"),
-        pytest.param(["search", "query=x"], "scope is required", id="no-scope"),
+        pytest.param(
+            ["search", "query=x", "workspace.default_scope=null"],
+            "scope is required",
+            id="no-scope",
+        ),
         pytest.param(
             ["search", "query=x", "scope=vision-main", "planner=oracle"],
             "planner",

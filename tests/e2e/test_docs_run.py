@@ -46,8 +46,9 @@ def page_commands(page: str) -> list[tuple[str, str]]:
     return [(where, command) for where, command in COMMANDS if where.split(":")[0] == page]
 
 
-def why_not_run(command: str) -> str | None:
-    return next((why for prefix, why in NOT_RUN.items() if command.startswith(prefix)), None)
+def why_not_run(command: str, more: dict[str, str] | None = None) -> str | None:
+    reasons = {**NOT_RUN, **(more or {})}
+    return next((why for prefix, why in reasons.items() if command.startswith(prefix)), None)
 
 
 def test_every_command_shown_is_run_here_or_said_why_not() -> None:
@@ -68,9 +69,17 @@ def checkout_copy(base: Path) -> Path:
     return copy
 
 
+def launcher(package: Path | None) -> list[str]:
+    """How ``arr`` is started: the ``arr`` of a virtualenv that installed the wheel
+    (tests/e2e/test_wheel_docs), else this interpreter importing the checkout (copy)."""
+    if package is not None and (package / "bin" / "arr").is_file():
+        return [str(package / "bin" / "arr")]
+    return [sys.executable, "-m", "arr.cli"]
+
+
 def environment(home: Path, package: Path | None) -> dict[str, str]:
     """A user's environment in ``home``, offline, with no workspace or API key of the test's;
-    ``package``: the checkout copy arr is imported from."""
+    ``package``: the checkout copy arr is imported from, or a virtualenv holding the wheel."""
     found = {
         **os.environ,
         "HOME": str(home),
@@ -80,14 +89,16 @@ def environment(home: Path, package: Path | None) -> dict[str, str]:
     }
     found.pop("ARR_WORKSPACE", None)
     found.pop("SILICONFLOW_API_KEY", None)
-    if package is not None:
+    if package is not None and launcher(package)[0] != sys.executable:
+        found.pop("PYTHONPATH", None)  # the wheel's arr, not the checkout's
+    elif package is not None:
         found["PYTHONPATH"] = str(package)
     return found
 
 
 def run(command: str, cwd: Path, home: Path, package: Path | None) -> subprocess.CompletedProcess:
     return subprocess.run(
-        [sys.executable, "-m", "arr.cli", *shlex.split(command)[1:]],
+        [*launcher(package), *shlex.split(command)[1:]],
         capture_output=True,
         text=True,
         timeout=600,
@@ -126,10 +137,13 @@ def judged(where: str, command: str, done: subprocess.CompletedProcess) -> None:
         json.loads(done.stdout)
 
 
-def run_page(page: str, cwd: Path, home: Path, package: Path | None) -> list[str]:
+def run_page(
+    page: str, cwd: Path, home: Path, package: Path | None, more: dict[str, str] | None = None
+) -> list[str]:
+    """The page's commands run in order (``more``: commands not run here, with why)."""
     ran, heads = [], {}
     for where, command in page_commands(page):
-        if why_not_run(command):
+        if why_not_run(command, more):
             continue
         command = command.split("  #", 1)[0].strip()
         if command.startswith("arr serve"):
@@ -161,7 +175,7 @@ def serve(where: str, command: str, cwd: Path, home: Path, package: Path | None)
     words = shlex.split(command)
     port = int(words[words.index("--port") + 1])
     process = subprocess.Popen(
-        [sys.executable, "-m", "arr.cli", *words[1:]],
+        [*launcher(package), *words[1:]],
         cwd=cwd,
         env=environment(home, package),
         stdin=subprocess.DEVNULL,

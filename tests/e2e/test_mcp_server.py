@@ -22,6 +22,8 @@ pytest.importorskip("mcp")
 from mcp.client.client import Client  # noqa: E402
 from mcp.client.stdio import StdioServerParameters  # noqa: E402
 
+from tests.machine_speed import grace_s
+
 pytestmark = [pytest.mark.slow, pytest.mark.service]
 ENV = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
 QUESTION = "Why did the warmup schedule fix the loss spikes?"
@@ -248,7 +250,7 @@ def test_a_busy_port_is_one_error_line(demo_overrides: list[str]) -> None:
     assert done.returncode == 2, done.stderr
     assert done.stderr.startswith("arr: error") and f"port {port}" in done.stderr
     assert "Traceback" not in done.stderr and len(done.stderr.splitlines()) == 1
-    assert time.monotonic() - started < 30  # refused before the router is built
+    assert time.monotonic() - started < grace_s(30, at_most=110)  # before the router is built
 
 
 def test_lexical_search_imports_no_model_stack(demo_overrides: list[str]) -> None:

@@ -12,6 +12,7 @@ import pytest
 
 from arr.readers.outline import clean_title, work_titles
 from arr.readers.pdf import PdfReader
+from tests.machine_speed import grace_s
 from tests.readers_fixtures import headed_pdf_bytes
 
 READER = PdfReader()
@@ -155,7 +156,7 @@ def test_hostile_bookmarks_are_bounded_and_cleaned() -> None:
     raw = headed_pdf_bytes(pages, outline=many)
     started = time.monotonic()
     shown = titles(raw)
-    assert time.monotonic() - started < 10
+    assert time.monotonic() - started < grace_s(10, at_most=60)  # quadratic: minutes
     assert (
         shown[1] == "Research Notes \u203a Issue 1" and shown[2] == "Research Notes \u203a Issue 2"
     )

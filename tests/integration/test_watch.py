@@ -18,6 +18,7 @@ from arr.reranker.rule import RuleReranker
 from arr.router.router import RetrievalRouter
 from arr.tools.bm25 import BM25Tool
 from arr.workspace.workspace import Workspace
+from tests.machine_speed import grace_s
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="inotify")
 
@@ -193,7 +194,7 @@ def test_a_search_during_a_build_answers_without_waiting(tmp_path: Path) -> None
         fcntl.flock(handle, fcntl.LOCK_EX)  # "another process is building"
         started = time.monotonic()
         result = router.search("function_0_0", SCOPE)
-        assert time.monotonic() - started < 5
+        assert time.monotonic() - started < grace_s(5, at_most=30)  # not waiting on the lock
     assert [r.code for r in result.rejections] == [codes.INDEX_BUILDING]
     assert any(d.code == codes.INDEX_BUILDING for d in result.degradations) and result.partial
     assert any(e.channel == "grep" for e in result.evidence)  # the other channel answered

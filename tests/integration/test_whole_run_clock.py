@@ -1,6 +1,7 @@
 """The whole run's time left, on real parts: a vector channel (real Chroma, the hashing
-embedder) says before it builds exactly what its build will embed, and ``arr index`` asks every
-semantic partition before the first is built."""
+embedder) says before it builds exactly what its build will embed, of each kind, and ``arr
+index`` asks every semantic partition before the first is built, timing each kind this machine
+knows no rate for once a run."""
 
 from __future__ import annotations
 
@@ -23,10 +24,12 @@ FILES = {f"notes/n{i:02}.md": f"note {i} on warmup schedule {i * 7}\n" for i in 
 
 def tool_for(ws: Any, calls: list[str] | None = None) -> VectorTool:
     class Recorded(VectorTool):
-        def pending(self, scope: ScopeKey, rebuild: bool = False, sample: int = 0) -> Pending:
+        def pending(
+            self, scope: ScopeKey, rebuild: bool = False, sample: int = 0, known: Any = ()
+        ) -> Pending:
             if calls is not None:
-                calls.append(f"pending {scope.branch} {sample}")
-            return super().pending(scope, rebuild, sample)
+                calls.append(f"pending {scope.branch} {sorted(known)}")
+            return super().pending(scope, rebuild, sample, known)
 
         def build(self, scope: ScopeKey, max_changed: int | None = None) -> dict[str, Any]:
             if calls is not None:
@@ -39,14 +42,17 @@ def tool_for(ws: Any, calls: list[str] | None = None) -> VectorTool:
 def test_pending_is_what_the_build_embeds(tmp_path: Path) -> None:
     ws = file_workspace(tmp_path, {"a": SCOPE_A}, FILES)
     tool = tool_for(ws)
-    assert tool.pending(SCOPE_A) == (70, None, 0.0)
+    untimed = tool.pending(SCOPE_A)  # its sample_s: the model's load, not the plan's time
+    assert untimed[:2] == (70, None) and (untimed.kinds, untimed.kind_rates) == ({"prose": 70}, {})
     before = tool.embedder.texts_embedded
-    timed = tool.pending(SCOPE_A, sample=16)
+    timed = tool.pending(SCOPE_A, sample=8)
     assert timed.items == 70 and timed.seconds_per_item > 0 and timed.sample_s > 0
-    assert tool.embedder.texts_embedded == before + 16 + 4  # the sample (4 of them twice)
+    assert set(timed.kind_rates) == {"prose"}
+    assert tool.embedder.texts_embedded == before + 8 + 4  # the sample (4 of them twice)
+    assert tool.pending(SCOPE_A, sample=8, known={"prose"}).kind_rates == {}  # known: not timed
     assert tool.build(SCOPE_A)["embedded"] == 70
     assert tool.pending(SCOPE_A).items == 0
-    assert tool.pending(SCOPE_A, sample=16) == (0, None, 0.0)  # nothing to time
+    assert tool.pending(SCOPE_A, sample=8)[:2] == (0, None)  # nothing to time
     (ws.root / "a" / "notes" / "n03.md").write_text("a new text on cosine decay\n")
     (ws.root / "a" / "notes" / "n99.md").write_text("and one more note\n")
     assert tool.pending(SCOPE_A).items == 2
@@ -56,7 +62,20 @@ def test_pending_is_what_the_build_embeds(tmp_path: Path) -> None:
     assert tool.rebuild(SCOPE_A)["embedded"] == 71
 
 
-def test_every_semantic_partition_is_asked_before_the_first_builds(tmp_path: Path) -> None:
+def test_kinds_are_counted_and_each_timed(tmp_path: Path) -> None:
+    files = {
+        **FILES,
+        **{f"src/m{i}.py": f"def step_{i}(x):\n    return x * {i}\n" for i in range(9)},
+    }
+    ws = file_workspace(tmp_path, {"a": SCOPE_A}, files)
+    timed = tool_for(ws).pending(SCOPE_A, sample=8)
+    assert timed.kinds == {"prose": 70, "code": 9} and set(timed.kind_rates) == {"prose", "code"}
+
+
+def test_every_semantic_partition_is_asked_before_the_first_builds(
+    tmp_path: Path, monkeypatch: Any
+) -> None:
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
     ws = file_workspace(tmp_path, {"a": SCOPE_A, "b": SCOPE_B}, FILES)
     calls: list[str] = []
     ready: list[float] = []
@@ -68,15 +87,17 @@ def test_every_semantic_partition_is_asked_before_the_first_builds(tmp_path: Pat
         on_lexical_ready=lambda seconds, channels: ready.append(seconds),
     )
     assert [r.error for r in reports] == ["", ""]
-    # no rate remembered: each partition times 16 of its items
-    assert calls == ["pending main 16", "pending other 16", "build main", "build other"]
+    # no rate remembered: the first partition times its kind, the second knows it then
+    assert calls == ["pending main []", "pending other ['prose']", "build main", "build other"]
     assert len(ready) == 1
-    # the rate this run measured is kept for the next run's first seconds
-    remembered = json.loads((ws.index_dir / run_clock.HISTORY).read_text())
-    assert remembered["items"] == 140 and remembered["seconds_per_item"] > 0
+    # the rate this run measured is kept, per embedder and kind, for the next run on this machine
+    remembered = json.loads(run_clock.machine_rates().read_text())
+    assert list(remembered) == [HashingEmbedder().id] and list(
+        remembered[HashingEmbedder().id]
+    ) == ["prose"]
     calls.clear()
     index_workspace(ws, {"vector": tool_for(ws, calls)}, {"a": SCOPE_A}, progress=True)
-    assert calls == ["pending main 0", "build main"]  # a rate remembered: no sample timed
+    assert calls == ["pending main ['prose']", "build main"]  # remembered: no sample timed
     calls.clear()
     index_workspace(ws, {"vector": tool_for(ws, calls)}, {"a": SCOPE_A}, progress=False)
     assert calls == ["build main"]  # no progress shown (library mode): nothing planned
@@ -86,7 +107,9 @@ def test_a_partition_that_cannot_plan_still_builds(tmp_path: Path) -> None:
     ws = file_workspace(tmp_path, {"a": SCOPE_A}, FILES)
 
     class NoPlan(VectorTool):
-        def pending(self, scope: ScopeKey, rebuild: bool = False, sample: int = 0) -> Pending:
+        def pending(
+            self, scope: ScopeKey, rebuild: bool = False, sample: int = 0, known: Any = ()
+        ) -> Pending:
             raise OSError("the plan could not be worked out")
 
     tool = NoPlan("vector", ws, HashingEmbedder(), ChromaStore(ws.index_dir / "c"))

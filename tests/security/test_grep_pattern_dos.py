@@ -11,6 +11,7 @@ from arr.tools.base import ChannelError
 from arr.tools.grep import GrepTool
 from tests.conftest import SCOPE_A, make_router
 from tests.grep_fixtures import grep_workspace, run
+from tests.machine_speed import grace_s
 
 
 @pytest.fixture
@@ -25,8 +26,9 @@ def tool(tmp_path: Path) -> GrepTool:
 @pytest.mark.parametrize("pattern", [r"(a+)+$", r"(a|aa)+$", r"(a*)*b", r"^(a|a?)+$", r"(.*a){20}"])
 def test_catastrophic_backtracking_patterns_finish_fast(tool: GrepTool, pattern: str) -> None:
     started = time.monotonic()
-    run(tool, query=pattern, regex=True)
-    assert time.monotonic() - started < 3.0
+    answer = run(tool, query=pattern, regex=True)
+    assert answer.cut != "deadline"  # linear: never near its 5 s deadline
+    assert time.monotonic() - started < grace_s(3.0, at_most=30)
 
 
 def test_pattern_length_cap(tool: GrepTool) -> None:
@@ -74,7 +76,7 @@ def test_deadline_cuts_the_scan(tmp_path: Path) -> None:
     tool = GrepTool("grep", ws, deadline_ms=1, threads=1)
     started = time.monotonic()
     answer = run(tool, query="def", regex=True)
-    assert time.monotonic() - started < 2.0
+    assert time.monotonic() - started < grace_s(2.0, at_most=15)
     assert answer.cut == "deadline"
     result = make_router(tool).search("def", SCOPE_A, plan=None)
     assert result.partial or any(t.code == "cut_deadline" for t in result.traces)

@@ -14,6 +14,7 @@ from arr.tools.grep import GrepTool
 from arr.tools.grep.engine import Engine
 from tests.conftest import SCOPE_A
 from tests.grep_fixtures import MARK, grep_workspace, returned_text, run
+from tests.machine_speed import grace_s
 
 SECRET = "hardlinked_outside_byte"
 
@@ -44,7 +45,8 @@ def test_fifo_and_socket_do_not_block(tmp_path: Path) -> None:
     tool = GrepTool("grep", ws, deadline_ms=3000)
     started = time.monotonic()
     answer = run(tool)
-    assert time.monotonic() - started < 2.5
+    assert answer.cut != "deadline"  # the FIFO and the socket were never waited on
+    assert time.monotonic() - started < grace_s(2.5, at_most=30)
     assert [e.location.path for e in answer.evidence] == ["ok.md"]
     with pytest.raises(ChannelError) as info:
         run(tool, path="pipe.md")

@@ -13,6 +13,7 @@ import pytest
 from arr.readers.outline import clean_title
 from arr.safety.rules import credential_kind, redact_credentials
 from arr.safety.secret_rules import RULES
+from tests.machine_speed import grace_s
 
 HEX = "a3f9c1d27e5b4a8f9c0d1e2f3a4b5c6d7e8f90a1b2c3d4e5f6a7b8c9d0e1f2a3"  # starts with a letter
 HF = "hf_" + "AbCdEfGhIjKlMnOpQrStUvWxYzAbCdEfGh"  # 34 letters
@@ -82,7 +83,7 @@ def test_a_megabyte_of_a_rules_own_prefix_is_judged_in_about_a_second(unit: byte
     started = time.perf_counter()
     credential_kind(content)
     redact_credentials(content.decode("latin-1")[:200_000])
-    assert time.perf_counter() - started < 5.0
+    assert time.perf_counter() - started < grace_s(5.0, at_most=60)
 
 
 def test_memory_get_and_memory_show_never_return_a_stored_secret(tmp_path: Path) -> None:

@@ -12,6 +12,7 @@ import pytest
 from arr.readers.bib_records import Person, decoded, doi_of, people, records, split_names
 from arr.readers.bibtex import BibtexReader
 from benchmarks.papers.bibdev import FIELDS, STYLES, baseline, load, score, shipped
+from tests.machine_speed import grace_s
 
 
 @pytest.fixture(scope="module")
@@ -120,4 +121,4 @@ def test_the_reader_labels_entries_with_decoded_names() -> None:
 def test_records_are_read_in_bounded_time_from_hostile_text(raw: str) -> None:
     started = time.monotonic()
     records(raw)
-    assert time.monotonic() - started < 3.0
+    assert time.monotonic() - started < grace_s(3.0, at_most=30)  # quadratic: minutes

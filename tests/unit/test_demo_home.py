@@ -24,7 +24,7 @@ def test_the_copy_leaves_out_the_installers_byte_code(
     (packaged / ".index" / "bm25.bin").write_bytes(b"\x00")
     (packaged / "gold.jsonl").write_text("{}\n")
     monkeypatch.setattr(demo_home, "PACKAGED_DEMO", packaged)
-    monkeypatch.setattr(demo_home, "checkout_root", lambda: None)  # as from a wheel
+    monkeypatch.setattr(demo_home, "checkout_here", lambda: None)  # as from a wheel
     monkeypatch.setenv("XDG_DATA_HOME", str(tmp_path / "data-home"))
     paths = demo_home.demo_paths()
     copied = paths["paths.data_dir"] / "demo"

@@ -1,5 +1,6 @@
-"""``arr index``'s whole-run clock: the time left counts every partition still to build, says
-nothing before it can know, and remembers this machine's rate for the next run."""
+"""``arr index``'s whole-run clock: the time left counts every partition still to build, each
+kind of item at its own rate, says nothing before it can know, and remembers this machine's
+rates for the next run."""
 
 from __future__ import annotations
 
@@ -11,6 +12,8 @@ import pytest
 from arr.compose import run_clock
 from arr.compose.run_clock import RunClock
 from arr.tools.build_progress import duration
+
+RATES = "index_rates.json"
 
 
 class FakeTime:
@@ -29,14 +32,14 @@ def clock_time(monkeypatch) -> FakeTime:
 
 
 def test_nothing_is_said_while_the_lexical_channels_are_read(clock_time, tmp_path: Path) -> None:
-    clock = RunClock(tmp_path)
+    clock = RunClock(tmp_path / RATES)
     clock.starts("bm25 papers")
     clock_time.now += 5
     assert clock.left_s() is None and clock.rate() is None
 
 
 def test_every_partition_still_to_build_is_counted(clock_time, tmp_path: Path) -> None:
-    clock = RunClock(tmp_path)
+    clock = RunClock(tmp_path / RATES)
     clock_time.now += 10  # the lexical channels
     clock.planned({"vector code": (1000, 2.0), "vector papers": (3000, 1.0)})
     clock.starts("vector code")
@@ -60,44 +63,113 @@ def test_every_partition_still_to_build_is_counted(clock_time, tmp_path: Path) -
 
 
 def test_a_run_with_nothing_to_embed_needs_no_rate(clock_time, tmp_path: Path) -> None:
-    clock = RunClock(tmp_path)
+    clock = RunClock(tmp_path / RATES)
     clock.planned({"vector code": (0, 0.4), "vector papers": (0, 0.6)})
     clock.starts("vector code")
     assert clock.left_s() == pytest.approx(1.0)
 
 
 def test_the_rate_is_remembered_for_the_next_run(clock_time, tmp_path: Path) -> None:
-    first = RunClock(tmp_path)
-    first.planned({"vector code": (500, 0.1)})
+    first = RunClock(tmp_path / RATES)
+    assert first.remembered("onnx-int8") == set()
+    first.planned({"vector code": ({"code": 500}, 0.1)})
     first.starts("vector code")
-    first.begin(500)
+    first.begin(500, {"code": 500})
     clock_time.now += 10.0
-    first.advance(500)
+    first.advance(500, [("code", 1.0)] * 500)
     first.remember()
-    saved = json.loads((tmp_path / run_clock.HISTORY).read_text())
-    assert saved["seconds_per_item"] == pytest.approx(0.02) and saved["items"] == 500
-    second = RunClock(tmp_path)
-    second.planned({"vector code": (100, 0.5)})
+    saved = json.loads((tmp_path / RATES).read_text())
+    assert saved == {"onnx-int8": {"code": pytest.approx(0.02)}}
+    second = RunClock(tmp_path / RATES)
+    assert second.remembered("onnx-int8") == {"code"}
+    second.planned({"vector code": ({"code": 100}, 0.5)})
     second.starts("vector code")
     # before its first batch the next run says something: the last run's rate
     assert second.left_s() == pytest.approx(0.5 + 100 * 0.02)
+    assert RunClock(tmp_path / RATES).remembered("another-embedder") == set()  # per embedder
 
 
-@pytest.mark.parametrize("saved", ["{", '{"seconds_per_item": -1}', '{"x": 1}', "[]"])
+@pytest.mark.parametrize(
+    "saved", ["{", '{"e": {"code": -1}}', '{"e": {"code": true}}', '{"e": []}', "[]"]
+)
 def test_a_bad_history_is_no_history(tmp_path: Path, saved: str) -> None:
-    (tmp_path / run_clock.HISTORY).write_text(saved)
-    assert RunClock(tmp_path).prior is None
+    (tmp_path / RATES).write_text(saved)
+    assert RunClock(tmp_path / RATES).remembered("e") == set()
 
 
 def test_a_few_items_are_not_remembered(clock_time, tmp_path: Path) -> None:
-    clock = RunClock(tmp_path)
-    clock.planned({"vector code": (3, 0.1)})
+    clock = RunClock(tmp_path / RATES)
+    clock.remembered("e")
+    clock.planned({"vector code": ({"code": 3}, 0.1)})
     clock.starts("vector code")
-    clock.begin(3)
+    clock.begin(3, {"code": 3})
     clock_time.now += 1.0
-    clock.advance(3)
+    clock.advance(3, [("code", 1.0)] * 3)
     clock.remember()
-    assert not (tmp_path / run_clock.HISTORY).exists()
+    assert not (tmp_path / RATES).exists()
+
+
+def test_each_kind_is_counted_at_its_own_rate(clock_time, tmp_path: Path) -> None:
+    """Cells remembered 3x faster than pages: the cells' scope measured 20% slower than
+    remembered (a busier machine), so the pages still to come are counted 20% slower too; a
+    rate timed on a sample is taken as it is (a sample is not a batch)."""
+    (tmp_path / RATES).write_text(json.dumps({"e": {"cell": 0.01, "page": 0.03}}))
+    clock = RunClock(tmp_path / RATES)
+    assert clock.remembered("e") == {"cell", "page"}
+    plans = {
+        "vector notebooks": ({"cell": 300}, 0.0),
+        "vector papers": ({"page": 100}, 0.0),
+        "vector code": ({"code": 50}, 0.0),
+    }
+    clock.planned(plans, {"code": 0.05})
+    clock.starts("vector notebooks")
+    assert clock.left_s() == pytest.approx(300 * 0.01 + 100 * 0.03 + 50 * 0.05)
+    clock.begin(300, {"cell": 300})
+    clock_time.now += 1.2
+    clock.advance(100, [("cell", 50.0)] * 100)  # 0.012 s a cell
+    assert clock.rate("cell") == pytest.approx(0.012)
+    assert clock.rate("page") == pytest.approx(0.036) and clock.rate("code") == 0.05
+    assert clock.left_s() == pytest.approx(200 * 0.012 + 100 * 0.036 + 50 * 0.05)
+    assert clock.embedding() == (100, 450)
+
+
+def test_a_mixed_batch_shares_its_time_by_length(clock_time, tmp_path: Path) -> None:
+    clock = RunClock(tmp_path / RATES)
+    clock.planned({"vector all": ({"cell": 10, "page": 10}, 0.0)})
+    clock.starts("vector all")
+    clock.begin(20, {"cell": 10, "page": 10})
+    clock_time.now += 4.0
+    clock.advance(20, [("cell", 100.0)] * 10 + [("page", 300.0)] * 10)
+    assert clock.rate("cell") == pytest.approx(0.1) and clock.rate("page") == pytest.approx(0.3)
+
+
+def test_an_interrupted_run_remembers_what_it_measured(
+    clock_time, tmp_path: Path, monkeypatch
+) -> None:
+    """Ctrl-C half way: the run that resumes it starts from this machine's rates."""
+    from arr.compose import indexing
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path / "cache"))
+    assert run_clock.machine_rates() == tmp_path / "cache" / "arr" / RATES
+    clock = RunClock(run_clock.machine_rates())
+    clock.remembered("e")
+    clock.planned({"vector code": ({"code": 100}, 0.0)})
+    clock.starts("vector code")
+    clock.begin(100, {"code": 100})
+    clock_time.now += 2.0
+    clock.advance(40, [("code", 1.0)] * 40)
+
+    def interrupted(*args: object) -> list[object]:
+        raise KeyboardInterrupt
+
+    monkeypatch.setattr(indexing, "_build_all", interrupted)
+    monkeypatch.setattr(indexing, "RunClock", lambda history: clock)
+    from tests.conftest import SCOPE_A, file_workspace
+
+    ws = file_workspace(tmp_path, {"a": SCOPE_A}, {"a.py": "x = 1\n"})
+    with pytest.raises(KeyboardInterrupt):
+        indexing.index_workspace(ws, {}, {"a": SCOPE_A}, progress=False)
+    assert json.loads(run_clock.machine_rates().read_text()) == {"e": {"code": pytest.approx(0.05)}}
 
 
 @pytest.mark.parametrize(
@@ -109,8 +181,8 @@ def test_durations_read_as_a_clock(seconds: float, said: str) -> None:
 
 
 def test_a_sampled_rate_speaks_before_the_first_batch(clock_time, tmp_path: Path) -> None:
-    clock = RunClock(tmp_path)
-    clock.planned({"vector code": (1000, 1.0)}, sampled=0.01)
+    clock = RunClock(tmp_path / RATES)
+    clock.planned({"vector code": (1000, 1.0)}, sampled=0.01)  # one rate for any kind
     clock.starts("vector code")
     assert clock.left_s() == pytest.approx(1.0 + 1000 * 0.01)
     clock.begin(1000)
@@ -122,7 +194,7 @@ def test_a_sampled_rate_speaks_before_the_first_batch(clock_time, tmp_path: Path
 def test_a_partition_that_could_not_plan_leaves_the_others_counted_right(
     clock_time, tmp_path: Path
 ) -> None:
-    clock = RunClock(tmp_path)
+    clock = RunClock(tmp_path / RATES)
     # "vector b" could not say what it would embed: it is built, but not in the estimate
     clock.planned({"vector a": (100, 0.0), "vector c": (300, 0.5)}, sampled=0.01)
     clock.starts("vector a")
@@ -133,3 +205,15 @@ def test_a_partition_that_could_not_plan_leaves_the_others_counted_right(
     assert clock.left_s() == pytest.approx(0.5 + 300 * 0.01)  # "vector a" is done
     clock.starts("vector c")
     assert clock.left_s() == pytest.approx(0.5 + 300 * 0.01)
+
+
+def test_plans_to_come_are_paced_by_how_long_the_builds_took_to_redo_theirs(
+    clock_time, tmp_path: Path
+) -> None:
+    """A rebuild's plans were read cold when planned (2 s each) and warm when built (0.5 s)."""
+    clock = RunClock(tmp_path / RATES)
+    clock.planned({"vector a": ({"code": 10}, 2.0), "vector b": ({"code": 10}, 2.0)}, 0.1)
+    clock.starts("vector a")
+    clock_time.now += 0.5
+    clock.begin(10, {"code": 10})
+    assert clock.left_s() == pytest.approx(10 * 0.1 + 0.5 + 10 * 0.1)
