@@ -17,9 +17,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arr.compose.built_channels import MEMORY, built_channels
-from arr.compose.indexing import index_workspace  # which notes what it built
 from arr.tools.contract import HoldsMemory, Indexed, has
-from arr.tools.index_run import one_index_run
 from arr.workspace.demo_home import is_bundled_demo
 from arr.workspace.workspace import Workspace
 
@@ -42,6 +40,10 @@ def index_demo_once(
         return
     if not _missing(workspace, tools):
         return
+    # the indexing stack only here: a search of any other workspace does not import it (~50 ms)
+    from arr.compose.indexing import index_workspace  # which notes what it built
+    from arr.tools.index_run import one_index_run
+
     progress = bool(container.get("progress", True))
 
     def say(line: str) -> None:

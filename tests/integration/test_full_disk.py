@@ -49,7 +49,9 @@ def indexed_on(disk: Path, tmp_path: Path):
 
 def fill(disk: Path) -> Path:
     filler = disk / "filler"
-    with filler.open("wb") as handle:
+    # unbuffered: a buffered writer keeps a partly written block and raises ENOSPC again when
+    # it is closed (whenever the space left is not a multiple of the write)
+    with filler.open("wb", buffering=0) as handle:
         try:
             while True:
                 handle.write(b"x" * 65536)
