@@ -15,16 +15,13 @@ from typing import TYPE_CHECKING, Any
 from arr import atomic_write, codes
 from arr.cli import skip_list
 from arr.cli.default_scope import default_scope
-from arr.cli.memory_command import run_memory
 from arr.cli.output import as_json as _as_json
 from arr.cli.output import emit as _emit
 from arr.cli.render import file_locator, render_result
-from arr.compose.indexing import index_workspace
 from arr.compose.runner import build_router, build_tools, build_workspace
 from arr.errors import ConfigError, whole_number
 from arr.models import RouterResult, resolve_scope
 from arr.tools.contract import workspace_of
-from arr.tools.index_run import one_index_run
 from arr.workspace.opening import add_openings, scope_roots
 
 if TYPE_CHECKING:
@@ -83,6 +80,10 @@ def _indexed(
 
     def say(line: str) -> None:
         print(line, file=sys.stderr, flush=True)
+
+    # the indexing stack imported here, not with the module: a search never pays for it
+    from arr.compose.indexing import index_workspace
+    from arr.tools.index_run import one_index_run
 
     with one_index_run(workspace.index_dir, say):  # a second arr index says it waits
         (added, kept), reports = index_workspace(
@@ -288,12 +289,21 @@ def run_eval(
     return 0
 
 
+def run_memory(
+    container: dict[str, Any], texts: dict[str, str], action: str | None, run_dir: Path
+) -> int:
+    """arr memory (arr.cli.memory_command), imported when asked: a search never needs it."""
+    from arr.cli.memory_command import run_memory as run
+
+    return run(container, texts, action, run_dir)
+
+
 # The Hydra apps, by what they do: build (index), answer (search, demo), keep (memory),
 # measure (eval). One table: a command that is not here has no runner.
 RUNNERS = {
     "index": run_index,
     "search": run_search,
     "demo": run_demo,
-    "memory": run_memory,  # arr.cli.memory_command
+    "memory": run_memory,
     "eval": run_eval,
 }
