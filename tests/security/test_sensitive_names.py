@@ -45,6 +45,17 @@ def test_ordinary_files_are_not(name: str) -> None:
     assert not is_sensitive_filename(name)
 
 
+def engine_files(rg: str, root: Path) -> list[str]:
+    """The files ripgrep lists under ``root`` with the engine's exclusions, as grep runs it."""
+    return subprocess.run(
+        [rg, "--files", "--no-ignore", "--hidden", "--no-config", *ENGINE_EXCLUDE_ARGS],
+        cwd=root,
+        capture_output=True,
+        text=True,
+        check=True,
+    ).stdout.split()
+
+
 def test_the_engine_glob_never_lists_a_sensitive_file(tmp_path: Path) -> None:
     """The arguments handed to ripgrep exclude every sensitive name at any depth and in any
     case, and nothing else (the engine never opens these files)."""
@@ -58,13 +69,7 @@ def test_the_engine_glob_never_lists_a_sensitive_file(tmp_path: Path) -> None:
             path.write_text(f"payload {depth}\n")
     (tmp_path / "deep" / ".aws").mkdir(parents=True)
     (tmp_path / "deep" / ".aws" / "config").write_text("payload\n")
-    listed = subprocess.run(
-        [rg, "--files", "--no-ignore", "--hidden", "--no-config", *ENGINE_EXCLUDE_ARGS],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    listed = engine_files(rg, tmp_path)
     names = sorted(Path(p).name for p in listed)
     assert names == sorted(ORDINARY * 3)
 
@@ -83,11 +88,5 @@ def test_the_engine_never_skips_a_folder_named_like_a_secret_file(tmp_path: Path
         (tmp_path / folder / "week1.md").write_text("payload\n")
     (tmp_path / "x").mkdir()
     (tmp_path / "x" / ".ssh").write_text("a file named like the folder\n")
-    listed = subprocess.run(
-        [rg, "--files", "--no-ignore", "--hidden", "--no-config", *ENGINE_EXCLUDE_ARGS],
-        cwd=tmp_path,
-        capture_output=True,
-        text=True,
-        check=True,
-    ).stdout.split()
+    listed = engine_files(rg, tmp_path)
     assert sorted(listed) == sorted([f"{f}/week1.md" for f in folders[:-1]] + ["x/.ssh"])
