@@ -137,6 +137,31 @@ def _open_plain(path: Path) -> BinaryIO:
     return os.fdopen(descriptor, "rb")
 
 
+def _sized_load(handle: BinaryIO, length: int) -> Any:
+    """A one-dimensional integer ``.npy`` of ``length`` items, its header checked against the
+    file before anything is allocated (a damaged header claiming 300 million offsets made
+    ``np.load`` ask for 2.4 GB; raises ValueError instead)."""
+    fmt = np.lib.format
+    version = fmt.read_magic(handle)
+    read_header = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}.get(
+        version
+    )
+    if read_header is None:
+        raise ValueError(f"an .npy of version {version}")
+    shape, fortran, dtype = read_header(handle)
+    size = os.fstat(handle.fileno()).st_size
+    if (
+        shape != (length,)
+        or fortran
+        or dtype.kind not in "iu"
+        or dtype.hasobject
+        or size != handle.tell() + length * dtype.itemsize
+    ):
+        raise ValueError("offsets of another shape or size")
+    handle.seek(0)
+    return np.load(handle, allow_pickle=False)
+
+
 def _offsets(handle: BinaryIO, ends: Any, rows: int) -> Any:
     """The offsets of a blob file checked against the file: one more than its rows, from 0,
     never falling, ending at its size (raises ValueError otherwise)."""
@@ -262,9 +287,9 @@ def open_snapshot(folder: Path, version: str, written_for: Path | None = None) -
         for name in ("documents", "metadatas"):
             handles.append(_open_plain(folder / f"{name}.bin"))
             with _open_plain(folder / f"{name}.idx.npy") as index:
-                ends = np.load(index, allow_pickle=False)
+                ends = _sized_load(index, count + 1)
             blobs.append((handles[-1], _offsets(handles[-1], ends, count)))
-    except (OSError, ValueError, UnicodeDecodeError):
+    except (OSError, ValueError, UnicodeDecodeError, MemoryError):
         for handle in handles:
             handle.close()
         return None

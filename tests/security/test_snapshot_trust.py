@@ -6,6 +6,7 @@ search reads Chroma and answers as Chroma does), nothing large is allocated, and
 
 from __future__ import annotations
 
+import io
 import os
 import shutil
 from pathlib import Path
@@ -83,3 +84,37 @@ def test_a_linked_snapshot_folder_is_not_served(tmp_path: Path) -> None:
     shutil.move(str(folder(tool)), elsewhere)
     os.symlink(elsewhere, folder(tool))
     assert not served(tool)
+
+
+def test_an_offsets_header_claiming_millions_of_rows_allocates_nothing(tmp_path: Path) -> None:
+    """The ``.idx.npy`` header is read and checked against the file before ``np.load`` runs:
+    a header claiming 300 million offsets (2.4 GB) over a file of a few hundred bytes is a
+    damaged snapshot (not served; Chroma answers), never a MemoryError, and ``arr index``
+    writes it anew."""
+    import resource
+
+    tool = built(tmp_path, "ws")
+    index = folder(tool) / "documents.idx.npy"
+    ends = np.load(index)
+    header = io.BytesIO()  # the same offsets under a header that claims 300 million of them
+    np.lib.format.write_array_header_1_0(
+        header, {"descr": "<i8", "fortran_order": False, "shape": (300_000_000,)}
+    )
+    damaged = header.getvalue() + ends.astype("<i8").tobytes()
+    index.write_bytes(damaged)
+    soft, hard = resource.getrlimit(resource.RLIMIT_AS)
+    resource.setrlimit(resource.RLIMIT_AS, (2_000_000_000 + _resident(), hard))
+    try:
+        assert not served(tool)
+    finally:
+        resource.setrlimit(resource.RLIMIT_AS, (soft, hard))
+    reader = make_tool(tool.workspace)
+    assert answers(reader) == answers(from_chroma(tool))
+    tool.build(SCOPE_A)
+    assert served(tool)
+
+
+def _resident() -> int:
+    """This process's address space now (bytes): the limit above is set over it."""
+    with open("/proc/self/statm") as statm:
+        return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
