@@ -137,6 +137,8 @@ def _print_reports(
         status = f"FAILED: {report.error}" if report.error else covered(report)
         skipped = ", ".join(f"{k} {v}" for k, v in report.skipped.items())
         status += f"; skipped: {skipped}" if skipped else ""
+        if report.repaired:  # an index that could not be read, rebuilt by this run
+            status += f"; repaired: unreadable ({report.repaired[:120]}), rebuilt from sources"
         print(f"  {report.tool:<8} {report.scope:<14} {status}  ({report.elapsed_ms:.0f} ms)")
     if not any(skips.values()):
         return

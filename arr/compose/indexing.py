@@ -44,6 +44,7 @@ class BuildReport:
     # each skipped file: [path, reason, detail] (what the counts in ``skipped`` are made of)
     skipped_files: list[list[str]] = field(default_factory=list)
     reader_files: int | None = None  # grep: files searched in their extracted text
+    repaired: str = ""  # an unreadable index the build found and rebuilt: what was wrong
 
 
 def index_workspace(
@@ -155,6 +156,7 @@ def _build_one(
     skipped: dict[str, int] = {}
     files: list[list[str]] = []
     readers: int | None = None
+    repaired = ""
     try:
         # a rebuild is built beside the live index and swapped when complete: a failed
         # rebuild (full disk, a kill) never leaves the scope with less than it had
@@ -168,6 +170,7 @@ def _build_one(
         ]
         found = manifest.get("reader_files")
         readers = int(found) if isinstance(found, int) else None
+        repaired = str(manifest.get("repaired") or "")
     except Exception as exc:  # one failed partition never stops the others
         detail = (
             str(exc) if isinstance(exc, (ArrError, OSError)) else f"{type(exc).__name__}: {exc}"
@@ -175,7 +178,7 @@ def _build_one(
         error, count = detail[:500] or type(exc).__name__, 0
         code = codes.DISK_FULL if is_disk_full(exc) else ""
     return BuildReport(
-        tool_name, scope_name, count, _ms(started), error, skipped, code, files, readers
+        tool_name, scope_name, count, _ms(started), error, skipped, code, files, readers, repaired
     )
 
 

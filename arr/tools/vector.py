@@ -47,6 +47,7 @@ from arr.tools.vector_items import (
     write_sidecar,
 )
 from arr.tools.vector_plan import plan_build, sampled
+from arr.vector_store.chroma_errors import unreadable_collection
 from arr.version import __version__
 from arr.workspace.sources import READERS_VERSION, carry_skips
 from arr.workspace.workspace import Workspace
@@ -190,15 +191,27 @@ class VectorTool:
         with ``documents``, ``embedded`` and ``deleted`` counts ({} when more than
         ``max_changed`` items would change: a refresh too big to do before a search)."""
         self._load()
-        # Builds of one scope are serialised across processes (parallel sweep jobs, a rebuild
-        # while another runs); a build that waited finds the work done and embeds nothing.
-        with exclusive_lock(self._build_lock(scope)):
-            try:
-                return self._build_locked(scope, max_changed)
-            except BaseException:
-                if isinstance(self.store, Spools):  # the next build must not trust its record
-                    self.store.discard_spool(scope)
+        try:
+            # Builds of one scope are serialised across processes (parallel sweep jobs, a
+            # rebuild while another runs); a build that waited finds the work done.
+            with exclusive_lock(self._build_lock(scope)):
+                try:
+                    return self._build_locked(scope, max_changed)
+                except BaseException:
+                    if isinstance(self.store, Spools):  # the next build must not trust it
+                        self.store.discard_spool(scope)
+                    raise
+        except ChannelError as exc:
+            if max_changed is not None or not isinstance(self.store, Stages):
+                raise  # a refresh before a search never rebuilds; a server's store is its own
+            if not unreadable_collection(exc):
                 raise
+            damage = exc.detail
+        # The collection's own index files cannot be read (a damaged HNSW header): a plain
+        # build repairs it as rebuild=true does, beside it, swapped in when complete (derived
+        # data: rebuilt from the sources; the damaged one answered nothing).
+        manifest = self.rebuild(scope)
+        return {**manifest, "repaired": damage.split("; repair:")[0][:300]}
 
     def _build_lock(self, scope: ScopeKey) -> Path:
         """The lock that serialises builds and rebuilds of one scope across processes."""

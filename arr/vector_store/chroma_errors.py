@@ -38,3 +38,15 @@ def chroma_errors(action: str) -> Iterator[None]:
             UNAVAILABLE,
             f"chroma {action} failed: {type(exc).__name__}: {str(exc)[:200]}; repair: {REPAIR}",
         ) from None
+
+
+# What Chroma says when a collection's own index files cannot be loaded (a damaged HNSW header
+# or segment): the collection is unreadable, the store and its other collections are not.
+_UNREADABLE = ("error loading hnsw index", "hnsw segment reader")
+
+
+def unreadable_collection(exc: ChannelError) -> bool:
+    """True for a collection whose index files Chroma cannot load: rebuilt from its sources by
+    a plain build (arr.tools.vector), never by a refresh before a search."""
+    detail = exc.detail.lower()
+    return exc.code == UNAVAILABLE and any(words in detail for words in _UNREADABLE)

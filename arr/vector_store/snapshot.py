@@ -38,6 +38,7 @@ import threading
 from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
+from tokenize import TokenError
 from typing import Any, BinaryIO
 
 import numpy as np
@@ -289,7 +290,8 @@ def open_snapshot(folder: Path, version: str, written_for: Path | None = None) -
             with _open_plain(folder / f"{name}.idx.npy") as index:
                 ends = _sized_load(index, count + 1)
             blobs.append((handles[-1], _offsets(handles[-1], ends, count)))
-    except (OSError, ValueError, UnicodeDecodeError, MemoryError):
+    # a damaged header reaches numpy's parser (ValueError, SyntaxError, tokenize's TokenError)
+    except (OSError, ValueError, UnicodeDecodeError, MemoryError, SyntaxError, TokenError):
         for handle in handles:
             handle.close()
         return None

@@ -118,3 +118,19 @@ def _resident() -> int:
     """This process's address space now (bytes): the limit above is set over it."""
     with open("/proc/self/statm") as statm:
         return int(statm.read().split()[0]) * os.sysconf("SC_PAGE_SIZE")
+
+
+def test_a_vectors_header_flipped_is_read_around_and_written_anew(tmp_path: Path) -> None:
+    """A flipped ``vectors.npy`` header reaches numpy's header parser, which raised tokenize's
+    TokenError (not a ValueError): the channel was down and arr index FAILED. Now the snapshot
+    is damaged like any other: not served, Chroma answers, the next build writes it anew."""
+    tool = built(tmp_path, "ws")
+    vectors = folder(tool) / "vectors.npy"
+    raw = bytearray(vectors.read_bytes())
+    raw[10:60] = bytes(b ^ 0xFF for b in raw[10:60])
+    vectors.write_bytes(bytes(raw))
+    assert not served(tool)
+    reader = make_tool(tool.workspace)
+    assert answers(reader) == answers(from_chroma(tool))
+    tool.build(SCOPE_A)
+    assert served(tool)
