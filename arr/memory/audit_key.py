@@ -252,6 +252,32 @@ def head_problems(
     return []
 
 
+def head_record_problems(database: Path, what: str, keyed: bool) -> list[str]:
+    """The record of the head itself, judged where it lies: gone while the store's keyed chain
+    began here (every append writes it, so a rollback could hide behind its deletion), or a
+    link or a file of several names (it may name an older head) - the rollback check above
+    cannot then be trusted, and verify says so."""
+    path = _mark(database).with_suffix(".head")
+    try:
+        info = os.lstat(path)
+    except FileNotFoundError:
+        if keyed and keyed_since(database) is not None:
+            return [
+                f"the record of the row the {what} last reached ({path}) is gone: a rollback to "
+                "an older copy cannot be ruled out (it is written with every append; a store "
+                "keyed before ARR kept heads has none until its next append)"
+            ]
+        return []
+    except OSError as exc:
+        return [f"the record of the {what}'s head ({path}) cannot be read: {exc.strerror}"]
+    if not stat.S_ISREG(info.st_mode) or info.st_nlink != 1:
+        return [
+            f"the record of the {what}'s head ({path}) is a link or not a plain file: it may "
+            "name an older head, so a rollback cannot be ruled out"
+        ]
+    return []
+
+
 def keyed_since(database: Path) -> str | None:
     """The hash of the row that began this store's keyed chain, if it was ever keyed here."""
     try:
@@ -271,6 +297,7 @@ def check_macs(
     keyed = [r for r in rows if r.get("mac") is not None]
     since = keyed_since(database)
     problems: list[str] = head_problems(database, rows, what, head)
+    problems += head_record_problems(database, what, bool(keyed))
     if since is not None and not any(r.get("hash") == since for r in keyed):
         problems.append(
             f"the {what} began a keyed chain here (at row hash {since[:16]}...) that is gone: "

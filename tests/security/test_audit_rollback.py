@@ -83,3 +83,42 @@ def test_a_key_in_a_scope_root_or_a_folder_others_write_is_refused_for_verify_to
     monkeypatch.setenv(audit_key.KEY_ENV, str(key))
     audit_key._check_location.cache_clear()
     assert any("can be written by others" in p for p in problems(store.path))
+
+
+def test_a_rollback_behind_a_deleted_head_record_is_named(tmp_path: Path) -> None:
+    """Restoring an older copy and deleting the head's record (outside the workspace) passed
+    verify: nothing was left to compare with. The record's absence is named now."""
+    store = make_store(tmp_path)
+    older = tmp_path / "older.sqlite3"
+    shutil.copy(store.path, older)
+    store.add_draft("d", store.list()[0].scope, "Title d", "body d", ("t",))
+    assert problems(store.path) == []
+    shutil.copy(older, store.path)
+    audit_key._mark(store.path).with_suffix(".head").unlink()
+    found = problems(store.path)
+    assert any("is gone: a rollback" in p for p in found), found
+
+
+def test_a_head_record_replaced_by_a_link_to_an_older_one_is_named(tmp_path: Path) -> None:
+    store = make_store(tmp_path)
+    head = audit_key._mark(store.path).with_suffix(".head")
+    older_head = tmp_path / "older.head"
+    shutil.copy(head, older_head)
+    older = tmp_path / "older.sqlite3"
+    shutil.copy(store.path, older)
+    store.add_draft("d", store.list()[0].scope, "Title d", "body d", ("t",))
+    shutil.copy(older, store.path)
+    head.unlink()
+    os.symlink(older_head, head)  # the older head: the rows agree with it
+    found = problems(store.path)
+    assert any("is a link or not a plain file" in p for p in found), found
+    assert not any("rolled back" in p for p in found)  # what the link alone would have hidden
+
+
+def test_a_store_never_keyed_needs_no_head_record(tmp_path: Path) -> None:
+    from arr.memory.store import ResearchMemoryStore
+
+    path = tmp_path / "plain.sqlite3"
+    ResearchMemoryStore(path)  # created, nothing appended: no chain keyed here
+    assert not audit_key._mark(path).with_suffix(".head").exists()
+    assert not any("head" in p for p in problems(path))
