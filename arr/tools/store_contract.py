@@ -3,14 +3,26 @@ arr.vector_store implements them): every store keeps collections per scope (``Ve
 some also build a rebuild beside the live collection (``Stages``), keep a build's spool
 (``Spools``), can be removed whole when they cannot open (``Resettable``) and know a
 collection's dimension (``KnowsDimension``). Checked with ``isinstance``, never by probing an
-attribute's name."""
+attribute's name. A collection a store cannot load says ``UNREADABLE`` in its failure."""
 
 from __future__ import annotations
 
 from collections.abc import Sequence
 from typing import Any, Protocol, runtime_checkable
 
+from arr import codes
 from arr.models import ScopeKey
+from arr.tools.base import ChannelError
+
+# What a store puts in a failure's detail when a collection's own index files cannot be loaded
+# (Chroma: a damaged HNSW header): the collection is unreadable, the store is not.
+UNREADABLE = "collection unreadable"
+
+
+def unreadable_collection(exc: ChannelError) -> bool:
+    """True for a collection its store cannot load: rebuilt from its sources by a plain build
+    (arr.tools.vector), never by a refresh before a search."""
+    return exc.code == codes.VECTOR_STORE_UNAVAILABLE and UNREADABLE in exc.detail
 
 
 @runtime_checkable

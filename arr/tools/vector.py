@@ -36,7 +36,7 @@ from arr.tools.build_progress import build_progress, while_building
 from arr.tools.contract import Pending
 from arr.tools.item_kinds import kinds_of
 from arr.tools.partition import exclusive_lock
-from arr.tools.store_contract import Closes, Resettable, Spools, Stages
+from arr.tools.store_contract import Closes, Resettable, Spools, Stages, unreadable_collection
 from arr.tools.vector_items import (
     SCOPE_META,
     location_of,
@@ -47,7 +47,6 @@ from arr.tools.vector_items import (
     write_sidecar,
 )
 from arr.tools.vector_plan import plan_build, sampled
-from arr.vector_store.chroma_errors import unreadable_collection
 from arr.version import __version__
 from arr.workspace.sources import READERS_VERSION, carry_skips
 from arr.workspace.workspace import Workspace

@@ -10,8 +10,11 @@ from contextlib import contextmanager
 from arr import codes
 from arr.tools.base import ChannelError
 from arr.tools.partition import IndexBusy
+from arr.tools.store_contract import UNREADABLE
 
 UNAVAILABLE = codes.VECTOR_STORE_UNAVAILABLE
+# Chroma's words when a collection's own index files cannot be loaded (a damaged HNSW header)
+_HNSW_UNLOADABLE = ("error loading hnsw index", "hnsw segment reader")
 REPAIR = "arr index rebuild=true tools=[vector] (the store is derived: rebuilt from sources)"
 
 
@@ -34,19 +37,9 @@ def chroma_errors(action: str) -> Iterator[None]:
     except (ChannelError, IndexBusy, Replaced):  # already named (IndexBusy: index_building)
         raise
     except Exception as exc:  # chromadb raises many types (HTTP, sqlite, rust bindings)
+        text = str(exc)
+        damaged = any(words in text.lower() for words in _HNSW_UNLOADABLE)
+        what = f"chroma {action} failed ({UNREADABLE})" if damaged else f"chroma {action} failed"
         raise ChannelError(
-            UNAVAILABLE,
-            f"chroma {action} failed: {type(exc).__name__}: {str(exc)[:200]}; repair: {REPAIR}",
+            UNAVAILABLE, f"{what}: {type(exc).__name__}: {text[:200]}; repair: {REPAIR}"
         ) from None
-
-
-# What Chroma says when a collection's own index files cannot be loaded (a damaged HNSW header
-# or segment): the collection is unreadable, the store and its other collections are not.
-_UNREADABLE = ("error loading hnsw index", "hnsw segment reader")
-
-
-def unreadable_collection(exc: ChannelError) -> bool:
-    """True for a collection whose index files Chroma cannot load: rebuilt from its sources by
-    a plain build (arr.tools.vector), never by a refresh before a search."""
-    detail = exc.detail.lower()
-    return exc.code == UNAVAILABLE and any(words in detail for words in _UNREADABLE)

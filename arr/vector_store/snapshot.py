@@ -139,26 +139,17 @@ def _open_plain(path: Path) -> BinaryIO:
 
 
 def _sized_load(handle: BinaryIO, length: int) -> Any:
-    """A one-dimensional integer ``.npy`` of ``length`` items, its header checked against the
-    file before anything is allocated (a damaged header claiming 300 million offsets made
-    ``np.load`` ask for 2.4 GB; raises ValueError instead)."""
+    """A 1-D integer ``.npy`` of ``length`` items, its header checked against the file first (a
+    damaged one claiming 300 million offsets made ``np.load`` ask for 2.4 GB): ValueError."""
     fmt = np.lib.format
-    version = fmt.read_magic(handle)
-    read_header = {(1, 0): fmt.read_array_header_1_0, (2, 0): fmt.read_array_header_2_0}.get(
-        version
-    )
-    if read_header is None:
-        raise ValueError(f"an .npy of version {version}")
-    shape, fortran, dtype = read_header(handle)
+    if fmt.read_magic(handle) != (1, 0):  # what np.save writes here; 2.0 may claim a 4 GB header
+        raise ValueError("offsets in another .npy version")
+    shape, fortran, dtype = fmt.read_array_header_1_0(handle)
     size = os.fstat(handle.fileno()).st_size
-    if (
-        shape != (length,)
-        or fortran
-        or dtype.kind not in "iu"
-        or dtype.hasobject
-        or size != handle.tell() + length * dtype.itemsize
-    ):
-        raise ValueError("offsets of another shape or size")
+    if shape != (length,) or fortran or dtype.kind not in "iu" or dtype.hasobject:
+        raise ValueError("offsets of another shape")
+    if size != handle.tell() + length * dtype.itemsize:
+        raise ValueError("offsets of another size")
     handle.seek(0)
     return np.load(handle, allow_pickle=False)
 
@@ -283,6 +274,8 @@ def open_snapshot(folder: Path, version: str, written_for: Path | None = None) -
         with _open_plain(folder / "ids.json") as handle:
             ids = json.loads(handle.read().decode("utf-8"))
         with _open_plain(folder / "vectors.npy") as handle:
+            if np.lib.format.read_magic(handle) != (1, 0):  # as written; 2.0: a 4 GB header
+                raise ValueError("vectors in another .npy version")
             matrix = np.load(folder / "vectors.npy", mmap_mode="r")
         blobs = []
         for name in ("documents", "metadatas"):
