@@ -57,6 +57,11 @@ def _row_to_memory(row: sqlite3.Row) -> ResearchMemory:
     )
 
 
+def _busy(exc: sqlite3.Error) -> bool:
+    text = str(exc).lower()
+    return isinstance(exc, sqlite3.OperationalError) and ("locked" in text or "busy" in text)
+
+
 class ResearchMemoryStore:
     """Thin, parameterised-only access to one memory database file."""
 
@@ -72,20 +77,30 @@ class ResearchMemoryStore:
             )
         if create:
             self.path.parent.mkdir(parents=True, exist_ok=True)
-        conn = sqlite3.connect(self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None)
-        conn.row_factory = sqlite3.Row
-        try:
-            conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
-            if create:
-                conn.execute("PRAGMA journal_mode = WAL")
-                conn.executescript(SCHEMA)
-                self._guard(conn)
-            else:
-                conn.execute("SELECT 1 FROM memories LIMIT 1").fetchall()
-        except sqlite3.Error as exc:
-            conn.close()
-            raise database_failure(self.path, exc) from None
-        return conn
+        deadline, pause = time.monotonic() + self.busy_timeout_ms / 1000, 0.02
+        while True:
+            conn = sqlite3.connect(
+                self.path, timeout=self.busy_timeout_ms / 1000, isolation_level=None
+            )
+            conn.row_factory = sqlite3.Row
+            try:
+                conn.execute(f"PRAGMA busy_timeout = {int(self.busy_timeout_ms)}")
+                if create:
+                    conn.execute("PRAGMA journal_mode = WAL")
+                    conn.executescript(SCHEMA)
+                    self._guard(conn)
+                else:
+                    conn.execute("SELECT 1 FROM memories LIMIT 1").fetchall()
+                return conn
+            except sqlite3.Error as exc:
+                conn.close()
+                # Two processes making one new database (a sweep's parallel jobs): the journal
+                # switch and the schema take locks SQLite does not wait for (its deadlock guard
+                # answers "locked" at once), so the set-up is tried again within the timeout.
+                if not (create and _busy(exc) and time.monotonic() < deadline):
+                    raise database_failure(self.path, exc) from None
+            time.sleep(pause)
+            pause = min(pause * 2, 0.25)
 
     @contextmanager
     def transaction(self) -> Iterator[sqlite3.Connection]:
