@@ -252,16 +252,16 @@ def head_problems(
     return []
 
 
-def head_record_problems(database: Path, what: str, keyed: bool) -> list[str]:
+def head_record_problems(database: Path, what: str, keyed_here: bool) -> list[str]:
     """The record of the head itself, judged where it lies: gone while the store's keyed chain
-    began here (every append writes it, so a rollback could hide behind its deletion), or a
-    link or a file of several names (it may name an older head) - the rollback check above
-    cannot then be trusted, and verify says so."""
+    began here (``keyed_here``: keyed rows, and the mark says so; every append writes the
+    record, so a rollback could hide behind its deletion), or a link or a file of several
+    names (it may name an older head) - the rollback check cannot then be trusted."""
     path = _mark(database).with_suffix(".head")
     try:
         info = os.lstat(path)
     except FileNotFoundError:
-        if keyed and keyed_since(database) is not None:
+        if keyed_here:  # the mark, read once by the caller
             return [
                 f"the record of the row the {what} last reached ({path}) is gone: a rollback to "
                 "an older copy cannot be ruled out (it is written with every append; a store "
@@ -297,7 +297,7 @@ def check_macs(
     keyed = [r for r in rows if r.get("mac") is not None]
     since = keyed_since(database)
     problems: list[str] = head_problems(database, rows, what, head)
-    problems += head_record_problems(database, what, bool(keyed))
+    problems += head_record_problems(database, what, bool(keyed) and since is not None)
     if since is not None and not any(r.get("hash") == since for r in keyed):
         problems.append(
             f"the {what} began a keyed chain here (at row hash {since[:16]}...) that is gone: "

@@ -150,8 +150,7 @@ def _sized_load(handle: BinaryIO, length: int) -> Any:
         raise ValueError("offsets of another shape")
     if size != handle.tell() + length * dtype.itemsize:
         raise ValueError("offsets of another size")
-    handle.seek(0)
-    return np.load(handle, allow_pickle=False)
+    return np.frombuffer(handle.read(length * dtype.itemsize), dtype=dtype)  # header read once
 
 
 def _offsets(handle: BinaryIO, ends: Any, rows: int) -> Any:
