@@ -47,27 +47,45 @@ class PartFirst:
         k1: float = 1.2,
         b: float = 0.75,
         title_unit_only: bool = True,
+        named_lead: bool = False,
+        title_share: float = 0.5,
+        question_words: bool = False,
     ):
         if looked_at < 2 or min_words < 1 or k1 <= 0 or not 0 <= b <= 1:
             raise ValueError(
                 f"looked_at >= 2, min_words >= 1, k1 > 0 and 0 <= b <= 1, got {looked_at}, "
                 f"{min_words}, {k1}, {b}"
             )
+        # named_lead: a lead that is not the title unit is weighed again too when the query
+        # holds a word of that file's title or names (it names the paper, so it asks for a
+        # part of it); a query that names no file of the answer keeps fusion's unit.
+        self.named_lead = named_lead
+        self.title_share = title_share
+        # question_words: the words of the question's form (where, does, which, ...: bm25s'
+        # longer English list, NLTK's) are not counted among the part's words.
+        self.question_words = question_words
         self.looked_at = looked_at
         self.min_words = min_words
         self.k1 = k1
         self.b = b
         self.title_unit_only = title_unit_only
         self._tokenize: Callable[[str], list[str]] | None = None
+        self._form_words: frozenset[str] | None = None
 
     def order(
         self, query: str, ranked: list[EvidenceChunk], traces: list[ToolTrace], channels: int
     ) -> list[EvidenceChunk]:
         if not ranked or ranked[0].location.unit_kind not in UNITS:
             return ranked
-        if self.title_unit_only and not title_unit(ranked[0]):
-            return ranked
         where = ranked[0].location
+        tokenize = self._tokens()
+        title = set(tokenize(where.title or ""))
+        names = {w for w in tokenize(where.citation or "") if not w.isdigit()} - title
+        own = title | names
+        asked = list(dict.fromkeys(tokenize(query)))
+        named = self.named_lead and _names_file(asked, title, names, self.title_share)
+        if self.title_unit_only and not title_unit(ranked[0]) and not named:
+            return ranked
         pages = {
             position: item
             for position, item in enumerate(ranked[: self.looked_at])
@@ -75,13 +93,14 @@ class PartFirst:
         }
         if len(pages) < 2:
             return ranked
-        tokenize = self._tokens()
-        own = set(tokenize(f"{where.title or ''} {where.citation or ''}"))
-        other = [word for word in dict.fromkeys(tokenize(query)) if word not in own]
+        skipped = own | self._question_words() if self.question_words else own
+        other = [word for word in asked if word not in skipped]
         if len(other) < self.min_words:
             return ranked
         scores = self._scores(other, {p: tokenize(item.full_text()) for p, item in pages.items()})
-        best = max(scores, key=lambda p: (scores[p], -p))
+        # the part is never a title unit: a lead that is not one is not replaced by one
+        parts = [p for p in scores if p == 0 or not title_unit(pages[p])]
+        best = max(parts, key=lambda p: (scores[p], -p))
         if best == 0 or scores[best] <= scores[0]:
             return ranked
         moved = ranked[best]
@@ -95,6 +114,15 @@ class PartFirst:
 
             self._tokenize = make_tokenizer("english", english_stopwords(), split_identifiers=False)
         return self._tokenize
+
+    def _question_words(self) -> frozenset[str]:
+        """bm25s' longer English stop list as the tokenizer stems it (``does`` -> ``doe``)."""
+        if self._form_words is None:
+            from bm25s.stopwords import STOPWORDS_EN_PLUS
+
+            stems = self._tokens()(" ".join(STOPWORDS_EN_PLUS))
+            self._form_words = frozenset(stems) | frozenset(STOPWORDS_EN_PLUS)
+        return self._form_words
 
     def _scores(self, words: list[str], pages: dict[int, list[str]]) -> dict[int, float]:
         """BM25 of ``words`` over ``pages`` as a corpus of their own (a word's weight is how
@@ -124,6 +152,15 @@ def title_unit(item: EvidenceChunk) -> bool:
     if where.unit_kind != "cell":
         return False
     return where.cell == 0 or item.full_text().lstrip().startswith("# ")
+
+
+def _names_file(asked: list[str], title: set[str], names: set[str], share: float) -> bool:
+    """The query names the file: one of its authors' names, or at least ``share`` of its title's
+    words (a claim that shares a topic word or two with a title does not name the paper)."""
+    held = set(asked)
+    if names & held:
+        return True
+    return bool(title) and len(title & held) >= share * len(title)
 
 
 def _unit(item: EvidenceChunk) -> str:

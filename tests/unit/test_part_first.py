@@ -1,0 +1,84 @@
+"""The page that holds the part a question asks for (arr.ordering.part_first): a title page
+gives way to the part; a lead that is not the title page is weighed again only when the query
+names the paper (an author, half its title), never replaced by a title unit, and the question's
+own form words (where, does) are not counted as the part's words."""
+
+from __future__ import annotations
+
+from arr.models import EvidenceChunk, Location, ToolTrace
+from arr.ordering.part_first import PartFirst
+from tests.conftest import SCOPE_A
+
+TITLE = "Sparse Dueling Bandits"
+CITATION = "Jamieson et al. 2015"
+PAGES = {
+    1: "Sparse Dueling Bandits. Abstract: we study dueling bandits, the Borda winner and "
+    "the Condorcet winner; an algorithm and experiments follow.",
+    2: "Related work on dueling bandits and preference learning; where does the winner lie.",
+    3: "Preliminaries: the preference matrix and its sparsity.",
+    6: "Algorithm 2: pseudocode of Sparse Borda; the successive elimination of arms.",
+}
+
+
+def page(number: int, text: str | None = None) -> EvidenceChunk:
+    return EvidenceChunk(
+        id=f"sdb.pdf#page={number}",
+        scope=SCOPE_A,
+        channel="bm25",
+        location=Location(
+            path="papers/sdb.pdf", anchor=f"page={number}", title=TITLE, citation=CITATION
+        ),
+        snippet=text if text is not None else PAGES[number],
+        score=1.0,
+        ranks={"bm25": 1},
+    )
+
+
+def pages(order: list[int]) -> list[EvidenceChunk]:
+    return [page(n) for n in order]
+
+
+def ordered(step: PartFirst, query: str, order: list[int]) -> list[int | None]:
+    traces: list = []
+    return [e.location.page for e in step.order(query, pages(order), traces, 2)]
+
+
+NAMED = PartFirst(named_lead=True, question_words=True)
+
+
+def test_a_title_page_lead_gives_way_to_the_part() -> None:
+    query = "Sparse Dueling Bandits pseudocode of the Sparse Borda elimination"
+    assert ordered(PartFirst(), query, [1, 3, 6])[:2] == [6, 1]
+
+
+def test_a_part_page_lead_is_weighed_again_only_when_the_query_names_the_paper() -> None:
+    query = "Jamieson: pseudocode of Sparse Borda elimination"  # an author's name
+    assert ordered(PartFirst(), query, [3, 6, 1])[0] == 3  # the default before: fusion's page
+    assert ordered(NAMED, query, [3, 6, 1])[0] == 6
+    half_title = "sparse dueling: pseudocode of Borda elimination"  # 2 of the title's 3 words
+    assert ordered(NAMED, half_title, [3, 6, 1])[0] == 6
+
+
+def test_a_claim_that_shares_a_title_word_keeps_fusions_page() -> None:
+    claim = "pseudocode for elimination of arms under Borda scoring in bandits"  # 1 of 3
+    assert ordered(NAMED, claim, [3, 6, 1])[0] == 3
+
+
+def test_a_title_unit_never_replaces_a_part_that_leads() -> None:
+    # page 1 holds more of these words than page 3, but a title page is never the part
+    query = "Jamieson dueling bandits Condorcet winner experiments"
+    assert ordered(NAMED, query, [3, 1])[0] == 3
+
+
+def test_the_questions_form_words_are_not_the_parts_words() -> None:
+    # "where does" stands only on page 2: counted, they would lead with it
+    query = "where does Jamieson give the preference matrix"
+    assert ordered(PartFirst(named_lead=True), query, [3, 2, 1])[0] == 2
+    assert ordered(NAMED, query, [3, 2, 1])[0] == 3
+
+
+def test_the_move_is_traced() -> None:
+    traces = [ToolTrace(round=1, tool="bm25", status="ok", code="ok")]
+    query = "Jamieson: pseudocode of Sparse Borda elimination"
+    NAMED.order(query, pages([3, 6]), traces, 2)
+    assert any("part_first: p. 6 before p. 3" in (t.note or "") for t in traces)
