@@ -73,14 +73,20 @@ class Case:
     cells: tuple[int, ...] = ()
 
 
+def rounds(name: str) -> list[str]:
+    """The frozen sets of one kind, oldest first: ``pages-2026-12-07``, ``pages-2026-12-07b``
+    (each round is asked on its own: a later round is held out from what the earlier shaped)."""
+    return sorted(p.stem for p in GOLD.glob(f"{name}-*.jsonl"))
+
+
 def frozen(name: str, prefix: str = "") -> list[Case]:
-    """A frozen question set (the newest file ``<name>-<date>.jsonl``), paths given the folder's
-    ``prefix``."""
-    files = sorted(GOLD.glob(f"{name}-*.jsonl"))
-    if not files:
+    """A frozen question set: ``name`` a file's stem (``pages-2026-12-07b``), or a kind
+    (``pages``: its first round), paths given the folder's ``prefix``."""
+    stems = [name] if (GOLD / f"{name}.jsonl").is_file() else rounds(name)[:1]
+    if not stems:
         return []
     cases = []
-    for line in files[-1].read_text("utf-8").splitlines():
+    for line in (GOLD / f"{stems[0]}.jsonl").read_text("utf-8").splitlines():
         row = json.loads(line)
         path = row["gold_path"]
         if "tree" in row:  # a code question names its tree and a path under that tree
@@ -286,8 +292,10 @@ def main(names: Sequence[str]) -> int:
             held = present(folder, frozen("papers", "papers/"))
             if held:
                 run_set("papers, frozen questions", folder, held, plain)
-            if pages := present(folder, frozen("pages", "papers/")):
-                run_set("papers, frozen part-of-a-paper questions", folder, pages, plain)
+            for stem in rounds("pages"):
+                if pages := present(folder, frozen(stem, "papers/")):
+                    title = f"papers, frozen part-of-a-paper questions ({stem})"
+                    run_set(title, folder, pages, plain)
             known = known_items(folder)
             run_set("papers, papersdev known items (development)", folder, known, plain)
         elif name == "notebooks":
@@ -297,8 +305,10 @@ def main(names: Sequence[str]) -> int:
             folder = out / "notebooks"
             paper_workspace(folder, NOTEBOOKS, "notebooks")
             bench_index(folder, fresh=False)
-            if cases := present(folder, frozen("notebooks", "notebooks/")):
-                run_set("notebooks, frozen questions", folder, cases, plain_cells(folder))
+            for stem in rounds("notebooks"):
+                if cases := present(folder, frozen(stem, "notebooks/")):
+                    title = f"notebooks, frozen questions ({stem})"
+                    run_set(title, folder, cases, plain_cells(folder))
         elif (WSGOLD / name / "gold.jsonl").is_file():
             folder = tree_folder(out, name, WSGOLD / name / "tree")
             bench_index(folder, fresh=False)

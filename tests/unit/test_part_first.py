@@ -43,7 +43,7 @@ def ordered(step: PartFirst, query: str, order: list[int]) -> list[int | None]:
     return [e.location.page for e in step.order(query, pages(order), traces, 2)]
 
 
-NAMED = PartFirst(named_lead=True, question_words=True)
+NAMED = PartFirst()  # named_lead and question_words: the default
 
 
 def test_a_title_page_lead_gives_way_to_the_part() -> None:
@@ -53,7 +53,7 @@ def test_a_title_page_lead_gives_way_to_the_part() -> None:
 
 def test_a_part_page_lead_is_weighed_again_only_when_the_query_names_the_paper() -> None:
     query = "Jamieson: pseudocode of Sparse Borda elimination"  # an author's name
-    assert ordered(PartFirst(), query, [3, 6, 1])[0] == 3  # the default before: fusion's page
+    assert ordered(PartFirst(named_lead=False), query, [3, 6, 1])[0] == 3  # fusion's page
     assert ordered(NAMED, query, [3, 6, 1])[0] == 6
     half_title = "sparse dueling: pseudocode of Borda elimination"  # 2 of the title's 3 words
     assert ordered(NAMED, half_title, [3, 6, 1])[0] == 6
@@ -73,7 +73,7 @@ def test_a_title_unit_never_replaces_a_part_that_leads() -> None:
 def test_the_questions_form_words_are_not_the_parts_words() -> None:
     # "where does" stands only on page 2: counted, they would lead with it
     query = "where does Jamieson give the preference matrix"
-    assert ordered(PartFirst(named_lead=True), query, [3, 2, 1])[0] == 2
+    assert ordered(PartFirst(question_words=False), query, [3, 2, 1])[0] == 2
     assert ordered(NAMED, query, [3, 2, 1])[0] == 3
 
 
@@ -82,3 +82,16 @@ def test_the_move_is_traced() -> None:
     query = "Jamieson: pseudocode of Sparse Borda elimination"
     NAMED.order(query, pages([3, 6]), traces, 2)
     assert any("part_first: p. 6 before p. 3" in (t.note or "") for t in traces)
+
+
+def test_a_code_cell_that_opens_with_a_comment_is_not_a_title_cell() -> None:
+    from arr.ordering.part_first import title_unit
+
+    def cell(number: int, text: str, section: str) -> EvidenceChunk:
+        where = Location(path="nb.ipynb", anchor=f"cell={number}", title=section)
+        return EvidenceChunk(id=f"nb.ipynb#cell={number}", scope=SCOPE_A, channel="bm25",
+                             location=where, snippet=text, score=1.0)  # fmt: skip
+
+    assert title_unit(cell(0, "import numpy as np", "Rolling Regression"))
+    assert title_unit(cell(3, "# Rolling Regression\n\nFits over windows.", "Rolling Regression"))
+    assert not title_unit(cell(7, "# Fit the model\nres = mod.fit()", "Rolling Regression"))
