@@ -49,7 +49,17 @@ class Lookup:
     def find(self, location: Location) -> tuple[str, BibRecord] | None:
         path = location.path or ""
         found = self.by_label.get(path) or self.by_name.get(posixpath.basename(path))
-        return found or self.by_title.get(title_key(location.title)) if location.title else found
+        if found or not location.title:
+            return found
+        title = location.title
+        return self.by_title.get(title_key(title)) or self.by_title.get(
+            title_key(_TITLE_NOTE.sub("", title))
+        )
+
+
+# A note a publisher prints after a title and a bibliography leaves out: "Pure Exploration of
+# Multi-armed Bandit Under Matroid Constraints [Extended Abstract]" is the entry's paper.
+_TITLE_NOTE = re.compile(r"\s*[\[(][^\[\]()]{1,40}[\])]\s*$")
 
 
 def _label_of(bib: SourceFile, named: str, roots: dict[str, str]) -> str | None:

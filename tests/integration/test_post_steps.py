@@ -6,6 +6,8 @@ from __future__ import annotations
 
 from pathlib import Path
 
+import pytest
+
 from arr import codes
 from arr.models import EvidenceChunk
 from arr.ordering.bib_identity import BibIdentity
@@ -45,15 +47,20 @@ def _kinds(evidence: tuple[EvidenceChunk, ...]) -> list[str]:
     return [e.location.unit_kind or "lines" for e in evidence]
 
 
-def _folder(tmp_path: Path, entries: int = 0):  # type: ignore[no-untyped-def]
+def _folder(tmp_path: Path, entries: int = 0, title_note: str = ""):  # type: ignore[no-untyped-def]
     ws = workspace(tmp_path)
-    write(root(ws) / "papers" / "clocks.pdf", headed_pdf_bytes(PAPER))
+    paper = [(PAPER[0][0] + title_note, PAPER[0][1])]
+    write(root(ws) / "papers" / "clocks.pdf", headed_pdf_bytes(paper))
     write(root(ws) / "manuscript" / "paper.bib", _bib(entries))
     return ws
 
 
-def test_an_entry_that_describes_a_paper_of_the_answer_points_at_it(tmp_path: Path) -> None:
-    ws = _folder(tmp_path)
+@pytest.mark.parametrize("note", ["", " [Extended Abstract]"], ids=["same-title", "title-note"])
+def test_an_entry_that_describes_a_paper_of_the_answer_points_at_it(
+    tmp_path: Path, note: str
+) -> None:
+    # a publisher's note after the PDF's title ("[Extended Abstract]": COLT) is not in the entry
+    ws = _folder(tmp_path, title_note=note)
     without = lexical_router(ws, ordering=KnownItemOrdering([BibIdentity()])).search(QUERY, SCOPE_A)
     kinds = _kinds(without.evidence)
     # the compact entry (every word of the query in five lines) outranks the paper itself
