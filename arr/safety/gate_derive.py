@@ -16,13 +16,19 @@ sound. Unicode classes (``\\w``, ``\\d``, ``\\s``, negated classes) count every 
 byte as a member; a pattern with a case-insensitive part is read case-insensitively whole.
 
 ``python -m arr.safety.gate_derive FOLDER...`` picks, per rule, the sound condition that the
-fewest lines of the ordinary text under the folders meet, and prints the table
-(``arr/safety/scanner_gate_table.json``).
+fewest blocks (five lines) of the ordinary text under the folders meet, then adds sound
+conditions of literals while each narrows the blocks that meet them all, then the rarest
+others (at most ``MAX_CONDITIONS``): a
+rule may match a text only when the text meets every one of its conditions (each is implied on
+its own, so their conjunction is too). ``aws`` alone opens the gate on any text that names the
+cloud; ``aws`` and ``token`` and a run of 16 key characters rarely meet in prose. It prints the
+table (``arr/safety/scanner_gate_table.json``).
 """
 
 from __future__ import annotations
 
 import json
+import math
 import re
 import sys
 from collections.abc import Iterable, Sequence
@@ -223,7 +229,8 @@ MAX_RUN = 64  # a longer run is asked as 64 characters: the same gate, a smaller
 def _own(items: Sequence[Any], folded: bool) -> list[Condition]:
     out = []
     for w in _windows(items, folded):
-        if w.strings and min(len(s) for s in w.strings) >= 2:
+        # one character (``@``, ``:``) is no gate alone, but narrows another condition
+        if w.strings and min(len(s) for s in w.strings) >= 1:
             out.append(frozenset(("atom", s, folded) for s in w.strings))
         if w.run is not None and w.run[1] >= 8 and w.run[0] != ALL:
             out.append(frozenset({("run", bytes(sorted(w.run[0])), min(w.run[1], MAX_RUN))}))
@@ -253,7 +260,12 @@ def primitive_regex(primitive: Primitive) -> bytes:
     return b"[%s]{%d}" % (members, extra)
 
 
-def _line_counter(corpus: bytes) -> Any:
+BLOCK = 5  # lines: the unit the cost counts (a judged text is a passage of a few lines)
+MAX_CONDITIONS = 3
+
+
+def _block_sets(corpus: bytes) -> Any:
+    """condition -> the blocks of ``corpus`` that meet it."""
     import bisect
     import functools
 
@@ -264,29 +276,81 @@ def _line_counter(corpus: bytes) -> Any:
     starts = [0] + [m.end() for m in re.finditer(b"\n", corpus)]
 
     @functools.cache
-    def lines(primitive: Primitive) -> frozenset[int]:
+    def blocks(primitive: Primitive) -> frozenset[int]:
         pattern = re2.compile(primitive_regex(primitive), options)
-        return frozenset(bisect.bisect_right(starts, m.start()) for m in pattern.finditer(corpus))
+        return frozenset(
+            bisect.bisect_right(starts, m.start()) // BLOCK for m in pattern.finditer(corpus)
+        )
 
-    return lambda condition: len(frozenset().union(*(lines(p) for p in condition)))
+    @functools.cache
+    def met(condition: Condition) -> frozenset[int]:
+        return frozenset().union(*(blocks(p) for p in condition))
+
+    return met
 
 
-def _strength(condition: Condition) -> int:
-    """The shortest string a condition asks for: among conditions no line meets, the longest
-    is the least likely in other text."""
-    return min(len(value) if kind == "atom" else extra for kind, value, extra in condition)
+def _strength(condition: Condition) -> float:
+    """How much a condition asks, in bits: its weakest primitive's (an atom 8 a byte, 7 folded;
+    a run its length times log2(256 / its alphabet)). Among conditions the corpus cannot tell
+    apart, the one that asks most is the least likely in other text: 64 hex digits before 64
+    characters of digits, spaces and letters (a plot's axis in a PDF's text holds those)."""
+
+    def bits(kind: str, value: bytes, extra: Any) -> float:
+        if kind == "atom":
+            return len(value) * (7.0 if extra else 8.0)
+        return extra * math.log2(256 / max(1, len(value)))
+
+    return min(bits(kind, value, extra) for kind, value, extra in condition)
 
 
-def derive(rules: Iterable[tuple[str, str]], corpus: bytes) -> dict[str, Condition]:
-    """rule id -> the sound condition the fewest lines of ``corpus`` meet."""
-    cost = _line_counter(corpus)
+def _conjunction(options: list[Condition], met: Any) -> tuple[Condition, ...]:
+    """The cheapest condition, then others while each narrows the blocks that meet them all."""
+    ranked = sorted(options, key=lambda c: (len(met(c)), -_strength(c), sorted(c)))
+    chosen = [ranked[0]]
+    blocks = met(chosen[0])
+    while ranked and blocks and len(chosen) < MAX_CONDITIONS:
+        best = min(ranked, key=lambda c: len(blocks & met(c)))
+        if len(blocks & met(best)) >= len(blocks):
+            break
+        chosen.append(best)
+        blocks = blocks & met(best)
+    # the corpus cannot tell the rest apart (no block meets them all): the rarest conditions
+    # that share no primitive with those chosen, since research text is not this corpus (a
+    # paper names the New York Times; a DOI holds 16 digits) and each one only narrows
+    for condition in ranked:
+        if len(chosen) >= MAX_CONDITIONS:
+            break
+        if not any(_narrower(c, condition) for c in chosen):
+            chosen.append(condition)
+    return tuple(chosen)
+
+
+def _narrower(first: Condition, second: Condition) -> bool:
+    """Whether every text that meets ``first`` meets ``second`` (asking both adds nothing):
+    each primitive of ``first`` holds one of ``second``'s (``twitter`` holds ``witter``)."""
+
+    def holds(p: Primitive, q: Primitive) -> bool:
+        if p[0] == "atom" and q[0] == "atom":
+            return q[1].lower() in p[1].lower() if q[2] else (not p[2] and q[1] in p[1])
+        if p[0] == "run" and q[0] == "run":
+            return set(p[1]) <= set(q[1]) and p[2] >= q[2]
+        return False
+
+    return all(any(holds(p, q) for q in second) for p in first)
+
+
+def derive(rules: Iterable[tuple[str, str]], corpus: bytes) -> dict[str, tuple[Condition, ...]]:
+    """rule id -> the sound conditions (all of which every match meets), the first the one the
+    fewest blocks of ``corpus`` meet."""
+    met = _block_sets(corpus)
     table = {}
     for rule_id, pattern in rules:
         items, folded = parse(pattern)
+        cost = lambda c: len(met(c))  # noqa: E731
         options = [c for c in candidates(items, folded, cost) if implied(items, folded, c)]
         if not options:
             raise ValueError(f"no condition found for {rule_id}: {pattern}")
-        table[rule_id] = min(options, key=lambda c: (cost(c), -_strength(c), sorted(c)))
+        table[rule_id] = _conjunction(list(dict.fromkeys(options)), met)
     return table
 
 
@@ -313,15 +377,20 @@ def main(folders: list[str]) -> int:
     )
     table = derive(visible_rules(), b"\n".join(p.read_bytes() for p in files))
     conditions = {
-        rule_id: [[kind, value.decode("latin-1"), extra] for kind, value, extra in sorted(c)]
-        for rule_id, c in sorted(table.items())
+        rule_id: [
+            [[kind, value.decode("latin-1"), extra] for kind, value, extra in sorted(c)]
+            for c in all_of
+        ]
+        for rule_id, all_of in sorted(table.items())
     }
     doc = {
         "generated_by": "python -m arr.safety.gate_derive (do not edit; "
         "tests/security/test_scanner_gate.py checks it)",
         "corpus_files": len(files),
         "kingfisher": kingfisher_sdk.__version__,
-        "conditions": conditions,
+        # rule id -> conditions, all of which every finding's text meets (the first alone is
+        # the quick gate)
+        "all_of": conditions,
     }
     sys.stdout.write(json.dumps(doc, indent=0) + "\n")
     return 0

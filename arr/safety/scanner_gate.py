@@ -50,37 +50,86 @@ def _pruned(primitives: set[Primitive]) -> list[Primitive]:
 
 
 @functools.lru_cache(maxsize=1)
-def table() -> tuple[str, dict[str, Condition]]:
-    """(the Kingfisher version the table was made from, rule id -> condition)."""
+def table() -> tuple[str, dict[str, tuple[Condition, ...]]]:
+    """(the Kingfisher version the table was made from, rule id -> its conditions: every
+    finding's text meets all of them; the first is the one the fewest texts meet)."""
     doc = json.loads(TABLE.read_text(encoding="utf-8"))
     conditions = {
-        rule_id: frozenset((kind, value.encode("latin-1"), extra) for kind, value, extra in rows)
-        for rule_id, rows in doc["conditions"].items()
+        rule_id: tuple(
+            frozenset((kind, value.encode("latin-1"), extra) for kind, value, extra in rows)
+            for rows in all_of
+        )
+        for rule_id, all_of in doc["all_of"].items()
     }
     return doc["kingfisher"], conditions
 
 
-@functools.lru_cache(maxsize=1)  # one gate per process, compiled in a few milliseconds
-def _gates() -> list[Any]:
-    """The atoms as one RE2 pattern, then each run as its own (runs of different lengths in
-    one automaton multiply its states: 0.9 s per MB against 0.13 s apart), shortest first."""
+def _options() -> Any:
     import re2
 
     options = re2.Options()
     options.encoding = re2.Options.Encoding.LATIN1
-    kept = _pruned({p for condition in table()[1].values() for p in condition})
+    return options
+
+
+@functools.lru_cache(maxsize=1)  # one gate per process, compiled in a few milliseconds
+def _gates() -> list[Any]:
+    """The quick gate: each rule's first condition, the atoms as one RE2 pattern, then each
+    run as its own (runs of different lengths in one automaton multiply its states: 0.9 s per
+    MB against 0.13 s apart), shortest first."""
+    import re2
+
+    kept = _pruned({p for conditions in table()[1].values() for p in conditions[0]})
     atoms = b"|".join(primitive_regex(p) for p in kept if p[0] == "atom")
     runs = sorted((p for p in kept if p[0] == "run"), key=lambda p: (p[2], len(p[1])))
-    return [re2.compile(pattern, options) for pattern in (atoms, *map(primitive_regex, runs))]
+    return [re2.compile(pattern, _options()) for pattern in (atoms, *map(primitive_regex, runs))]
+
+
+@functools.lru_cache(maxsize=1)
+def _every_primitive() -> tuple[list[Primitive], Any, dict[Primitive, Any]]:
+    """(the atoms of every condition, one RE2 set of them, each run with its own pattern)."""
+    import re2
+
+    primitives = sorted({p for conditions in table()[1].values() for c in conditions for p in c})
+    atoms = [p for p in primitives if p[0] == "atom"]
+    atom_set = re2.Set.SearchSet(_options())
+    for atom in atoms:
+        atom_set.Add(primitive_regex(atom))
+    atom_set.Compile()
+    runs = {p: re2.compile(primitive_regex(p), _options()) for p in primitives if p[0] == "run"}
+    return atoms, atom_set, runs
+
+
+def _meets_a_rule(content: bytes) -> bool:
+    """Whether some rule's every condition is met: which atoms the text holds (one pass of an
+    RE2 set), then each rule's conditions against them, a run searched only when a rule's
+    literals are all met (once per text)."""
+    atoms, atom_set, runs = _every_primitive()
+    held = {atoms[i] for i in atom_set.Match(content) or ()}
+    searched: dict[Primitive, bool] = {}
+
+    def meets(condition: Condition) -> bool:
+        if not condition.isdisjoint(held):
+            return True
+        for run in (p for p in condition if p[0] == "run"):
+            if run not in searched:
+                searched[run] = runs[run].search(content) is not None
+            if searched[run]:
+                return True
+        return False
+
+    literal_first = lambda c: any(p[0] == "run" for p in c)  # noqa: E731
+    return any(
+        all(meets(c) for c in sorted(conditions, key=literal_first))
+        for conditions in table()[1].values()
+    )
 
 
 @functools.lru_cache(maxsize=1)
 def _base64_runs() -> Any:
     import re2
 
-    options = re2.Options()
-    options.encoding = re2.Options.Encoding.LATIN1
-    return re2.compile(rb"[A-Za-z0-9+/_=\-]{%d,}" % BASE64_RUN, options)
+    return re2.compile(rb"[A-Za-z0-9+/_=\-]{%d,}" % BASE64_RUN, _options())
 
 
 def _decoded(run: bytes) -> Iterator[bytes]:
@@ -94,7 +143,8 @@ def _decoded(run: bytes) -> Iterator[bytes]:
 
 
 def _candidate(content: bytes, depth: int) -> bool:
-    if any(gate.search(content) is not None for gate in _gates()):
+    quick = any(gate.search(content) is not None for gate in _gates())
+    if quick and _meets_a_rule(content):
         return True
     runs = _base64_runs().finditer(content)
     if depth == 0:

@@ -74,7 +74,10 @@ def test_every_rule_the_judge_reports_has_a_condition_its_regex_implies() -> Non
     rules = _rules()
     assert {rule_id for rule_id, _ in rules} == set(CONDITIONS)
     wrong = [
-        rule_id for rule_id, pattern in rules if not rule_implies(pattern, CONDITIONS[rule_id])
+        (rule_id, number)
+        for rule_id, pattern in rules
+        for number, condition in enumerate(CONDITIONS[rule_id])
+        if not rule_implies(pattern, condition)
     ]
     assert wrong == []
     assert all(parse(pattern) for _, pattern in rules)
@@ -125,3 +128,36 @@ def test_a_text_without_a_candidate_does_not_compile_the_rule_set() -> None:
     assert list(scanner.scanner_spans(text)) == []
     assert scanner.scanner.cache_info().currsize == 0
     assert list(scanner.scanner_spans(f"token = {TOKEN}\n".encode())) != []
+
+
+@pytest.mark.parametrize(
+    "prose",
+    [
+        b"Data: the New York Times annotated corpus (Sandhaus, 2008).",
+        b"We ran the experiments on AWS; each session used a security token of the lab.",
+        b"Code and data: https://github.com/lab/project (MIT licence).",
+        b"Discord servers and Twitter threads were not sampled.",
+        b"Reprinted from the journal (DOI 10.1080/1019678042000123456).",
+    ],
+    ids=["nytimes", "aws-words", "url", "platform-names", "long-doi"],
+)
+def test_prose_that_meets_one_condition_of_a_rule_is_not_a_candidate(prose: bytes) -> None:
+    # each rule asks every condition: a word of its keyword alone, in a paper, is not enough.
+    # (A URL and an e-mail address in one passage still meet the credential URI's three:
+    # "://", "@" and a scheme; their order is not a condition.)
+    assert not may_hold_finding(prose)
+
+
+@pytest.mark.parametrize(
+    "secret",
+    [
+        b'AWS_SESSION_TOKEN="FQoGZXIvYXdzEBYaDHhBTn0Rw3CpL9xR8fr0k"\n',
+        b"postgres://admin:s3cr3tPassw0rd@db.lab.example.org:5432/runs\n",
+        b"discord_client_secret = 'abcdefghij0123456789klmnopqrstuv'\n",
+    ],
+    ids=["aws-session-token", "credential-uri", "discord-secret"],
+)
+def test_a_text_that_meets_every_condition_of_a_rule_is_a_candidate(secret: bytes) -> None:
+    # the scanner judges these (whether it finds them is its own matter: the gate's soundness
+    # is proved on the rules' examples and gitleaks' placed samples above)
+    assert may_hold_finding(secret)
