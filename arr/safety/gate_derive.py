@@ -22,7 +22,9 @@ others (at most ``MAX_CONDITIONS``): a
 rule may match a text only when the text meets every one of its conditions (each is implied on
 its own, so their conjunction is too). ``aws`` alone opens the gate on any text that names the
 cloud; ``aws`` and ``token`` and a run of 16 key characters rarely meet in prose. It prints the
-table (``arr/safety/scanner_gate_table.json``).
+table (``arr/safety/scanner_gate_table.json``; the one shipped was made on 2026-12-07 from
+pdfgold's SciFact text, ``docs/`` and ``arr/``: a corpus chooses among sound conditions, it
+never makes one sound).
 """
 
 from __future__ import annotations
