@@ -262,8 +262,7 @@ def primitive_regex(primitive: Primitive) -> bytes:
     return b"[%s]{%d}" % (members, extra)
 
 
-BLOCK = 5  # lines: the unit the cost counts (a judged text is a passage of a few lines)
-MAX_CONDITIONS = 3
+BLOCK, MAX_CONDITIONS = 5, 3  # lines a cost counts (a judged passage's few); conditions a rule
 
 
 def _block_sets(corpus: bytes) -> Any:
@@ -332,11 +331,11 @@ def _narrower(first: Condition, second: Condition) -> bool:
     each primitive of ``first`` holds one of ``second``'s (``twitter`` holds ``witter``)."""
 
     def holds(p: Primitive, q: Primitive) -> bool:
-        if p[0] == "atom" and q[0] == "atom":
+        if p[0] != q[0]:
+            return False
+        if p[0] == "atom":
             return q[1].lower() in p[1].lower() if q[2] else (not p[2] and q[1] in p[1])
-        if p[0] == "run" and q[0] == "run":
-            return set(p[1]) <= set(q[1]) and p[2] >= q[2]
-        return False
+        return set(p[1]) <= set(q[1]) and p[2] >= q[2]
 
     return all(any(holds(p, q) for q in second) for p in first)
 
