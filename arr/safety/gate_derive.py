@@ -327,8 +327,7 @@ def _conjunction(options: list[Condition], met: Any) -> tuple[Condition, ...]:
 
 
 def _narrower(first: Condition, second: Condition) -> bool:
-    """Whether every text that meets ``first`` meets ``second`` (asking both adds nothing):
-    each primitive of ``first`` holds one of ``second``'s (``twitter`` holds ``witter``)."""
+    """Every text that meets ``first`` meets ``second``: each primitive holds one of its."""
 
     def holds(p: Primitive, q: Primitive) -> bool:
         if p[0] != q[0]:
