@@ -37,6 +37,7 @@ import random
 import shutil
 import sys
 import time
+from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -60,6 +61,7 @@ SEED = 5
 
 # (file, unit): a page number for a PDF page, a line for a tree's item, None for neither.
 Found = tuple[str, int | None, int | None]
+REFUSED: dict[str, Counter[str]] = {}  # a system's answers' rejection and degradation codes
 Search = Callable[[str], list[Found]]
 
 
@@ -136,12 +138,12 @@ def maintainers(name: str) -> list[Case]:
     ]
 
 
-def arr_system(folder: Path, overrides: list[str]) -> Search:
+def arr_system(folder: Path, overrides: list[str], refused: Counter[str] | None = None) -> Search:
     """ARR's 10 best places as (path relative to the scope's one root, as the gold names it;
-    page or cell; first line)."""
+    page or cell; first line); ``refused`` counts its answers' rejection and degradation codes."""
     from benchmarks.common.baselines import arr_places
 
-    places = arr_places(folder, overrides)
+    places = arr_places(folder, overrides, refused)
     return lambda query: [
         (w.path or "", w.page if w.page is not None else w.cell, w.start_line)
         for w in places(query)
@@ -236,7 +238,9 @@ def systems(folder: Path, plain: Search) -> list[tuple[str, Search]]:
         label, _, overrides = spec.partition(":")
         configured.append((f"ARR {label}", overrides.split()))
     chosen: list[tuple[str, Search]] = [("plain script (bm25s)", plain)]
-    chosen += [(label, arr_system(folder, overrides)) for label, overrides in configured]
+    for label, overrides in configured:
+        refused = REFUSED.setdefault(label, Counter())
+        chosen.append((label, arr_system(folder, overrides, refused)))
     return chosen
 
 
@@ -244,11 +248,17 @@ def run_set(title: str, folder: Path, cases: Sequence[Case], plain: Search) -> N
     kinds = sorted({c.kind for c in cases})
     print(f"\n## {title}: {len(cases)} questions ({', '.join(kinds)})", flush=True)
     per_system: dict[str, list[tuple[int, int, int | None, int | None]]] = {}
+    REFUSED.clear()
     for label, search in systems(folder, plain):
         started = time.perf_counter()
         per_system[label] = [judged(c, search(c.query)) for c in cases]
         spent = time.perf_counter() - started
         print(f"   ({label}: {spent:.0f} s)", file=sys.stderr, flush=True)
+    for label, refused in REFUSED.items():
+        # said beside the table: a channel that refused its index scored nothing here
+        if refused:
+            codes = ", ".join(f"{code} x{n}" for code, n in sorted(refused.items()))
+            print(f"   note: {label}: answers with {codes}", flush=True)
     header = f"| system | {' | '.join(f'{k} ({sum(c.kind == k for c in cases)})' for k in kinds)}"
     print(header + " | all: file R@1 / R@10 | p (R@1 vs default) | unit R@1 / R@10 |")
     print("|---" * (len(kinds) + 4) + "|")

@@ -4,7 +4,9 @@ configured, both answering a query with its 10 best places as (file, unit number
 from __future__ import annotations
 
 import subprocess
+from collections import Counter
 from pathlib import Path
+from typing import Any
 
 
 def pdftotext_pages(path: Path) -> list[str]:
@@ -41,13 +43,23 @@ def bm25s_pages(texts: dict[str, list[str]]):  # type: ignore[no-untyped-def]
     return bm25s_over(ids, [texts[name][n - 1] for name, n in ids])
 
 
-def arr_places(folder: Path, overrides: list[str]):  # type: ignore[no-untyped-def]
+def arr_places(folder: Path, overrides: list[str], refused: Counter[str] | None = None):  # type: ignore[no-untyped-def]
     """ARR as configured by ``overrides`` on the workspace at ``folder``: a query answers with
-    the locations of its 10 best places (scope ``papers``)."""
+    the locations of its 10 best places (scope ``papers``). ``refused`` counts the codes of
+    the rejections and degradations of its answers (a channel that refused a stale index
+    scores nothing, and a table must not pass that off as the channel's figure)."""
     import arr
 
     router = arr.load_router(overrides=overrides, workspace=folder)
-    return lambda query: [item.location for item in router.search(query, "papers").evidence[:10]]
+
+    def places(query: str) -> list[Any]:
+        result = router.search(query, "papers")
+        if refused is not None:
+            refused.update({r.code for r in result.rejections})
+            refused.update({d.code for d in result.degradations})
+        return [item.location for item in result.evidence[:10]]
+
+    return places
 
 
 def arr_search(folder: Path, overrides: list[str], unit: str = "page", none: int = 0):  # type: ignore[no-untyped-def]
