@@ -67,8 +67,8 @@ class PartFirst:
                 f"{min_words}, {k1}, {b}"
             )
         # named_lead: a lead that is not the title unit is weighed again too when the query
-        # holds a word of that file's title or names (it names the paper, so it asks for a
-        # part of it); a query that names no file of the answer keeps fusion's unit.
+        # names that file (an author's name, or title_share of its title's words: it asks for
+        # a part of that paper); a query that names no file of the answer keeps fusion's unit.
         self.named_lead = named_lead
         self.title_share = title_share
         # question_words: the words of the question's form (where, does, which, ...: bm25s'
@@ -87,14 +87,16 @@ class PartFirst:
     ) -> list[EvidenceChunk]:
         if not ranked or ranked[0].location.unit_kind not in UNITS:
             return ranked
+        part_leads = self.title_unit_only and not title_unit(ranked[0])
+        if part_leads and not self.named_lead:
+            return ranked
         where = ranked[0].location
         tokenize = self._tokens()
         title = set(tokenize(where.title or ""))
         names = {w for w in tokenize(where.citation or "") if not w.isdigit()} - title
         own = title | names
         asked = list(dict.fromkeys(tokenize(query)))
-        named = self.named_lead and _names_file(asked, title, names, self.title_share)
-        if self.title_unit_only and not title_unit(ranked[0]) and not named:
+        if part_leads and not _names_file(asked, title, names, self.title_share):
             return ranked
         pages = {
             position: item

@@ -17,11 +17,11 @@ byte as a member; a pattern with a case-insensitive part is read case-insensitiv
 
 ``python -m arr.safety.gate_derive FOLDER...`` picks, per rule, the sound condition that the
 fewest blocks (five lines) of the ordinary text under the folders meet, then adds sound
-conditions of literals while each narrows the blocks that meet them all, then the rarest
-others (at most ``MAX_CONDITIONS``): a
-rule may match a text only when the text meets every one of its conditions (each is implied on
-its own, so their conjunction is too). ``aws`` alone opens the gate on any text that names the
-cloud; ``aws`` and ``token`` and a run of 16 key characters rarely meet in prose. It prints the
+conditions while each narrows the blocks that meet them all, then the rarest others (at most
+``MAX_CONDITIONS``): a rule may match a text only when the text meets every one of its
+conditions (each is implied on its own, so their conjunction is too). ``aws`` alone opens the
+gate on any text that names the cloud; ``aws`` and ``token`` and a run of 16 key characters
+rarely meet in prose. It prints the
 table (``arr/safety/scanner_gate_table.json``; the one shipped was made on 2026-12-07 from
 pdfgold's SciFact text, ``docs/`` and ``arr/``: a corpus chooses among sound conditions, it
 never makes one sound).
@@ -343,10 +343,10 @@ def derive(rules: Iterable[tuple[str, str]], corpus: bytes) -> dict[str, tuple[C
     """rule id -> the sound conditions (all of which every match meets), the first the one the
     fewest blocks of ``corpus`` meet."""
     met = _block_sets(corpus)
+    cost = lambda c: len(met(c))  # noqa: E731
     table = {}
     for rule_id, pattern in rules:
         items, folded = parse(pattern)
-        cost = lambda c: len(met(c))  # noqa: E731
         options = [c for c in candidates(items, folded, cost) if implied(items, folded, c)]
         if not options:
             raise ValueError(f"no condition found for {rule_id}: {pattern}")

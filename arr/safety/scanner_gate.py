@@ -118,11 +118,15 @@ def _meets_a_rule(content: bytes) -> bool:
                 return True
         return False
 
-    literal_first = lambda c: any(p[0] == "run" for p in c)  # noqa: E731
-    return any(
-        all(meets(c) for c in sorted(conditions, key=literal_first))
-        for conditions in table()[1].values()
-    )
+    return any(all(meets(c) for c in conditions) for conditions in _literals_first())
+
+
+@functools.lru_cache(maxsize=1)
+def _literals_first() -> list[tuple[Condition, ...]]:
+    """Each rule's conditions, those of literals alone first (told by the set's one pass: a
+    rule they rule out costs no run search)."""
+    has_run = lambda c: any(p[0] == "run" for p in c)  # noqa: E731
+    return [tuple(sorted(conditions, key=has_run)) for conditions in table()[1].values()]
 
 
 @functools.lru_cache(maxsize=1)

@@ -61,7 +61,6 @@ SEED = 5
 
 # (file, unit): a page number for a PDF page, a line for a tree's item, None for neither.
 Found = tuple[str, int | None, int | None]
-REFUSED: dict[str, Counter[str]] = {}  # a system's answers' rejection and degradation codes
 Search = Callable[[str], list[Found]]
 
 
@@ -221,7 +220,8 @@ def judged(case: Case, found: list[Found]) -> tuple[int, int, int | None, int | 
     return at1, at10, int(units[:1] == [True]), int(any(units))
 
 
-def systems(folder: Path, plain: Search) -> list[tuple[str, Search]]:
+def systems(folder: Path, plain: Search) -> list[tuple[str, Search, Counter[str]]]:
+    """(label, search, the codes of the rejections and degradations its answers carry)."""
     configured = [
         ("ARR default", []),
         ("ARR fusion=rrf", ["fusion=rrf"]),
@@ -237,10 +237,10 @@ def systems(folder: Path, plain: Search) -> list[tuple[str, Search]]:
     for spec in filter(None, os.environ.get("ARR_BENCH_BREADTH_EXTRA", "").split(";")):
         label, _, overrides = spec.partition(":")
         configured.append((f"ARR {label}", overrides.split()))
-    chosen: list[tuple[str, Search]] = [("plain script (bm25s)", plain)]
+    chosen: list[tuple[str, Search, Counter[str]]] = [("plain script (bm25s)", plain, Counter())]
     for label, overrides in configured:
-        refused = REFUSED.setdefault(label, Counter())
-        chosen.append((label, arr_system(folder, overrides, refused)))
+        refused: Counter[str] = Counter()
+        chosen.append((label, arr_system(folder, overrides, refused), refused))
     return chosen
 
 
@@ -248,15 +248,12 @@ def run_set(title: str, folder: Path, cases: Sequence[Case], plain: Search) -> N
     kinds = sorted({c.kind for c in cases})
     print(f"\n## {title}: {len(cases)} questions ({', '.join(kinds)})", flush=True)
     per_system: dict[str, list[tuple[int, int, int | None, int | None]]] = {}
-    REFUSED.clear()
-    for label, search in systems(folder, plain):
+    for label, search, refused in systems(folder, plain):
         started = time.perf_counter()
         per_system[label] = [judged(c, search(c.query)) for c in cases]
         spent = time.perf_counter() - started
         print(f"   ({label}: {spent:.0f} s)", file=sys.stderr, flush=True)
-    for label, refused in REFUSED.items():
-        # said beside the table: a channel that refused its index scored nothing here
-        if refused:
+        if refused:  # said beside the table: a channel that refused its index scored nothing
             codes = ", ".join(f"{code} x{n}" for code, n in sorted(refused.items()))
             print(f"   note: {label}: answers with {codes}", flush=True)
     header = f"| system | {' | '.join(f'{k} ({sum(c.kind == k for c in cases)})' for k in kinds)}"
@@ -315,10 +312,10 @@ def main(names: Sequence[str]) -> int:
             folder = out / "notebooks"
             paper_workspace(folder, NOTEBOOKS, "notebooks")
             bench_index(folder, fresh=False)
+            cells = plain_cells(folder)  # one bm25s index of the cells for every round
             for stem in rounds("notebooks"):
                 if cases := present(folder, frozen(stem, "notebooks/")):
-                    title = f"notebooks, frozen questions ({stem})"
-                    run_set(title, folder, cases, plain_cells(folder))
+                    run_set(f"notebooks, frozen questions ({stem})", folder, cases, cells)
         elif (WSGOLD / name / "gold.jsonl").is_file():
             folder = tree_folder(out, name, WSGOLD / name / "tree")
             bench_index(folder, fresh=False)

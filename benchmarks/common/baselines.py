@@ -55,8 +55,9 @@ def arr_places(folder: Path, overrides: list[str], refused: Counter[str] | None 
     def places(query: str) -> list[Any]:
         result = router.search(query, "papers")
         if refused is not None:
-            refused.update({r.code for r in result.rejections})
-            refused.update({d.code for d in result.degradations})
+            refused.update(
+                {r.code for r in result.rejections} | {d.code for d in result.degradations}
+            )
         return [item.location for item in result.evidence[:10]]
 
     return places
