@@ -28,6 +28,14 @@ part-of-a-paper questions: the right page first .50 -> .60, 5 won, 1 lost; 40 no
 questions .53 -> .55); pdfgold's page nDCG@10 .8154 -> .8142 (one claim in 300). Re-weighing
 whichever unit leads (``title_unit_only: false``) cost pdfgold more (.802). k1 and b are BM25's
 textbook values; ``title_share`` one half, not tuned.
+
+A notebook's cell carries its section's heading as its title, so the notebook's own title is its
+title unit's: a query that holds a cell's section heading says that cell is right, not that it
+names the notebook (the first version took the section for the title and moved the right cell
+away: "OLS residuals ... heteroskedasticity ... Breusch-Pagan" led by "Normality of the
+residuals"). A cell is weighed with its section's heading (a code cell under "Heteroskedasticity
+tests" never says so). Both measured after the fact on the two frozen notebook rounds (40: the
+right cell first 22 -> 23; 48: 32 -> 32); pages are untouched.
 """
 
 from __future__ import annotations
@@ -92,7 +100,7 @@ class PartFirst:
             return ranked
         where = ranked[0].location
         tokenize = self._tokens()
-        title = set(tokenize(where.title or ""))
+        title = set(tokenize(_file_title(ranked[: self.looked_at]) or ""))
         names = {w for w in tokenize(where.citation or "") if not w.isdigit()} - title
         own = title | names
         asked = list(dict.fromkeys(tokenize(query)))
@@ -109,7 +117,7 @@ class PartFirst:
         other = [word for word in asked if word not in skipped]
         if len(other) < self.min_words:
             return ranked
-        scores = self._scores(other, {p: tokenize(item.full_text()) for p, item in pages.items()})
+        scores = self._scores(other, {p: tokenize(_unit_text(item)) for p, item in pages.items()})
         # the part is never a title unit: a lead that is not one is not replaced by one
         parts = [p for p in scores if p == 0 or not title_unit(pages[p])]
         best = max(parts, key=lambda p: (scores[p], -p))
@@ -169,6 +177,28 @@ def title_unit(item: EvidenceChunk) -> bool:
         return True
     first = item.full_text().lstrip().partition("\n")[0]
     return first.startswith("# ") and where.title is not None and heading_of(first) == where.title
+
+
+def _unit_text(item: EvidenceChunk) -> str:
+    """A unit's words: a page's text; a cell's with its section's heading (a code cell under
+    "## Heteroskedasticity tests" is about heteroskedasticity though it never says so)."""
+    where = item.location
+    if where.unit_kind == "cell" and where.title:
+        return f"{where.title}\n{item.full_text()}"
+    return item.full_text()
+
+
+def _file_title(ranked: list[EvidenceChunk]) -> str | None:
+    """The title of the leading file: a PDF page carries its paper's title; a notebook cell
+    carries its section's heading, so a notebook's title is its title unit's, where the answer
+    holds that unit (a question that names a cell's section names the cell, not the notebook)."""
+    where = ranked[0].location
+    if where.unit_kind != "cell" or title_unit(ranked[0]):
+        return where.title
+    return next(
+        (i.location.title for i in ranked if i.location.path == where.path and title_unit(i)),
+        None,
+    )
 
 
 def _names_file(asked: list[str], title: set[str], names: set[str], share: float) -> bool:

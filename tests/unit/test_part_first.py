@@ -84,13 +84,47 @@ def test_the_move_is_traced() -> None:
     assert any("part_first: p. 6 before p. 3" in (t.note or "") for t in traces)
 
 
+def cell(number: int, text: str, section: str) -> EvidenceChunk:
+    where = Location(path="nb.ipynb", anchor=f"cell={number}", title=section)
+    return EvidenceChunk(id=f"nb.ipynb#cell={number}", scope=SCOPE_A, channel="bm25",
+                         location=where, snippet=text, score=1.0)  # fmt: skip
+
+
+NOTEBOOK = {
+    0: ("# Regression diagnostics\n\nTests on a fitted OLS model.", "Regression diagnostics"),
+    5: ("## Normality of the residuals", "Normality of the residuals"),
+    17: ("## Heteroskedasticity tests\n\nBreush-Pagan test:", "Heteroskedasticity tests"),
+    18: ("test = sms.het_breuschpagan(results.resid, exog)", "Heteroskedasticity tests"),
+    20: ("test = sms.het_goldfeldquandt(results.resid, exog)", "Heteroskedasticity tests"),
+}
+
+
+def cells_ordered(query: str, order: list[int]) -> list[int | None]:
+    answer = [cell(n, *NOTEBOOK[n]) for n in order]
+    return [e.location.cell for e in NAMED.order(query, answer, [], 2)]
+
+
+def test_a_cells_section_heading_does_not_name_its_notebook() -> None:
+    # the query holds the lead's section heading: that says the cell is right, not that the
+    # query names the notebook and asks for another of its parts (the reader gives a cell its
+    # section's heading as title; the notebook's title is its title cell's)
+    query = "check OLS residuals for heteroskedasticity tests with Breusch-Pagan"
+    assert cells_ordered(query, [17, 5, 0, 20])[0] == 17
+
+
+def test_a_notebook_named_by_its_title_cell_gives_its_part_first() -> None:
+    query = "regression diagnostics: where is het_goldfeldquandt run"
+    assert cells_ordered(query, [5, 0, 17, 20])[0] == 20
+
+
+def test_a_code_cell_is_weighed_with_its_sections_heading() -> None:
+    # cell 18 never says heteroskedasticity; its section does
+    query = "heteroskedasticity code example"
+    assert cells_ordered(query, [0, 5, 18])[0] == 18
+
+
 def test_a_code_cell_that_opens_with_a_comment_is_not_a_title_cell() -> None:
     from arr.ordering.part_first import title_unit
-
-    def cell(number: int, text: str, section: str) -> EvidenceChunk:
-        where = Location(path="nb.ipynb", anchor=f"cell={number}", title=section)
-        return EvidenceChunk(id=f"nb.ipynb#cell={number}", scope=SCOPE_A, channel="bm25",
-                             location=where, snippet=text, score=1.0)  # fmt: skip
 
     assert title_unit(cell(0, "import numpy as np", "Rolling Regression"))
     assert title_unit(cell(3, "# Rolling Regression\n\nFits over windows.", "Rolling Regression"))
