@@ -193,27 +193,40 @@ def run_search(
     if "query" not in texts:
         raise ConfigError('query is required: arr search query="..." scope=<name>')
     router = build_router(container)
-    workspace = workspace_of(router.tools)
-    if not container.get("scope"):
-        container = {**container, "scope": default_scope(workspace, sorted(router.scopes))}
+    router.warm_up()
+    disk, shown = search_answer(router, container, texts)
+    atomic_write.write_text(run_dir / "result.json", json.dumps(disk, indent=2))
+    print(shown)
+    return 0
+
+
+def chosen_scope(router: RetrievalRouter, container: dict[str, Any]) -> str:
+    """The scope a search runs on: the one named, else the workspace's default."""
+    named = container.get("scope")
+    return named or default_scope(workspace_of(router.tools), sorted(router.scopes))
+
+
+def search_answer(
+    router: RetrievalRouter, container: dict[str, Any], texts: dict[str, str]
+) -> tuple[dict[str, Any], str]:
+    """One search on a ready router: the result as a run folder keeps it, and the text printed
+    (JSON or the rendered answer, before the terminal's escaping). ``arr search`` and a running
+    ``arr serve`` answering the CLI (arr.cli.door) print the same answer."""
+    scope = chosen_scope(router, container)
     top_k = container.get("top_k")
     if top_k is not None:
         top_k = whole_number("top_k", top_k, 1, MAX_TOP_K)
-    router.warm_up()
-    result = _search_one(router, texts["query"], container["scope"])
+    result = _search_one(router, texts["query"], scope)
     if top_k is not None:
         result = result.model_copy(update={"evidence": result.evidence[:top_k]})
-    atomic_write.write_text(run_dir / "result.json", json.dumps(for_disk(result), indent=2))
-    roots = scope_roots(workspace, result.scope)
+    roots = scope_roots(workspace_of(router.tools), result.scope)
     if _as_json(container):  # the caller may see its own query; each place as it opens
         answer = json.loads(result.model_dump_json())
         add_openings(answer, list(result.evidence), roots, texts["query"])
-        print(json.dumps(answer, indent=2, ensure_ascii=False))
-    else:
-        locate = file_locator(roots, query=texts["query"]) if roots else None
-        verbose = bool(container.get("verbose"))
-        print(render_result(result, container["scope"], top_k or 10, 96, locate, verbose))
-    return 0
+        return for_disk(result), json.dumps(answer, indent=2, ensure_ascii=False)
+    locate = file_locator(roots, query=texts["query"]) if roots else None
+    verbose = bool(container.get("verbose"))
+    return for_disk(result), render_result(result, scope, top_k or 10, 96, locate, verbose)
 
 
 MAX_TOP_K = 1000

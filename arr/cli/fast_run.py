@@ -41,7 +41,7 @@ def run_fast(
         atomic_write.write_text(
             run_dir / "config.resolved.json", json.dumps(container, indent=2, default=str)
         )
-        return guarded(lambda c: command_runner(command)(c, texts, action, run_dir), container)
+        return guarded(lambda c: _served_or_here(command, c, texts, action, run_dir), container)
     finally:
         root.removeHandler(handler)
         handler.close()
@@ -49,6 +49,27 @@ def run_fast(
             from arr.cli.run_folders import prune
 
             prune(run_dir, keep)
+
+
+def _served_or_here(
+    command: str,
+    container: dict[str, Any],
+    texts: dict[str, str],
+    action: str | None,
+    run_dir: Path,
+) -> int:
+    """A search that a running ``arr serve`` over this workspace answers (arr.cli.door): its
+    result kept and printed as a search here would; else the command runs here."""
+    if command == "search":
+        from arr.cli import door
+
+        served = door.ask(container, texts)
+        if served is not None:
+            atomic_write.write_text(run_dir / "result.json", json.dumps(served["result"], indent=2))
+            logging.getLogger("arr.cli").info("answered by arr serve (pid %s)", served.get("pid"))
+            print(served["shown"])
+            return 0
+    return command_runner(command)(container, texts, action, run_dir)
 
 
 def composed(command: str, given: list[str], workspace: str | None) -> dict[str, Any]:

@@ -227,7 +227,7 @@ def _run_composed(
 ) -> int:
     """A Hydra command: the fast path for a single search, else Hydra's app (its flags,
     completion and sweeps), after a one-line check of the overrides."""
-    from arr.compose.library import compose, full_overrides, refuse_added_keys
+    from arr.compose.added_keys import refuse_added_keys
 
     multirun = any(o in ("-m", "--multirun") for o in overrides)
     refuse_added_keys(overrides)  # also before the compose cache could answer
@@ -237,6 +237,8 @@ def _run_composed(
         raise unknown_option(command, stray)
     if command in FAST_COMMANDS and not flags:
         return run_fast(command, action, texts, overrides, workspace)
+    from arr.compose.library import compose, full_overrides
+
     if "--hydra-help" in flags:  # Hydra's own help composes none of arr's config
         return run_hydra(command, lambda cfg: 0, ["--hydra-help"], quiet_exit=True)
     overrides = full_overrides(plain, workspace)
@@ -290,6 +292,8 @@ def _no_workspace_here(rest: list[str], workspace: str | None) -> str | None:
 
 
 def run_serve(args: list[str], workspace: str | None) -> int:
+    from arr.cli.commands import search_answer
+    from arr.cli.door import Door
     from arr.compose.runner import build_router
     from arr.mcp.server import check_listen, serve
     from arr.tools.contract import WarmsEagerly
@@ -329,5 +333,19 @@ def run_serve(args: list[str], workspace: str | None) -> int:
                 tool.eager_warm_up = True
     router.warm_up()
     router.watch_changes()  # a server lives: trees are watched, not walked before each search
-    serve(router, pinned or None, transport, host, port)
+    # the CLI's door: a cold `arr search` on this workspace asks this warm router (arr.cli.door)
+    door = Door(container, lambda asked, texts: search_answer(router, asked, texts), pinned)
+    door.open()
+    try:
+        serve(router, pinned or None, transport, host, port)
+    except KeyboardInterrupt:
+        if transport != "stdio":
+            raise
+        # The stdio transport's reader thread waits on stdin, which a host that sends SIGTERM
+        # may hold open: the process would say "interrupted" and live on. A read-only server
+        # has nothing left to write (the door goes first).
+        door.close()
+        os._exit(interrupted())
+    finally:
+        door.close()
     return 0

@@ -14,6 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
+from arr.compose.added_keys import refuse_added_keys
 from arr.compose.runner import build_router, config_container
 from arr.errors import ConfigError
 from arr.router.router import RetrievalRouter
@@ -30,7 +31,14 @@ from arr.workspace.locations import (
 # the scenario replay read data/ from here).
 PROJECT_ROOT = checkout_root() or Path.cwd()
 
-__all__ = ["CONF_DIR", "PIPELINES_DIR", "PROJECT_ROOT", "compose", "load_router"]
+__all__ = [
+    "CONF_DIR",
+    "PIPELINES_DIR",
+    "PROJECT_ROOT",
+    "compose",
+    "load_router",
+    "refuse_added_keys",
+]
 
 
 def register_resolvers() -> None:
@@ -115,26 +123,6 @@ def did_you_mean(message: str, config_name: str, overrides: list[str]) -> str:
         key, [*_flat_keys(base), *sorted(config_groups())], n=1, cutoff=0.75
     )
     return f" Did you mean '{close[0]}'?" if close and close[0] != key else ""
-
-
-def refuse_added_keys(overrides: list[str]) -> None:
-    """A ``+key=value`` (or ``++``) override adds a key that no part of arr reads: Hydra
-    accepts it and the run silently ignores it (``+top_k=3``). Every key arr reads is in its
-    config already, so such an addition is refused, naming the plain override; adding a config
-    group (``+tools=...``) or a Hydra setting (``+hydra.job...``) stays allowed."""
-    groups = config_groups()
-    for override in overrides:
-        if not override.startswith("+") or "=" not in override:
-            continue
-        key = override.lstrip("+").split("=", 1)[0].strip()
-        head = key.split(".", 1)[0].split("@", 1)[0]
-        if head in groups or head == "hydra":
-            continue
-        raise ConfigError(
-            f"{override.split('=', 1)[0][:80]!r} adds a key arr does not read (it would be "
-            f"ignored); to set an existing option write {key[:80]}=..., and see "
-            "arr <command> --cfg job for every option"
-        )
 
 
 def full_overrides(

@@ -105,6 +105,39 @@ print(time.perf_counter() - started)
 """
 
 
+def _with_server(folder: Path) -> None:
+    """Item 1 again while ``arr serve --warm`` runs on the folder: the CLI asks its warm router
+    through the door (arr.cli.door); beside it Python's own start and ``rg`` on the tree."""
+    from arr.cli.door import door_path
+
+    arr = str(Path(sys.executable).parent / "arr")
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "TRANSFORMERS_OFFLINE": "1"}
+    server = subprocess.Popen([arr, "serve", "--warm"], cwd=folder, env=env,
+                              stdin=subprocess.PIPE, stdout=subprocess.DEVNULL,
+                              stderr=subprocess.DEVNULL)  # fmt: skip
+    try:
+        door = door_path(str(folder / ".arr" / "index"))
+        ends = time.monotonic() + 300
+        while door is not None and not door.exists() and time.monotonic() < ends:
+            time.sleep(0.2)
+        if door is None or not door.exists():
+            print("   (no door for the CLI on this system: item 1 with a server skipped)")
+            return
+        print("1b. the same, while `arr serve --warm` runs on the folder (the CLI asks it)")
+        for label, queries in (("identifier", IDENTIFIERS), ("prose", PROSE)):
+            wall, rss = _cold(folder, queries, [])
+            print(f"   {label:<12} {wall:7.2f} s {rss:5.0f} MB")
+        python = statistics.median(_run([sys.executable, "-c", "pass"], folder)[0] for _ in "abc")
+        rg = shutil.which("rg") or str(Path(sys.executable).parent / "rg")
+        # rg exits 1 when nothing matches: through sh, whose start is a millisecond
+        line = ["sh", "-c", f"'{rg}' -n {IDENTIFIERS[0]} . >/dev/null; true"]
+        grep = statistics.median(_run(line, folder)[0] for _ in range(RUNS))
+        print(f"   beside them: python -c pass {python:.2f} s, rg {IDENTIFIERS[0]} {grep:.2f} s")
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
 def _library(folder: Path, extra: list[str]) -> tuple[dict[str, Any], list[float]]:
     """Library mode in a new process: its figures, and its warm searches in ms."""
     out = subprocess.run(
@@ -205,6 +238,7 @@ def bench_cold(folder: Path) -> None:
         before = _cold(folder, queries, ["vector_store.exact_max_items=0"])
         print(f"   {label:<12} {now[0]:7.2f} s {now[1]:5.0f} MB {before[0]:7.2f} s "
               f"{before[1]:5.0f} MB {before[0] / now[0]:6.1f}x")  # fmt: skip
+    _with_server(folder)
     found, warm = _library(folder, [])
     print(f"2. library mode: load_router {found['loaded']:.2f} s, then a fresh router's first "
           f"search {found['first']:.2f} s; warm "

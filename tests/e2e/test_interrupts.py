@@ -83,3 +83,18 @@ def test_an_interrupted_server_says_one_line(project: Path, transport: list[str]
     assert banner.startswith("arr serve:"), banner
     code, err = ended(process, signal.SIGINT)
     assert code == 130 and err.strip() == "arr: interrupted", err
+
+
+def test_a_stdio_server_ends_on_sigterm_with_its_stdin_held_open(project: Path) -> None:
+    # a host that stops its server with SIGTERM may keep the pipe open: the stdio transport's
+    # reader thread waited on it, and the server said "interrupted" and lived on
+    assert arr("index", "--lexical", "progress=false", cwd=project).returncode == 0
+    process = start(project, "serve")
+    assert process.stderr is not None
+    assert process.stderr.readline().startswith("arr serve:")
+    process.send_signal(signal.SIGTERM)
+    try:
+        assert process.wait(timeout=30) == 130
+    finally:
+        process.kill()
+        process.communicate(timeout=30)
