@@ -20,6 +20,7 @@ from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import PurePosixPath
 
+from arr.safety import name_verdicts
 from arr.safety.audit_secret import audit_key_spans
 from arr.safety.form_rules import form_spans
 from arr.safety.keyword_rule import secret_assignments
@@ -251,7 +252,13 @@ def shown_name(text: str) -> str:
 
 @functools.lru_cache(maxsize=65536)  # names recur in every walk
 def _name_verdict(name: str) -> bool:
-    return credential_kind(name.encode("utf-8", "surrogateescape")) is not None
+    kept = name_verdicts.known(name)  # judged by an earlier process (arr.safety.name_verdicts)
+    raw = name.encode("utf-8", "surrogateescape")
+    if kept is not None:  # the audit key is no part of the kept verdict: asked every time
+        return kept or next(audit_key_spans(visible_bytes(raw)), None) is not None
+    holds = credential_kind(raw) is not None
+    name_verdicts.record(name, holds)
+    return holds
 
 
 def token_spans(content: bytes) -> Iterator[tuple[str, int, int]]:

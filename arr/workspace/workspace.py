@@ -3,9 +3,8 @@
 Config group ``workspace`` (``conf/workspace/demo.yaml``). A file's scope comes from the root it
 was found under, never from its content. ``documents()`` turns a scope's sources into line-range
 chunks (or corpus records) that the lexical and semantic channels index; ``source_state()`` is
-what index manifests record so the Router can tell a stale index from a fresh one. The walk and
-the chunking live in ``sources``, the rules a root obeys in ``roots``; a watched scope's walk is
-remembered while its tree is unchanged (``watch``).
+what index manifests record so the Router can tell a stale index from a fresh one. Walk and
+chunks: ``sources``; a root's rules: ``roots``; a watched tree's last walk: ``watch``.
 """
 
 from __future__ import annotations
@@ -24,7 +23,7 @@ from arr import codes
 from arr.errors import WorkspaceError
 from arr.models import ScopeKey
 from arr.readers import Readers, suffix_of
-from arr.safety import file_rule
+from arr.safety import file_rule, name_verdicts
 from arr.workspace.corpus import corpus_records
 from arr.workspace.documents import file_units
 from arr.workspace.roots import check_root_text, resolved_path, root_of_label, trusted_root
@@ -276,10 +275,11 @@ class Workspace(BaseModel):
     def _walk_sources(self, spec: ScopeSpec, skipped: Counter[str] | None) -> list[SourceFile]:
         roots = self.root_paths(spec)
         files, cap_of = [], self.readers.cap
-        for root in roots:
-            at, prefix = str(root), f"{root.name}/" if len(roots) > 1 else ""
-            for rel, path, i in walk_files(root, self.max_file_bytes, skipped, cap_of, prefix):
-                files.append(SourceFile.of(prefix + rel, path, i, at))
+        with name_verdicts.kept(self.index_dir):  # names judged by an earlier process
+            for root in roots:
+                at, prefix = str(root), f"{root.name}/" if len(roots) > 1 else ""
+                for rel, path, i in walk_files(root, self.max_file_bytes, skipped, cap_of, prefix):
+                    files.append(SourceFile.of(prefix + rel, path, i, at))
         return files
 
     def file_documents(
