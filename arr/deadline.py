@@ -47,3 +47,15 @@ def time_left() -> float | None:
 # Reading new or changed files (papers, notebooks) may take this share of a call's or a
 # search's time left; the search itself needs the rest (grep's views, a refresh).
 READING_SHARE = 0.5
+
+
+class OutOfTime(Exception):
+    """Work a search started that its deadline cannot hold (a refresh of files too many or too
+    large to read and tokenize in the time left): dropped whole, nothing half-written; the
+    caller answers from what it had and says so."""
+
+
+def out_of_time() -> bool:
+    """True once the request deadline has passed (never without one: an index build)."""
+    deadline = REQUEST_DEADLINE.get()
+    return deadline is not None and time.perf_counter() >= deadline

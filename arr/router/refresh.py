@@ -7,7 +7,7 @@ from __future__ import annotations
 import time
 
 from arr import codes
-from arr.deadline import READING_SHARE, REQUEST_DEADLINE, within
+from arr.deadline import READING_SHARE, REQUEST_DEADLINE, OutOfTime, within
 from arr.errors import is_disk_full
 from arr.models import Freshness, ScopeKey
 from arr.readers import NotReady
@@ -36,6 +36,14 @@ def refresh_before_call(
             code=codes.INDEX_STALE,
             detail=f"a changed file was not read by the search's deadline ({exc.detail}); "
             "it is read on in the background and the next search refreshes the index",
+        )
+    except OutOfTime as exc:
+        return Freshness(
+            fresh=False,
+            code=codes.INDEX_STALE,
+            detail=f"the changed files are more than the search's deadline can read ({exc}); "
+            f"answering from the other channels: `arr index` (or a search without "
+            "router.deadline_ms) brings them into the {name} channel",
         )
     except IndexBusy:
         return Freshness(

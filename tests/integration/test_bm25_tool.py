@@ -111,6 +111,34 @@ def test_refresh_is_refused_when_too_many_files_changed(tmp_path: Path) -> None:
     assert result.partial is True
 
 
+def test_a_refresh_the_deadline_cannot_hold_is_dropped_whole(tmp_path: Path) -> None:
+    """Files too many or too large to read and tokenize in a search's time (issue 62: 12.5x
+    the deadline): the refresh stops at the deadline, writes nothing, and the channel sits the
+    search out saying so; without a deadline the same refresh runs to the end."""
+    import random
+
+    from tests.machine_speed import slowness
+
+    ws = workspace(tmp_path, {"a": SCOPE_A})
+    tool = BM25Tool("bm25", ws)
+    tool.build(SCOPE_A)
+    draw = random.Random(7)
+    for number in range(6):  # ~0.3 s of distinct words each to tokenize here
+        lines = (" ".join(f"w{draw.getrandbits(40):x}" for _ in range(100)) for _ in range(600))
+        (ws.root / "a" / "notes" / f"dump{number}.md").write_text("\n".join(lines) + "\n")
+    deadline_ms = 200
+    started = time.perf_counter()
+    result = make_router(tool, deadline_ms=deadline_ms).search("warmup", SCOPE_A)
+    took = time.perf_counter() - started
+    stale = [d for d in result.degradations if d.code == codes.INDEX_STALE]
+    assert stale and "deadline" in stale[0].detail and result.partial
+    assert not (tool.index_dir / SCOPE_A.fingerprint() / "overlay.json").exists()
+    assert took < deadline_ms / 1000 * 1.1 + 0.3 * slowness()  # one chunk past it at most
+    fresh = make_router(tool).search("warmup", SCOPE_A)  # no deadline: refreshed
+    assert fresh.partial is False and fresh.evidence
+    assert (tool.index_dir / SCOPE_A.fingerprint() / "overlay.json").is_file()
+
+
 @pytest.mark.parametrize("field", SCOPE_FIELDS)
 def test_identical_text_never_crosses_scopes(tmp_path: Path, field: str) -> None:
     other = ScopeKey(**{**SCOPE_A.model_dump(), field: getattr(SCOPE_A, field) + "2"})

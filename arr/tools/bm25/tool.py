@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import Any
 
 from arr import codes
+from arr.deadline import OutOfTime, out_of_time, time_left
 from arr.models import EvidenceChunk, Freshness, ScopeKey, ToolCall, trusted
 from arr.query.snippets import centred
 from arr.tools.base import ChannelError, source_freshness
@@ -32,7 +33,7 @@ from arr.tools.partition import (
     remove_partition,
 )
 from arr.workspace.freshness import kept_state, new_state
-from arr.workspace.sources import READERS_VERSION, Document, state_digest
+from arr.workspace.sources import READERS_VERSION, Document, SourceFile, state_digest
 from arr.workspace.workspace import Workspace
 
 
@@ -181,6 +182,8 @@ class BM25Tool:
         if len(changed) + len(deleted) > max_changed_files:
             return False
         if len(changed) + len(deleted) > self.overlay_max_files:
+            if time_left() is not None:  # a rebuild is no search's to wait for
+                raise OutOfTime(f"{len(changed) + len(deleted)} files changed")
             return bool(self.build(scope, max_changed_files=max_changed_files))
         removed = {
             row
@@ -189,9 +192,7 @@ class BM25Tool:
             for row in range(entries[label][1], entries[label][1] + entries[label][2])
         }
         states = {f.label: new_state(f) for f in changed}  # hashed before the reads
-        documents = [
-            d for source in changed for d in self.workspace.file_documents(source, skipped=skipped)
-        ]
+        documents, tokens = self._read_changed(changed, skipped)
         removed_tokens = row_tokens(generation, sorted(removed))
         if removed_tokens is None:
             return bool(self.build(scope, max_changed_files=max_changed_files))
@@ -200,7 +201,7 @@ class BM25Tool:
             source_fingerprint=fingerprint,
             removed_rows=frozenset(removed),
             documents=documents,
-            tokens=[self._tokenize(d.text) for d in documents],
+            tokens=tokens,
             files=states,
             deleted=deleted,
             removed_df=dict(Counter(t for toks in removed_tokens for t in set(toks))),
@@ -211,6 +212,23 @@ class BM25Tool:
                 return True  # a build swapped in meanwhile; freshness decides again
             overlay.write(partition_dir(self.index_dir, scope), layer)
         return True
+
+    def _read_changed(
+        self, changed: list[SourceFile], skipped: Counter[str]
+    ) -> tuple[list[Document], list[list[str]]]:
+        """The changed files' chunks and their tokens, checking the search's deadline between
+        files and between chunks (a 1.4 MB file of distinct words tokenizes in 0.5 s): past it,
+        the refresh is dropped whole (OutOfTime) and nothing is written."""
+        documents: list[Document] = []
+        tokens: list[list[str]] = []
+        assert self._tokenize is not None
+        for number, source in enumerate(changed):
+            for document in self.workspace.file_documents(source, skipped=skipped):
+                if out_of_time():
+                    raise OutOfTime(f"{number} of {len(changed)} changed files read")
+                documents.append(document)
+                tokens.append(self._tokenize(document.text))
+        return documents, tokens
 
     # ---- serving --------------------------------------------------------------------------
     def _tokenizer_id(self) -> str:
