@@ -51,7 +51,7 @@ def main(argv: list[str] | None = None) -> int:
     try:
         code = _main(args)
         sys.stdout.flush()
-        return code
+        return _leave(code)
     except KeyboardInterrupt:  # Ctrl-C, or SIGTERM: one line, the shell's 130, no traceback
         return interrupted()
     except BrokenPipeError:
@@ -63,6 +63,20 @@ def main(argv: list[str] | None = None) -> int:
         sys.stdout = stdout
         if terminate is not None:
             signal.signal(signal.SIGTERM, terminate)
+
+
+def _leave(code: int) -> int:
+    """The exit status; a refresh still running beside the search (arr.router.refresh) is left
+    as a kill would leave it (its writes are whole or resumable): waiting would outlast the
+    search's deadline, and a thread stopped in native code at finalisation can crash it."""
+    refresh = sys.modules.get("arr.router.refresh")
+    if refresh is None or not refresh.refreshing():
+        return code
+    for stream in (sys.stdout, sys.stderr):
+        with contextlib.suppress(OSError, ValueError):
+            stream.flush()
+    logging.shutdown()
+    os._exit(code)
 
 
 def _on_sigterm() -> signal.Handlers | None:
