@@ -219,6 +219,8 @@ def test_wheel_runs_anywhere_and_writes_only_into_the_workspace(
     fresh = search("wombat_instability", "main", "tools=[bm25,vector]")
     assert fresh["rejections"] == [] and fresh["evidence"]
 
+    served_by(arr, project, env, tmp_path)
+
     collection = tmp_path / "tiny-beir"
     shutil.copytree(MINI_BEIR, collection)
     evaluated = run(
@@ -237,6 +239,30 @@ def test_wheel_runs_anywhere_and_writes_only_into_the_workspace(
 
 
 @pytest.mark.model
+def served_by(arr: str, project: Path, env: dict[str, str], tmp_path: Path) -> None:
+    """The wheel's `arr serve` answers the wheel's `arr search` through the CLI's door."""
+    import time
+
+    runtime = tmp_path / "runtime"
+    runtime.mkdir(mode=0o700)
+    env = {**env, "XDG_RUNTIME_DIR": str(runtime)}
+    server = subprocess.Popen(
+        [arr, "serve", *FAST], cwd=project, env=env, stdin=subprocess.PIPE,
+        stdout=subprocess.DEVNULL, stderr=subprocess.PIPE, text=True,
+    )  # fmt: skip
+    try:
+        ends = time.monotonic() + 120
+        while not list((runtime / "arr").glob("*.sock")):
+            assert server.poll() is None and time.monotonic() < ends, "no door"
+            time.sleep(0.2)
+        run([arr, "search", "weight_mask", "scope=code", "--json", *FAST], project, env)
+        runs = sorted((project / ".arr" / "outputs" / "search" / "runs").iterdir())
+        assert f"answered by arr serve (pid {server.pid})" in (runs[-1] / "search.log").read_text()
+    finally:
+        server.terminate()
+        server.wait(60)
+
+
 def test_llm_check_from_the_wheel_against_a_real_server(
     installed: tuple[Path, dict[str, str]],
     llama_server: LlamaServer,  # noqa: F811
