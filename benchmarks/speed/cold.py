@@ -133,9 +133,31 @@ def _with_server(folder: Path) -> None:
         line = ["sh", "-c", f"'{rg}' -n {IDENTIFIERS[0]} . >/dev/null; true"]
         grep = statistics.median(_run(line, folder)[0] for _ in range(RUNS))
         print(f"   beside them: python -c pass {python:.2f} s, rg {IDENTIFIERS[0]} {grep:.2f} s")
+        _imports(folder)
     finally:
         server.terminate()
         server.wait(60)
+
+
+def _imports(folder: Path) -> None:
+    """Where a cold identifier search's imports go without a server: ``-X importtime``'s ten
+    costliest top-level imports (cumulative) of one run."""
+    env = {**os.environ, "HF_HUB_OFFLINE": "1", "ARR_NO_SERVER": "1"}
+    done = subprocess.run(
+        [sys.executable, "-X", "importtime", "-m", "arr.cli", "search", IDENTIFIERS[0],
+         "scope=papers", "--json"],
+        cwd=folder, env=env, capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    top = []
+    for line in done.stderr.splitlines():
+        parts = line.split("|")
+        name = parts[2] if len(parts) == 3 else ""
+        if line.startswith("import time:") and parts[1].strip().isdigit() and name[1:2] != " ":
+            top.append((int(parts[1]) / 1e6, name.strip()))  # depth 0: cumulative us
+    top.sort(reverse=True)
+    total = sum(seconds for seconds, _ in top)
+    shown = ", ".join(f"{name} {seconds:.2f}" for seconds, name in top[:10])
+    print(f"   imports of a cold identifier search alone: {total:.2f} s; top 10 (s): {shown}")
 
 
 def _library(folder: Path, extra: list[str]) -> tuple[dict[str, Any], list[float]]:
