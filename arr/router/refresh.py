@@ -20,7 +20,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as StillRunning
 
 from arr import codes
-from arr.deadline import READING_SHARE, REQUEST_DEADLINE, OutOfTime
+from arr.deadline import READING_SHARE, REQUEST_DEADLINE
 from arr.errors import is_disk_full
 from arr.models import Freshness, ScopeKey
 from arr.readers import NotReady
@@ -62,14 +62,6 @@ def refresh_before_call(
             detail=f"a changed file was not read by the search's deadline ({exc.detail}); "
             "it is read on in the background and the next search refreshes the index",
         )
-    except OutOfTime as exc:
-        return Freshness(
-            fresh=False,
-            code=codes.INDEX_STALE,
-            detail=f"the changed files are more than the search's deadline can read ({exc}); "
-            f"answering from the other channels: `arr index` (or a search without "
-            "router.deadline_ms) brings them into the {name} channel",
-        )
     except IndexBusy:
         return Freshness(
             fresh=False,
@@ -91,8 +83,9 @@ def refresh_before_call(
         return Freshness(
             fresh=False,
             code=codes.INDEX_STALE,
-            detail=f"more than {max_files} files changed since the {name} "
-            "index was built (too many to refresh before a search)",
+            detail=f"more changed since the {name} index was built than a refresh before a "
+            f"search takes (more than {max_files} files, or more passages than the channel "
+            "embeds before a search)",
         )
     # The tool brought the index to the sources it just walked: fresh (checking again would
     # walk the tree a third time in this search).
