@@ -169,7 +169,8 @@ def test_llm_check_against_the_real_server(
     llama_server: LlamaServer,  # noqa: F811
     capsys,
 ) -> None:
-    assert main(["llm", "check", *llama_server.overrides()]) == 0
+    # the check's 30 s call timeout, scaled as every other call here (it failed at load 15)
+    assert main(["llm", "check", *llama_server.overrides(), timeout_override()]) == 0
     out = capsys.readouterr().out
     assert "SmolLM2-135M-Instruct" in out and "structured output: json_schema: works" in out
     assert "latency:" in out and "20 calls per run" in out
