@@ -47,7 +47,7 @@ def index_dir(container: dict[str, Any]) -> str:
     return str((container.get("workspace") or {}).get("index_dir") or "")
 
 
-def door_path(index_folder: str) -> Path | None:
+def door_path(index_folder: str, make: bool = True) -> Path | None:
     """Where the door of the server over the indexes in ``index_folder`` is; None where no door
     can be safe (no peer credentials, or no folder that is the user's alone)."""
     if os.environ.get(OFF_ENV) or not hasattr(socket, "SO_PEERCRED"):
@@ -56,7 +56,8 @@ def door_path(index_folder: str) -> Path | None:
     own = f"arr-{os.getuid()}"
     folder = Path(runtime) / "arr" if runtime else Path(tempfile.gettempdir()) / own
     try:
-        folder.mkdir(mode=0o700, exist_ok=True)
+        if make:  # the server makes it; a search asks only (nothing made where none serves)
+            folder.mkdir(mode=0o700, exist_ok=True)
         info = os.lstat(folder)
     except OSError:
         return None
@@ -98,7 +99,7 @@ def ask(container: dict[str, Any], texts: dict[str, str]) -> dict[str, Any] | No
     """The answer of a running server over this workspace (``result``: as a run folder keeps
     it, ``shown``: the text to print, ``pid``), or None: no server, or it declined."""
     where = index_dir(container)
-    path = door_path(where) if where and "query" in texts else None
+    path = door_path(where, make=False) if where and "query" in texts else None
     if path is None or not path.exists():
         return None
     deadline_ms = (container.get("router") or {}).get("deadline_ms")

@@ -45,6 +45,11 @@ def test_the_door_lies_in_a_folder_of_the_users_alone(runtime: Path) -> None:
     assert door.door_path("/nowhere/ws/.arr/index") is None
 
 
+def test_a_search_makes_no_folder(runtime: Path) -> None:
+    assert door.ask(CONTAINER, {"query": "q"}) is None
+    assert not (runtime / "arr").exists()
+
+
 def test_no_door_when_switched_off(runtime: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setenv(door.OFF_ENV, "1")
     assert door.door_path("/nowhere/ws/.arr/index") is None
