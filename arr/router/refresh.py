@@ -3,12 +3,14 @@ change is small (at most ``max_files`` changed files; incremental, see each tool
 ``refresh``). A search never waits for a build: a busy index answers ``index_building``.
 
 Under a deadline the refresh runs beside the search, in a thread of its own, and the search waits
-for it at most ``READING_SHARE`` of its time left: a refresh that needs longer (a model to load
-and passages to embed, dense files to tokenize) goes on while the search answers from the other
-channels (``index_stale``, saying so); a later search of the same process finds it done, or
-waits on the same one. A one-shot process drops it at exit (each channel's writes are whole or
-resumable), and ``arr index`` brings the change in for every process. Without a deadline the
-refresh runs inline, as long as it takes."""
+for it at most ``READING_SHARE`` of its time left. What checks that deadline stops at it and
+writes nothing (bm25 tokenizing dense files: ``OutOfTime``; a reader: ``NotReady``), so it does
+not take the interpreter from the search's own calls (grep was starved past its deadline
+beside a bm25 refresh left running). What cannot stop (a model to load, passages to embed) goes
+on while the search answers from the other channels (``index_stale``, saying so); a later search
+of the same process finds it done, or waits on the same one. A one-shot process drops it at
+exit (each channel's writes are whole or resumable), and ``arr index`` brings the change in for
+every process. Without a deadline the refresh runs inline, as long as it takes."""
 
 from __future__ import annotations
 
@@ -20,7 +22,7 @@ from concurrent.futures import Future
 from concurrent.futures import TimeoutError as StillRunning
 
 from arr import codes
-from arr.deadline import READING_SHARE, REQUEST_DEADLINE
+from arr.deadline import READING_SHARE, REQUEST_DEADLINE, OutOfTime, within
 from arr.errors import is_disk_full
 from arr.models import Freshness, ScopeKey
 from arr.readers import NotReady
@@ -44,16 +46,16 @@ def refresh_before_call(
             with without_waiting():  # a search never waits for a build
                 done = tool.refresh(scope, max_files)
         else:
-            running = _beside(name, tool, scope, max_files)
+            running = _beside(name, tool, scope, max_files, by)
             done = running.result(timeout=max(0.0, by - time.perf_counter()))
     except StillRunning:
         return Freshness(
             fresh=False,
             code=codes.INDEX_STALE,
-            detail=f"the {name} index is being refreshed beside the search (more than its "
-            "deadline leaves to read and index the changed files); answering from the other "
-            "channels: a later search of this process finds it done, `arr index` brings the "
-            "change in for every process",
+            detail=f"the {name} index was not refreshed by the search's deadline (more than it "
+            "leaves to read and index the changed files); answering from the other channels: "
+            "a refresh that cannot stop goes on beside the search and a later search of this "
+            "process finds it done; `arr index` brings the change in for every process",
         )
     except NotReady as exc:
         return Freshness(
@@ -61,6 +63,14 @@ def refresh_before_call(
             code=codes.INDEX_STALE,
             detail=f"a changed file was not read by the search's deadline ({exc.detail}); "
             "it is read on in the background and the next search refreshes the index",
+        )
+    except OutOfTime as exc:
+        return Freshness(
+            fresh=False,
+            code=codes.INDEX_STALE,
+            detail=f"the changed files are more than the search's deadline can read ({exc}); "
+            "answering from the other channels: `arr index` (or a search without "
+            f"router.deadline_ms) brings them into the {name} channel",
         )
     except IndexBusy:
         return Freshness(
@@ -96,22 +106,27 @@ _RUNNING: dict[tuple[int, str], Future[bool]] = {}
 _RUNNING_LOCK = threading.Lock()
 
 
-def _beside(name: str, tool: Tool, scope: ScopeKey, max_files: int) -> Future[bool]:
+def _beside(name: str, tool: Tool, scope: ScopeKey, max_files: int, by: float) -> Future[bool]:
     """The refresh of ``tool``'s index of ``scope`` running in a thread of its own: the one
-    already running, else a new one. A daemon thread: a one-shot process does not wait for it
-    at exit (what it had written is whole or resumable)."""
+    already running, else a new one, under the search's reading deadline ``by``. A daemon
+    thread: a one-shot process does not wait for it at exit (what it had written is whole or
+    resumable)."""
     key = (id(tool), scope.fingerprint())
     with _RUNNING_LOCK:
         running = _RUNNING.get(key)
         if running is not None and not running.done():
             return running
+        for ended in [k for k, future in _RUNNING.items() if future.done()]:
+            del _RUNNING[ended]
         running = Future()
         _RUNNING[key] = running
 
     def work() -> None:
         try:
-            with without_waiting():  # never waits for a build elsewhere: IndexBusy
-                running.set_result(bool(tool.refresh(scope, max_files)))  # type: ignore[attr-defined]
+            # never waits for a build elsewhere (IndexBusy); what checks the deadline (bm25's
+            # tokenizing, a reader) stops at it rather than compete with the search's calls
+            with without_waiting(), within(by):
+                running.set_result(bool(tool.refresh(scope, max_files)))
         except BaseException as exc:  # delivered to whoever waits on it
             running.set_exception(exc)
 

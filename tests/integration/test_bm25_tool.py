@@ -121,10 +121,11 @@ def dense_files(ws: Workspace, count: int) -> None:
         (ws.root / "a" / "notes" / f"dump{number}.md").write_text("\n".join(lines) + "\n")
 
 
-def test_a_refresh_longer_than_the_deadline_runs_beside_the_search(tmp_path: Path) -> None:
+def test_a_refresh_longer_than_the_deadline_stops_at_it_beside_the_search(tmp_path: Path) -> None:
     """Files too many or too large to read and tokenize in a search's time (issue 62: 12.5x
     the deadline): the search answers by its deadline without the channel, saying so; the
-    refresh goes on beside it and a later search of the process finds the index fresh."""
+    refresh, which checks the deadline, stops at it and writes nothing (it would take the
+    interpreter from the search's calls); a search without a deadline refreshes it."""
     from tests.machine_speed import slowness
 
     ws = workspace(tmp_path, {"a": SCOPE_A})
@@ -137,14 +138,13 @@ def test_a_refresh_longer_than_the_deadline_runs_beside_the_search(tmp_path: Pat
     result = router.search("warmup", SCOPE_A)
     took = time.perf_counter() - started
     stale = [d for d in result.degradations if d.code == codes.INDEX_STALE]
-    assert stale and "refreshed beside the search" in stale[0].detail and result.partial
+    assert stale and "deadline" in stale[0].detail and result.partial
     assert took < deadline_ms / 1000 * 1.1 + 0.2 * slowness()
-    ends = time.monotonic() + 60 * slowness()
-    while not tool.freshness(SCOPE_A).fresh:  # the refresh beside it finishes
-        assert time.monotonic() < ends
-        time.sleep(0.1)
-    fresh = make_router(tool).search("warmup", SCOPE_A)  # no deadline a loaded machine misses
+    time.sleep(0.5)  # the refresh beside it has stopped: nothing written
+    assert not (tool.index_dir / SCOPE_A.fingerprint() / "overlay.json").exists()
+    fresh = make_router(tool).search("warmup", SCOPE_A)  # no deadline: refreshed inline
     assert fresh.partial is False and fresh.evidence
+    assert (tool.index_dir / SCOPE_A.fingerprint() / "overlay.json").is_file()
 
 
 def test_a_refresh_inside_a_deadline_stops_at_it_and_writes_nothing(tmp_path: Path) -> None:
