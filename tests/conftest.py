@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import atexit
 import os
 import shutil
 import tempfile
@@ -20,7 +21,10 @@ from arr.workspace.workspace import Workspace
 # The audit key of every test, and of every process a test starts (test modules copy
 # os.environ when imported, so this is set when conftest is imported, before them): in a
 # temporary folder of this session, never the user's ~/.config.
-os.environ["ARR_AUDIT_KEY"] = str(Path(tempfile.mkdtemp(prefix="arr-audit-key-")) / "audit.key")
+_AUDIT_FOLDER = tempfile.mkdtemp(prefix="arr-audit-key-")
+os.environ["ARR_AUDIT_KEY"] = str(Path(_AUDIT_FOLDER) / "audit.key")
+# removed when the session ends (628 such folders had gathered in /tmp)
+atexit.register(shutil.rmtree, _AUDIT_FOLDER, ignore_errors=True)
 
 
 pytest_plugins = ["tests.llm_fixtures"]  # llm_server, connections
