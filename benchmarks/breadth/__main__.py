@@ -12,7 +12,10 @@ questions we have, of different kinds, of the same systems in one process:
   how-to questions);
 - ``papersdev``'s generated known items (title, author and year, described in other words, a
   phrase; the development set the known-item rules were written on);
-- ``wsgold``'s maintainers' fix descriptions (Werkzeug, all 65; a fixed sample of Sphinx's).
+- ``wsgold``'s maintainers' fix descriptions (Werkzeug, all 65; a fixed sample of Sphinx's);
+- the Debian manuals (``manuals``: every PDF under ``ARR_BENCH_REAL_FOLDER``, default
+  ``/usr/share/doc``, as ``make bench-papers`` copies them), a collection that is not papers,
+  with its frozen page questions (``manuals-*.jsonl``).
 
 The papers folder holds a manuscript beside the PDFs (its ``.bib`` cites a third of them:
 :mod:`benchmarks.breadth.folders`), the ground where a bibliography's entries crowded papers out.
@@ -25,8 +28,9 @@ or line range (trees) where the gold names one. Beside each system's R@1 on all 
 questions: the paired randomisation p-value against the default (10,000 sign flips), so a
 difference the set cannot tell from noise says so.
 
-Run: ``python -m benchmarks.breadth [papers|werkzeug|sphinx ...]``. Indexes are built once under
-``outputs/bench/breadth`` (the papers folder's vector index takes minutes).
+Run: ``python -m benchmarks.breadth [papers|notebooks|manuals|werkzeug|sphinx ...]``. Indexes
+are built once under ``outputs/bench/breadth`` (the papers folder's vector index takes minutes,
+the manuals' about half an hour).
 """
 
 from __future__ import annotations
@@ -55,6 +59,7 @@ WSGOLD = Path(os.environ.get("ARR_WSGOLD") or DATA / "wsgold")
 # source distributions on PyPI (docs/benchmarks.md says how to fetch them), under one folder
 _NOTEBOOKS = os.environ.get("ARR_BENCH_NOTEBOOKS")
 NOTEBOOKS = Path(_NOTEBOOKS) if _NOTEBOOKS else None
+MANUALS = Path(os.environ.get("ARR_BENCH_REAL_FOLDER", "/usr/share/doc"))
 FIX_SAMPLE = 200  # of a set's fix descriptions (Sphinx has 1,126): a fixed sample, for time
 KNOWN_SAMPLE = 200  # of papersdev's ~730 generated known items: a fixed sample, for time
 SEED = 5
@@ -288,7 +293,7 @@ def main(names: Sequence[str]) -> int:
 
     out = bench_out() / "breadth"
     trees = sorted(p.name for p in WSGOLD.glob("*") if (p / "gold.jsonl").is_file())
-    for name in names or ("papers", "notebooks", *trees):
+    for name in names or ("papers", "notebooks", "manuals", *trees):
         if name == "papers":
             if shutil.which("pdftotext") is None or not (PAPERS / "gold.jsonl").is_file():
                 print(f"breadth: no gold.jsonl under {PAPERS} or no pdftotext; papers not measured")
@@ -316,6 +321,8 @@ def main(names: Sequence[str]) -> int:
             for stem in rounds("notebooks"):
                 if cases := present(folder, frozen(stem, "notebooks/")):
                     run_set(f"notebooks, frozen questions ({stem})", folder, cases, cells)
+        elif name == "manuals":
+            manuals(out / "manuals")
         elif (WSGOLD / name / "gold.jsonl").is_file():
             folder = tree_folder(out, name, WSGOLD / name / "tree")
             bench_index(folder, fresh=False)
@@ -328,6 +335,24 @@ def main(names: Sequence[str]) -> int:
         else:
             print(f"breadth: no {name} set under {WSGOLD}; not measured")
     return 0
+
+
+def manuals(folder: Path) -> None:
+    """The frozen page questions over the Debian manuals: PDFs that are not papers (no byline,
+    a package's name for a title, hundreds of pages of reference)."""
+    from benchmarks.common.workspace import bench_index, paper_workspace
+    from benchmarks.papers.real_folder import build_folder
+
+    if shutil.which("pdftotext") is None or len(list(MANUALS.rglob("*.pdf"))[:20]) < 20:
+        print(f"breadth: fewer than 20 PDFs under {MANUALS} or no pdftotext; manuals not measured")
+        return
+    build_folder(MANUALS, folder / "src")  # flat names, as the gold names them
+    paper_workspace(folder, folder / "src", "docs")
+    bench_index(folder, fresh=False)
+    plain = plain_pages(folder)
+    for stem in rounds("manuals"):
+        if cases := present(folder, frozen(stem, "docs/")):
+            run_set(f"Debian manuals, frozen page questions ({stem})", folder, cases, plain)
 
 
 def present(folder: Path, cases: list[Case]) -> list[Case]:

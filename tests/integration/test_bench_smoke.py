@@ -139,6 +139,8 @@ def test_bench_runs_on_tiny_inputs(target: str, tmp_path: Path) -> None:
         "ARR_SECRETS_SAMPLES": str(tiny_samples(tmp_path / "samples.jsonl")),
         "ARR_JUDGES": "arr,kingfisher",
         "ARR_TEMPLATES_PER_CLASS": "1",
+        # no Debian manuals: a folder with no PDF (bench-breadth and bench-papers say so)
+        "ARR_BENCH_REAL_FOLDER": str(tmp_path / "no-pdfs"),
         "HF_HUB_OFFLINE": "1",
         "TRANSFORMERS_OFFLINE": "1",
     }
