@@ -10,7 +10,14 @@ import re
 import unicodedata
 
 from arr.readers.bib_records import title_key
-from arr.readers.citation import FOOTNOTE_MARKS, names_on, not_people, person, surname
+from arr.readers.citation import (
+    FOOTNOTE_MARKS,
+    PARTICLES,
+    names_on,
+    not_people,
+    person,
+    surname,
+)
 from arr.readers.pdf_layout import Line
 
 MAX_FRONT_LINES = 40  # lines looked at for the title and the byline when no abstract is found
@@ -85,6 +92,34 @@ def masthead(text: str) -> bool:
     return bool(_MASTHEAD.search(text))
 
 
+# lower-case words a byline holds between names: particles and the words that join names
+_BYLINE_LOWER = PARTICLES | {"and", "et", "und", "y", "e"}
+# a letter an OT1 font draws in two glyphs (``\\l``: l and its stroke) comes out of PDFium as a
+# word cut in two (``Ma lgorzata``, ``Pawe l``, ``L ukasz``): a short fragment on either side
+SPLIT_PIECE = 3
+
+
+def _rejoined(text: str) -> str:
+    """Words a letter split put back together: a lower-case piece that is no particle or
+    joining word, after a capitalised one, where either piece is short (``Ma lgorzata`` ->
+    ``Malgorzata``; ``Maria de Souza``, ``Smith and Jones`` as they are)."""
+    out: list[str] = []
+    for word in text.split(" "):
+        prev = out[-1] if out else ""
+        if (
+            word[:1].islower()
+            and word.strip(",;.").lower() not in _BYLINE_LOWER
+            and not not_people(word)
+            and prev[:1].isupper()
+            and prev.isalpha()
+            and (len(prev) <= SPLIT_PIECE or len(word.rstrip(",;.")) <= SPLIT_PIECE - 1)
+        ):
+            out[-1] = prev + word
+        else:
+            out.append(word)
+    return " ".join(out)
+
+
 def person_text(cell: str) -> str:
     """A cell as a name would be read: e-mails, marks, split accents and superscripts out;
     an all-capital byline in title case (``JOHN SMITH`` -> ``John Smith``)."""
@@ -93,7 +128,7 @@ def person_text(cell: str) -> str:
     # an accent that found no letter to compose with (a capital's in OT1 fonts) is dropped: the
     # name's letters are what identify it
     text = "".join(c for c in joined_accents(text) if not unicodedata.combining(c))
-    text = unicodedata.normalize("NFC", text)
+    text = _rejoined(" ".join(unicodedata.normalize("NFC", text).split()))
     letters = [c for c in text if c.isalpha()]
     if letters and all(c.isupper() for c in letters) and len(letters) > 3:
         text = " ".join(w if len(w.rstrip(".")) == 1 else w.capitalize() for w in text.split())

@@ -42,11 +42,11 @@ _NAME_WORD = re.compile(
     r"(?:[^\W\d_][^\W\d_'\u2019]*(?:['\u2019][^\W\d_]+)?(?:-[^\W\d_]+)?|"
     r"[^\W\d_]\.(?:-?[^\W\d_]\.)*|Jr\.?)"
 )
-_PARTICLES = frozenset("van von de der den da di del la le du dos bin ibn".split())  # noqa: SIM905
+PARTICLES = frozenset("van von de der den da di del la le du dos bin ibn".split())  # noqa: SIM905
 
 
 def _name_word(word: str) -> bool:
-    if word in _PARTICLES or word in _SUFFIXES:
+    if word in PARTICLES or word in _SUFFIXES:
         return True
     if not _NAME_WORD.fullmatch(word) or not word[0].isupper():
         return False

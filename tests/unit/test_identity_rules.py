@@ -68,6 +68,26 @@ def test_an_unreadable_first_name_gives_no_authors_rather_than_the_second() -> N
     assert layout_authors(readable, 1) == ["Ayse Yilmaz", "Dmitry Ivanov"]
 
 
+def test_a_letter_an_ot1_font_draws_in_two_glyphs_leaves_one_name() -> None:
+    # REVTeX, OT1: PDFium gives "Małgorzata" as "Ma lgorzata" (raised marks gone, as _line
+    # drops them); before, the first author was dropped and the second cited as the first
+    # (the held-out templates seed 20261207, revtex p05)
+    front = lines((14, "Low-Rank Inference for Power Grids"),
+                  (10, "Ma lgorzata Kowalska | Minh Nguyen and Fran\u00e7ois Lef\u00e8vre"),
+                  (10, "Abstract"))  # fmt: skip
+    assert layout_authors(front, 1)[:2] == ["Malgorzata Kowalska", "Minh Nguyen"]
+    assert names_in(Line(10, ("Pawe l Nowak and L ukasz Kaiser",))) == [
+        "Pawel Nowak",
+        "Lukasz Kaiser",
+    ]
+    # particles, joining words and an affiliation's words stay words of their own
+    assert names_in(Line(10, ("Maria de Souza and Jan van der Berg",))) == [
+        "Maria de Souza",
+        "Jan van der Berg",
+    ]
+    assert names_in(Line(10, ("John Smith with Contributions",))) == []
+
+
 def test_orcid_brackets_left_by_raised_digits_are_not_names() -> None:
     line = Line(10, ("Ji-eun Park [", "], Chidi Okonkwo [", "], and"))
     assert names_in(line) == ["Ji-eun Park", "Chidi Okonkwo"]
