@@ -78,11 +78,15 @@ def watched_index(
         stdout=follower,
         stderr=follower,
         env=env,
+        # Ctrl-C's default: a bench started in the background (``make bench-eta &``, nohup)
+        # hands its children SIGINT ignored, and the run asked to stop at half ran whole
+        preexec_fn=_default_sigint,
     )
     os.close(follower)
     frames: list[tuple[float, str]] = []
     pending = b""
     stopped = False
+    global LAST_STOP
     while True:
         ready, _, _ = select.select([controller], [], [], 0.2)
         if ready:
@@ -99,13 +103,25 @@ def watched_index(
             if stop_at is not None and not stopped and frames and _share(frames[-1][1]) >= stop_at:
                 process.send_signal(signal.SIGINT)
                 stopped = True
+                LAST_STOP = (now, _share(frames[-1][1]))
         elif process.poll() is not None:
             break
     process.wait()
     os.close(controller)
+    if stopped:
+        LAST_STOP = (*LAST_STOP[:2], process.returncode)
     if process.returncode not in ((0, 130) if stopped else (0,)):  # it may end first
         raise SystemExit(f"arr index failed ({process.returncode}): {frames[-5:]}")
     return time.monotonic() - began, frames
+
+
+# (seconds into the run, share of passages shown, exit status) of the last stopped run: a stop
+# that the run did not obey (status 0, the run whole) says so instead of a resumed run of nothing
+LAST_STOP: tuple[float, float, int | None] = (0.0, 0.0, None)
+
+
+def _default_sigint() -> None:
+    signal.signal(signal.SIGINT, signal.SIG_DFL)
 
 
 def _share(frame: str) -> float:
@@ -178,8 +194,16 @@ def case(name: str, folders: dict[str, list[Path]]) -> list[tuple[str, dict[str,
         cut, _ = watched_index(resumed, env=env, stop_at=0.5)
         total, frames = watched_index(resumed, env=env)
         rows.append((f"{name}: resumed after a stop at half", judged(total, frames)))
-        print(f"  {name}: stopped at half after {cut:.1f} s, resumed {total:.1f} s",
-              file=sys.stderr, flush=True)  # fmt: skip
+        at, share, status = LAST_STOP
+        print(
+            f"  {name}: SIGINT at {at:.1f} s ({share:.0%} of the passages shown), exit "
+            f"{status} after {cut:.1f} s; resumed {total:.1f} s",
+            file=sys.stderr,
+            flush=True,
+        )
+        if status == 0:
+            print(f"  {name}: the stopped run did not stop (exit 0): its resumed run had "
+                  "nothing left", file=sys.stderr, flush=True)  # fmt: skip
         return rows
     finally:
         shutil.rmtree(base, ignore_errors=True)
