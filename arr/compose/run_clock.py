@@ -17,6 +17,14 @@ embedder, written at the end of every run, an interrupted one too), scaled by ho
 compares with the remembered rates of the kinds it has measured (a loaded machine is slower
 for every kind); else the rate timed on a small sample of the kind's items (8 a kind, once a
 run) when it was planned, as it is. Between reports the estimate counts down with the wall clock.
+
+A partition's first batch costs more than its items: the model's first call, the partition's
+texts read and cut into passages before the first is embedded (2-5 s on 2 cores against 2 s for
+a later batch of 128). Counted per item, that start made a kind's rate from a short run (an
+interrupted one: 256 pages) 40% too slow, and the run that resumed it said 31 s for 22. So once
+a partition's second batch is stored, its first batch leaves the kinds' rates, and what it took
+beyond its items at those rates is the partition's start, counted once for each partition still
+to begin (the latest start measured: the first partition's holds the model's load, once a run).
 """
 
 from __future__ import annotations
@@ -61,6 +69,12 @@ class RunClock:
         self.measured: dict[str, list[float]] = {}  # kind: [seconds, items] this run
         self.plans_redone = [0.0, 0.0]  # [seconds the builds took to redo plans, as planned]
         self.embedded = 0  # items of finished partitions
+        # the current partition's first batch: (seconds, (kind, weight) of each item), held
+        # apart from the rates once a second batch comes; None when no batch is held
+        self._opening: tuple[float, list[tuple[str, float]]] | None = None
+        self._batches = 0  # batches of the current partition
+        self.start_s = 0.0  # seconds a partition's first batch took beyond its items' rates
+        self.finish_s = 0.0  # seconds a partition took after its last batch
         self._estimate: tuple[float, float] | None = None  # (seconds left, when said)
 
     # ---- told by arr index -------------------------------------------------------------------
@@ -100,6 +114,7 @@ class RunClock:
             self.plans_redone[1] += self.plans[self.current][1]
         self.total = _by_kind(dict(kinds) if kinds else total)
         self.done = {}
+        self._opening, self._batches = None, 0
         self._update()
 
     def advance(self, count: int, shares: Sequence[tuple[str, float]] = ()) -> None:
@@ -108,13 +123,26 @@ class RunClock:
         now = time.monotonic()
         spent, self.batch_started = now - self.batch_started, now
         parts = list(shares) or [(ANY, 1.0)] * count
+        self._count(spent, parts, 1)
+        for kind, _ in parts:
+            self.done[kind] = self.done.get(kind, 0) + 1
+        self._batches += 1
+        if self._batches == 1:
+            self._opening = (spent, parts)
+        elif self._opening is not None:  # the first batch leaves the rates: its start is apart
+            opening, self._opening = self._opening, None
+            self._count(opening[0], opening[1], -1)
+            expected = sum(self.rate(kind) or 0.0 for kind, _ in opening[1])
+            self.start_s = max(0.0, opening[0] - expected)
+        self._update()
+
+    def _count(self, spent: float, parts: Sequence[tuple[str, float]], sign: int) -> None:
+        """A batch's time shared among its items' kinds by weight, added (1) or taken back (-1)."""
         weight = sum(w for _, w in parts) or 1.0
         for kind, share in parts:
             seconds_items = self.measured.setdefault(kind, [0.0, 0])
-            seconds_items[0] += spent * share / weight
-            seconds_items[1] += 1
-            self.done[kind] = self.done.get(kind, 0) + 1
-        self._update()
+            seconds_items[0] += sign * spent * share / weight
+            seconds_items[1] += sign
 
     # ---- read by the bar ---------------------------------------------------------------------
     def rate(self, kind: str | None = None) -> float | None:
@@ -194,13 +222,15 @@ class RunClock:
 
     def _finish_partition(self) -> None:
         """The partition's work after its last batch (its manifest, read snapshot, a
-        rebuild's swap) is part of its kinds' rates, shared by their items."""
+        rebuild's swap) is its finish, counted once for each partition still to finish, as its
+        start is: not a rate of the items this run embedded (a resumed run embedded 87 cells
+        and wrote the whole partition's snapshot: counted per cell, it made every kind still to
+        come 47% slower). A stopped partition has no finish: its time since the last batch is
+        a batch whose items never came."""
         if self.embed_started is not None:
-            tail = time.monotonic() - self.batch_started
             items = sum(self.done.values())
-            for kind, count in self.done.items():
-                if items:
-                    self.measured[kind][0] += tail * count / items
+            if items and items >= sum(self.total.values()):
+                self.finish_s = time.monotonic() - self.batch_started
             self.embedded += items
         self.embed_started, self.total, self.done = None, {}, {}
 
@@ -215,15 +245,19 @@ class RunClock:
             kinds, plan_s = self.plans[job]
             if job in self.finished:
                 continue
+            # a partition with items to embed has its start to come, until its first batch is
+            # in, and its finish
+            ends = self.start_s + self.finish_s if any(kinds.values()) else 0.0
             if job != self.current:
-                left.append((kinds, plan_s * self._plan_pace()))
+                left.append((kinds, plan_s * self._plan_pace() + ends))
             elif self.embed_started is None:  # its plan worked out again, then every item
                 redo = max(0.0, plan_s - (time.monotonic() - self.current_started))
-                left.append((kinds, redo))
+                left.append((kinds, redo + ends))
             else:
                 total = self.total or kinds
                 rest = {k: max(0, n - self.done.get(k, 0)) for k, n in total.items()}
-                left.append((rest, 0.0))
+                start = self.start_s if self._batches == 0 else 0.0
+                left.append((rest, start + self.finish_s if any(total.values()) else 0.0))
         return left
 
     def _left_now(self) -> float | None:
