@@ -9,6 +9,7 @@ is built, so the time left counts every passage of the run, each kind at its own
 
     left = the current build's plan still to redo + its items left of each kind x its rate
            + for each partition not started: its plan time + its items of each kind x rate
+           + a partition's start (until its first batch is in) and finish (after its last)
 
 A kind's rate (seconds per embedded item, batches stored included) is, in order: what this
 run's batches measured for it (a batch of several kinds shares its time by the items' length);
