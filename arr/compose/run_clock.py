@@ -26,6 +26,9 @@ interrupted one: 256 pages) 40% too slow, and the run that resumed it said 31 s 
 a partition's second batch is stored, its first batch leaves the kinds' rates, and what it took
 beyond its items at those rates is the partition's start, counted once for each partition still
 to begin (the latest start measured: the first partition's holds the model's load, once a run).
+Its work after the last batch (manifest, read snapshot, a rebuild's swap: the whole
+partition's, however few items this run embedded) is its finish, counted the same way; a
+stopped partition has none.
 """
 
 from __future__ import annotations
@@ -70,10 +73,9 @@ class RunClock:
         self.measured: dict[str, list[float]] = {}  # kind: [seconds, items] this run
         self.plans_redone = [0.0, 0.0]  # [seconds the builds took to redo plans, as planned]
         self.embedded = 0  # items of finished partitions
-        # the current partition's first batch: (seconds, (kind, weight) of each item), held
-        # apart from the rates once a second batch comes; None when no batch is held
+        # the current partition's first batch: (seconds, (kind, weight) of each item), taken
+        # out of the rates when a second batch comes; None before it and after that
         self._opening: tuple[float, list[tuple[str, float]]] | None = None
-        self._batches = 0  # batches of the current partition
         self.start_s = 0.0  # seconds a partition's first batch took beyond its items' rates
         self.finish_s = 0.0  # seconds a partition took after its last batch
         self._estimate: tuple[float, float] | None = None  # (seconds left, when said)
@@ -115,7 +117,7 @@ class RunClock:
             self.plans_redone[1] += self.plans[self.current][1]
         self.total = _by_kind(dict(kinds) if kinds else total)
         self.done = {}
-        self._opening, self._batches = None, 0
+        self._opening = None
         self._update()
 
     def advance(self, count: int, shares: Sequence[tuple[str, float]] = ()) -> None:
@@ -124,11 +126,11 @@ class RunClock:
         now = time.monotonic()
         spent, self.batch_started = now - self.batch_started, now
         parts = list(shares) or [(ANY, 1.0)] * count
+        first = not any(self.done.values())
         self._count(spent, parts, 1)
         for kind, _ in parts:
             self.done[kind] = self.done.get(kind, 0) + 1
-        self._batches += 1
-        if self._batches == 1:
+        if first:
             self._opening = (spent, parts)
         elif self._opening is not None:  # the first batch leaves the rates: its start is apart
             opening, self._opening = self._opening, None
@@ -257,7 +259,7 @@ class RunClock:
             else:
                 total = self.total or kinds
                 rest = {k: max(0, n - self.done.get(k, 0)) for k, n in total.items()}
-                start = self.start_s if self._batches == 0 else 0.0
+                start = 0.0 if any(self.done.values()) else self.start_s
                 left.append((rest, start + self.finish_s if any(total.values()) else 0.0))
         return left
 

@@ -44,6 +44,7 @@ import time
 from collections import Counter
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from pathlib import Path
 
 from arr.compose.library import PROJECT_ROOT
@@ -59,7 +60,6 @@ WSGOLD = Path(os.environ.get("ARR_WSGOLD") or DATA / "wsgold")
 # source distributions on PyPI (docs/benchmarks.md says how to fetch them), under one folder
 _NOTEBOOKS = os.environ.get("ARR_BENCH_NOTEBOOKS")
 NOTEBOOKS = Path(_NOTEBOOKS) if _NOTEBOOKS else None
-MANUALS = Path(os.environ.get("ARR_BENCH_REAL_FOLDER", "/usr/share/doc"))
 FIX_SAMPLE = 200  # of a set's fix descriptions (Sphinx has 1,126): a fixed sample, for time
 KNOWN_SAMPLE = 200  # of papersdev's ~730 generated known items: a fixed sample, for time
 SEED = 5
@@ -341,12 +341,13 @@ def manuals(folder: Path) -> None:
     """The frozen page questions over the Debian manuals: PDFs that are not papers (no byline,
     a package's name for a title, hundreds of pages of reference)."""
     from benchmarks.common.workspace import bench_index, paper_workspace
-    from benchmarks.papers.real_folder import build_folder
+    from benchmarks.papers.real_folder import copy_folder, real_base
 
-    if shutil.which("pdftotext") is None or len(list(MANUALS.rglob("*.pdf"))[:20]) < 20:
-        print(f"breadth: fewer than 20 PDFs under {MANUALS} or no pdftotext; manuals not measured")
+    base = real_base()
+    if shutil.which("pdftotext") is None or len(list(islice(base.rglob("*.pdf"), 20))) < 20:
+        print(f"breadth: fewer than 20 PDFs under {base} or no pdftotext; manuals not measured")
         return
-    build_folder(MANUALS, folder / "src")  # flat names, as the gold names them
+    copy_folder(base, folder / "src")  # flat names, as the gold names them
     paper_workspace(folder, folder / "src", "docs")
     bench_index(folder, fresh=False)
     plain = plain_pages(folder)

@@ -44,18 +44,29 @@ def _name(source: Path, base: Path) -> str:
     return str(source.relative_to(base)).replace("/", "__")
 
 
-def build_folder(base: Path, tree: Path) -> dict[str, list[str]]:
-    """Copies of the PDFs under ``base`` in ``tree`` (flat names), and their pdftotext pages."""
+def real_base() -> Path:
+    """The folder of real PDFs: ``$ARR_BENCH_REAL_FOLDER``, else Debian's ``/usr/share/doc``."""
+    return Path(os.environ.get("ARR_BENCH_REAL_FOLDER", "/usr/share/doc"))
+
+
+def copy_folder(base: Path, tree: Path) -> list[str]:
+    """Copies of the PDFs under ``base`` in ``tree``, by flat names (``texlive-doc__...``):
+    the names, in order."""
     tree.mkdir(parents=True, exist_ok=True)
-    texts: dict[str, list[str]] = {}
+    names = []
     for source in sorted(base.rglob("*.pdf")):
         if not source.is_file() or source.is_symlink():
             continue
         name = _name(source, base)
         if not (tree / name).is_file():
             shutil.copyfile(source, tree / name)
-        texts[name] = pdftotext_pages(tree / name)
-    return texts
+        names.append(name)
+    return names
+
+
+def build_folder(base: Path, tree: Path) -> dict[str, list[str]]:
+    """Copies of the PDFs under ``base`` in ``tree`` (flat names), and their pdftotext pages."""
+    return {name: pdftotext_pages(tree / name) for name in copy_folder(base, tree)}
 
 
 _SENTENCE = re.compile(r"(?<=[.!?])\s+(?=[A-Z])")
@@ -239,7 +250,7 @@ def title_gold(folder: Path) -> str:
 
 
 def bench_real_folder(out: Path) -> None:
-    base = Path(os.environ.get("ARR_BENCH_REAL_FOLDER", "/usr/share/doc"))
+    base = real_base()
     pdfs = sorted(base.rglob("*.pdf")) if base.is_dir() else []
     if len(pdfs) < 20 or shutil.which("pdftotext") is None:
         print(f"5. real folder: fewer than 20 PDFs under {base} or no pdftotext; not measured "

@@ -64,9 +64,9 @@ def seconds_said(frame: str) -> float | None:
 
 def watched_index(
     workspace: Path, *args: str, env: dict[str, str] | None = None, stop_at: float | None = None
-) -> tuple[float, list[tuple[float, str]]]:
-    """``arr index`` in a pseudo-terminal: (its wall time, every frame with its time).
-    ``stop_at``: a share of the run's passages at which it is interrupted (SIGINT)."""
+) -> tuple[float, list[tuple[float, str]], int]:
+    """``arr index`` in a pseudo-terminal: (its wall time, every frame with its time, its exit
+    status). ``stop_at``: a share of the run's passages at which it is interrupted (SIGINT)."""
     controller, follower = pty.openpty()
     # a terminal of a real size: 40 rows, 200 columns (a new pseudo-terminal reports none)
     fcntl.ioctl(follower, termios.TIOCSWINSZ, struct.pack("HHHH", 40, 200, 0, 0))
@@ -86,7 +86,6 @@ def watched_index(
     frames: list[tuple[float, str]] = []
     pending = b""
     stopped = False
-    global LAST_STOP
     while True:
         ready, _, _ = select.select([controller], [], [], 0.2)
         if ready:
@@ -103,21 +102,13 @@ def watched_index(
             if stop_at is not None and not stopped and frames and _share(frames[-1][1]) >= stop_at:
                 process.send_signal(signal.SIGINT)
                 stopped = True
-                LAST_STOP = (now, _share(frames[-1][1]))
         elif process.poll() is not None:
             break
     process.wait()
     os.close(controller)
-    if stopped:
-        LAST_STOP = (*LAST_STOP[:2], process.returncode)
     if process.returncode not in ((0, 130) if stopped else (0,)):  # it may end first
         raise SystemExit(f"arr index failed ({process.returncode}): {frames[-5:]}")
-    return time.monotonic() - began, frames
-
-
-# (seconds into the run, share of passages shown, exit status) of the last stopped run: a stop
-# that the run did not obey (status 0, the run whole) says so instead of a resumed run of nothing
-LAST_STOP: tuple[float, float, int | None] = (0.0, 0.0, None)
+    return time.monotonic() - began, frames, process.returncode
 
 
 def _default_sigint() -> None:
@@ -185,16 +176,18 @@ def case(name: str, folders: dict[str, list[Path]]) -> list[tuple[str, dict[str,
         copied(home, folders)
         rows = []
         for label, args in (("first run", ()), ("rebuild, rate remembered", ("rebuild=true",))):
-            total, frames = watched_index(home, *args, env=env)
+            total, frames, _ = watched_index(home, *args, env=env)
             rows.append((f"{name}: {label}", judged(total, frames)))
             print(f"  {name}: {label}: {total:.1f} s", file=sys.stderr, flush=True)
         resumed = base / "resumed"
         resumed.mkdir()
         copied(resumed, folders)
-        cut, _ = watched_index(resumed, env=env, stop_at=0.5)
-        total, frames = watched_index(resumed, env=env)
+        cut, shown, status = watched_index(resumed, env=env, stop_at=0.5)
+        # the frame the stop was sent on: a stop the run did not obey (exit 0, the run whole)
+        # is said, not a resumed run of nothing
+        at, share = next(((t, _share(f)) for t, f in shown if _share(f) >= 0.5), (cut, 0.0))
+        total, frames, _ = watched_index(resumed, env=env)
         rows.append((f"{name}: resumed after a stop at half", judged(total, frames)))
-        at, share, status = LAST_STOP
         print(
             f"  {name}: SIGINT at {at:.1f} s ({share:.0%} of the passages shown), exit "
             f"{status} after {cut:.1f} s; resumed {total:.1f} s",
