@@ -13,7 +13,10 @@ not judge, measured by ``make bench-judges`` on gitleaks' samples (its rule ids 
   mixes cases or letters and digits (``export DB_PASSWORD=TestSourcePassword``), unless a
   placeholder or a template (:func:`_placeholder`: ``changeme``, ``${VAR}``, ``%VAR%``).
 - **A user and password** (``curl-auth-user``, ``sidekiq-secret``): ``user:pass`` under a name
-  holding an auth word (``AUTH = "elastic:P@ssw0rd1"``).
+  holding an auth or token word (``AUTH = "elastic:P@ssw0rd1"``), each side quoted or braced,
+  escaped or not (``"\\":pass\\""`` in a JSON string), curl's ``token:`` with no password,
+  a pair of hex keys; not ``author``/``authority``, a word inside a lower-case word
+  (``urn:...:oauth:...``) or C++'s ``Token::name``.
 - **Numeric secrets** (``asana-client-id``, ``discord-client-secret``): 16 digits or more under
   a name holding ``token``, ``secret`` or a vendor whose ids are secrets (Asana, Discord).
 
@@ -27,6 +30,7 @@ from __future__ import annotations
 
 import binascii
 import functools
+import re
 from collections.abc import Iterator
 from typing import Any
 
@@ -36,6 +40,10 @@ from arr.safety.scanner import PLACEHOLDER_PASSWORDS
 _NAME = rb"[A-Za-z0-9_.\-]{0,40}"
 # What stands between a name and its value in the places researchers write one.
 _ASSIGN = rb"[\"'\]}]?\s{0,16}(?:<-|:=|=>|\}\{|[:=])\s{0,16}"
+# A quote or brace that opens or closes a value, escaped or not (a JSON string holding a
+# quoted value: ``"\"thisIsDog11\""``).
+_OPEN = rb"(?:\\?[\"'{])"
+_CLOSE = rb"(?:\\?[\"'}])"
 
 
 # Each rule's pattern, compiled when first needed (most texts need only the prefilter).
@@ -55,13 +63,13 @@ _SOURCES: dict[str, bytes] = {
     ),
     "password": (
         _ASSIGN
-        + rb"(?:\\?[\"'{]{1,2}(?P<t>[^\"'{}\s\\]{6,128})\\?[\"'}]"
+        + rb"(?:" + _OPEN + rb"{1,2}(?P<t>[^\"'{}\s\\]{6,128})\\?[\"'}]"
         + rb"|(?P<u>[A-Za-z0-9!@#$%^&*_+=~\-]{6,128})(?:[\s}]|$))"
     ),
     "user_pass": (
         _NAME + _ASSIGN
-        + rb"\\?[\"'{]{0,2}(?P<t>[A-Za-z0-9_.@+\-]{0,64}:[^\s\"'{}:/\\][^\s\"'{}\\]{5,127})"
-        + rb"(?:\\?[\"'}]|\s|$)"
+        + rb"(?P<t>" + _OPEN + rb"{0,3}[^\s:/\\\"'{}\[\]()<>,;=]{0,64}" + _CLOSE + rb"{0,3}:"
+        + _OPEN + rb"{0,3}(?:[^\s\"'{}:/\\,;][^\s\"'{}\\:,;]{0,127})?" + _CLOSE + rb"{0,2})"
     ),
     "digits": (
         _NAME + _ASSIGN
@@ -162,11 +170,47 @@ def _mixed(run: bytes) -> bool:
     )
 
 
+_QUOTES = "\"'{}\\`"
+_HEX_WORD = frozenset("0123456789abcdefABCDEF")
+_TOKEN = re.compile(r"[A-Za-z0-9!@#$%^&*+=~_.\-]+")
+
+
+def _not_a_secret_word(content: bytes, start: int) -> bool:
+    """The word at ``start`` names no secret here: ``auth`` beginning ``author``, ``authors`` or
+    ``authority`` (a byline, a SAML ``AuthorityKind``; not ``authorization``), or any word
+    inside a lower-case word (``urn:...:oauth:grant-type``); ``OAuth``, ``OAUTH`` and
+    ``curl_auth`` name one."""
+    word = content[start : start + 8].lower()
+    if word.startswith(b"author") and word[6:8] not in (b"iz", b"is"):
+        return True
+    before = content[start - 1 : start]
+    return (
+        start > 0 and before.isalpha() and before.islower() and content[start : start + 1].islower()
+    )
+
+
+def _user_password(user: str, password: str) -> bool:
+    """``user:password`` (quotes and braces taken off each side) is a credential: a password
+    of six characters or more that mixes cases, letters and digits or holds a sign (not
+    ``_-.``, which names hold), and is no placeholder; curl's ``token:`` (no password) when
+    the user is a token (eight characters or more, letters of both cases or letters with
+    digits, and a digit); or two hex runs of eight or more (``cafebabe:deadbeef``, a key pair
+    as Sidekiq's vendor writes it)."""
+    if not password:  # a token before an empty password: random-shaped, not a word
+        shaped = any(c.isdigit() for c in user) and _mixed_value(user)
+        return len(user) >= 8 and shaped and not _placeholder(user) and _TOKEN.fullmatch(user)
+    if len(password) < 6 or _placeholder(password, user):
+        return False
+    if _mixed_value(password) or any(not c.isalnum() and c not in "_-." for c in password):
+        return True
+    return min(len(user), len(password)) >= 8 and set(user + password) <= _HEX_WORD
+
+
 # The words each rule's name holds; a rule's pattern is matched where one of them ends
 # (bounded: a name, an operator, a value).
 _WORDS = {
     "password": (b"password", b"passwd", b"pwd"),
-    "user_pass": (b"auth", b"cred", b"secret", b"login", b"passw"),
+    "user_pass": (b"auth", b"cred", b"secret", b"login", b"passw", b"token"),
     "digits": (b"token", b"secret", b"asana", b"discord"),
     "b64_value": (b"pass", b"secret", b"token", b"key", b"credential", b"auth"),
 }
@@ -206,9 +250,14 @@ def _judged(rule: str, match: Any, content: bytes) -> tuple[str, int, int] | Non
         if not _placeholder(text) and (group == "t" or _mixed_value(text)):
             return "password_assignment", *_span(match, group)
     elif rule == "user_pass":
-        user, _, password = value("t").decode("utf-8", "replace").partition(":")
-        shaped = _mixed_value(password) or any(not c.isalnum() for c in password)
-        if shaped and not _placeholder(password, user):
+        written = value("t").decode("utf-8", "replace")
+        user, _, password = (part.strip(_QUOTES) for part in written.partition(":"))
+        # ``Tokenizer::Token`` (C++'s scope, a name's type): no value stands after the name
+        if (
+            not written.startswith(":")
+            and not _not_a_secret_word(content, match.start())
+            and _user_password(user, password)
+        ):
             return "user_password", *_span(match, "t")
     elif rule == "digits":
         return "numeric_secret", *_span(match, "t")
