@@ -143,7 +143,7 @@ def plan_semantic(clock: RunClock, jobs: list[Job], rebuild: bool) -> None:
             continue
         spent = time.perf_counter() - began - pending.sample_s
         plans[f"{tool_name} {scope_name}"] = (dict(pending.kinds or {}) or pending.items, spent)
-        clock.planned(plans, pending.kind_rates)  # later partitions need not time these kinds
+        clock.timed(pending.kind_rates)  # later partitions need not time these kinds
     clock.planned(plans)
 
 

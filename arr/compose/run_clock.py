@@ -16,8 +16,9 @@ run's batches measured for it (a batch of several kinds shares its time by the i
 else what this machine remembered for it (``$XDG_CACHE_HOME/arr/index_rates.json``, per
 embedder, written at the end of every run, an interrupted one too), scaled by how this run
 compares with the remembered rates of the kinds it has measured (a loaded machine is slower
-for every kind); else the rate timed on a small sample of the kind's items (8 a kind, once a
-run) when it was planned, as it is. Between reports the estimate counts down with the wall clock.
+for every kind; carried in part, as its square root: a kind drifts on its own too); else the
+rate timed on a small sample of the kind's items (8 a kind, once a run) when it was planned,
+as it is. Between reports the estimate counts down with the wall clock.
 
 A partition's first batch costs more than its items: the model's first call, the partition's
 texts read and cut into passages before the first is embedded (2-5 s on 2 cores against 2 s for
@@ -44,6 +45,7 @@ from arr import atomic_write
 
 MIN_ITEMS_REMEMBERED = 32  # a kind's rate measured on fewer items is noise: not kept
 MIN_ITEMS_MEASURED = 8  # items of a kind this run times before its own rate replaces others
+PACE_CARRIED = 0.5  # the share (as a power) of one kind's pace carried to another: _pace
 ANY = ""  # the kind of items nobody named (a plan or a build that gave only a count)
 Plan = tuple[int | Mapping[str, int], float]  # (items to embed, or items by kind; plan seconds)
 
@@ -71,6 +73,9 @@ class RunClock:
         self.total: dict[str, int] = {}  # items of the current partition, by kind
         self.done: dict[str, int] = {}
         self.measured: dict[str, list[float]] = {}  # kind: [seconds, items] this run
+        # kind: [seconds, items] of partitions' first batches no second batch told the start
+        # apart from (a partition of one batch): a rate where nothing else tells the kind's
+        self.openings: dict[str, list[float]] = {}
         self.plans_redone = [0.0, 0.0]  # [seconds the builds took to redo plans, as planned]
         self.embedded = 0  # items of finished partitions
         # the current partition's first batch: (seconds, (kind, weight) of each item), taken
@@ -94,13 +99,20 @@ class RunClock:
         """Each semantic partition's (items to embed, by kind or a count, seconds its plan
         took), in build order; ``sampled``: seconds per item of each kind timed on a sample of
         them (a number: one rate for any kind), for kinds no rate was remembered for."""
+        self.timed(sampled)
+        self.plans = {job: (_by_kind(items), plan_s) for job, (items, plan_s) in plans.items()}
+        self.order = list(plans)
+        self._update()
+
+    def timed(self, sampled: float | Mapping[str, float] | None) -> None:
+        """Seconds per item of each kind timed on a sample while the partitions are still
+        being planned (a number: one rate for any kind): the partitions planned later need not
+        time these kinds. No time left is said until :meth:`planned` has them all: with the
+        first partition's plan alone a resumed run said 1 s left for 25."""
         if isinstance(sampled, (int, float)):
             sampled = {ANY: float(sampled)}
         for kind, rate in (sampled or {}).items():
             self.sampled.setdefault(kind, rate)
-        self.plans = {job: (_by_kind(items), plan_s) for job, (items, plan_s) in plans.items()}
-        self.order = list(plans)
-        self._update()
 
     def starts(self, job: str) -> None:
         self._finish_partition()
@@ -117,7 +129,7 @@ class RunClock:
             self.plans_redone[1] += self.plans[self.current][1]
         self.total = _by_kind(dict(kinds) if kinds else total)
         self.done = {}
-        self._opening = None
+        self._fold_opening()
         self._update()
 
     def advance(self, count: int, shares: Sequence[tuple[str, float]] = ()) -> None:
@@ -127,33 +139,44 @@ class RunClock:
         spent, self.batch_started = now - self.batch_started, now
         parts = list(shares) or [(ANY, 1.0)] * count
         first = not any(self.done.values())
-        self._count(spent, parts, 1)
         for kind, _ in parts:
             self.done[kind] = self.done.get(kind, 0) + 1
+        # the first batch is held apart: its kind's rate until a second batch, never the pace
+        # of other kinds nor remembered (a partition of one batch, 87 cells and the model's
+        # first call, made every kind still to come 19% slower)
         if first:
             self._opening = (spent, parts)
-        elif self._opening is not None:  # the first batch leaves the rates: its start is apart
+        else:
+            self._count(spent, parts, self.measured)
+        if not first and self._opening is not None:  # its excess over the rates is the start
             opening, self._opening = self._opening, None
-            self._count(opening[0], opening[1], -1)
             expected = sum(self.rate(kind) or 0.0 for kind, _ in opening[1])
             self.start_s = max(0.0, opening[0] - expected)
         self._update()
 
-    def _count(self, spent: float, parts: Sequence[tuple[str, float]], sign: int) -> None:
-        """A batch's time shared among its items' kinds by weight, added (1) or taken back (-1)."""
-        weight = sum(w for _, w in parts) or 1.0
-        for kind, share in parts:
-            seconds_items = self.measured.setdefault(kind, [0.0, 0])
-            seconds_items[0] += sign * spent * share / weight
-            seconds_items[1] += sign
+    def _count(
+        self, spent: float, parts: Sequence[tuple[str, float]], into: dict[str, list[float]]
+    ) -> None:
+        """A batch's time shared among its items' kinds by weight."""
+        for kind, seconds in _shared(spent, parts).items():
+            seconds_items = into.setdefault(kind, [0.0, 0])
+            seconds_items[0] += seconds
+            seconds_items[1] += sum(1 for k, _ in parts if k == kind)
+
+    def _fold_opening(self) -> None:
+        """A partition's first batch that no second batch followed joins ``openings``."""
+        if self._opening is not None:
+            self._count(*self._opening, self.openings)
+        self._opening = None
 
     # ---- read by the bar ---------------------------------------------------------------------
     def rate(self, kind: str | None = None) -> float | None:
         """Seconds per embedded item of ``kind`` (None: of any kind): this run's, else the
         remembered or sampled one scaled to this run's pace, else unknown."""
         if kind is None:
-            seconds = sum(s for s, _ in self.measured.values())
-            items = sum(n for _, n in self.measured.values())
+            every_batch = self._with_openings()
+            seconds = sum(s for s, _ in every_batch.values())
+            items = sum(n for _, n in every_batch.values())
             if items:
                 return seconds / items
             every = [*self.kept.values(), *self.sampled.values()]
@@ -161,6 +184,10 @@ class RunClock:
         seconds, items = self.measured.get(kind, (0.0, 0))
         if items >= MIN_ITEMS_MEASURED:
             return seconds / items
+        # the current partition's first batch, its start in it: this kind's own measure
+        opening_s, opening_items = self._opening_share(kind)
+        if items + opening_items >= MIN_ITEMS_MEASURED:
+            return (seconds + opening_s) / (items + opening_items)
         kept = self.kept.get(kind)
         if kept is not None:
             return kept * self._pace()
@@ -170,9 +197,29 @@ class RunClock:
         sampled = self.sampled.get(kind, self.sampled.get(ANY))
         if sampled is not None:
             return sampled
+        seconds, items = self._with_openings().get(kind, (0.0, 0))
         if items:
             return seconds / items
         return self.rate()
+
+    def _with_openings(self) -> dict[str, list[float]]:
+        """Every batch of this run by kind, first batches (their starts in them) included."""
+        every: dict[str, list[float]] = {k: list(v) for k, v in self.measured.items()}
+        for kind, (seconds, items) in self.openings.items():
+            every.setdefault(kind, [0.0, 0])
+            every[kind][0] += seconds
+            every[kind][1] += items
+        if self._opening is not None:
+            self._count(*self._opening, every)
+        return every
+
+    def _opening_share(self, kind: str) -> tuple[float, int]:
+        """(seconds, items) of ``kind`` in the current partition's first batch, its start
+        included, while no second batch has told the start apart."""
+        if self._opening is None:
+            return 0.0, 0
+        spent, parts = self._opening
+        return _shared(spent, parts).get(kind, 0.0), sum(1 for k, _ in parts if k == kind)
 
     def left_s(self) -> float | None:
         """Seconds the run has left, counted down since the last estimate; None while unknown."""
@@ -193,11 +240,15 @@ class RunClock:
         """Each kind's rate this run measured on enough items, for the next run on this
         machine (best effort; an interrupted run's too)."""
         self._finish_partition()
-        rates = {
-            kind: seconds / items
-            for kind, (seconds, items) in self.measured.items()
-            if items >= MIN_ITEMS_REMEMBERED and seconds > 0 and kind != ANY
-        }
+        self._fold_opening()
+        # a kind's later batches; else, for a kind with no rate remembered, its first ones,
+        # starts and all (a remembered rate is truer than one holding a start)
+        firsts = {k: v for k, v in self._with_openings().items() if k not in self.kept}
+        rates = {}
+        for measure in (firsts, self.measured):
+            for kind, (seconds, items) in measure.items():
+                if items >= MIN_ITEMS_REMEMBERED and seconds > 0 and kind != ANY:
+                    rates[kind] = seconds / items
         if self.history is None or not rates or not self.key:
             return
         with contextlib.suppress(OSError):
@@ -209,13 +260,18 @@ class RunClock:
     # ---- the estimate ------------------------------------------------------------------------
     def _pace(self) -> float:
         """How this run compares with the rates this machine remembered, over the kinds it has
-        measured (1.3: 30% slower, a busier machine); 1 before it has measured any."""
+        measured, carried to the kinds it has not in part (its square root: 1.3x measured,
+        1.14x carried); 1 before it has measured any. Carried whole, a kind's own drift
+        counted for every other: a rebuild's cells ran 1.3x their remembered rate while its
+        code, pages and prose ran 0.92-1.0x theirs, and the code still to come was said 36%
+        too slow; a machine twice as busy for every kind is said 29% too fast until each
+        kind's own batches are in."""
         seconds = expected = 0.0
         for kind, (spent, items) in self.measured.items():
             known = self.kept.get(kind)
             if known is not None and items:
                 seconds, expected = seconds + spent, expected + items * known
-        return seconds / expected if expected > 0 else 1.0
+        return (seconds / expected) ** PACE_CARRIED if expected > 0 else 1.0
 
     def _plan_pace(self) -> float:
         """How long the builds took to work their plans out again against how long planning
@@ -277,6 +333,15 @@ class RunClock:
                     return None  # not a guess
                 seconds += items * rate
         return seconds
+
+
+def _shared(spent: float, parts: Sequence[tuple[str, float]]) -> dict[str, float]:
+    """A batch's seconds shared among its items' kinds by the items' weights (their length)."""
+    weight = sum(w for _, w in parts) or 1.0
+    seconds: dict[str, float] = {}
+    for kind, share in parts:
+        seconds[kind] = seconds.get(kind, 0.0) + spent * share / weight
+    return seconds
 
 
 def _by_kind(items: int | Mapping[str, int]) -> dict[str, int]:

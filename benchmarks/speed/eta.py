@@ -28,6 +28,7 @@ it ends.
 from __future__ import annotations
 
 import fcntl
+import json
 import os
 import pty
 import re
@@ -139,6 +140,21 @@ def judged(total: float, frames: list[tuple[float, str]]) -> dict[str, float]:
     }
 
 
+def kept_frames(label: str, total: float, frames: list[tuple[float, str]]) -> None:
+    """Each frame's time, what it said and the time really left, as JSON lines under
+    ``$ARR_BENCH_ETA_FRAMES`` (a folder; unset: nothing kept), to read a run's errors by."""
+    folder = os.environ.get("ARR_BENCH_ETA_FRAMES")
+    if not folder:
+        return
+    Path(folder).mkdir(parents=True, exist_ok=True)
+    rows = [
+        {"t": round(t, 2), "said": seconds_said(f), "left": round(total - t, 2), "frame": f[-160:]}
+        for t, f in frames
+    ]
+    name = re.sub(r"\W+", "_", label).strip("_") + ".jsonl"
+    (Path(folder) / name).write_text("".join(json.dumps(r) + "\n" for r in rows), "utf-8")
+
+
 def copied(home: Path, folders: dict[str, list[Path]]) -> None:
     subprocess.run([str(ARR), "init"], cwd=home, check=True, capture_output=True)
     for scope, paths in folders.items():
@@ -178,6 +194,7 @@ def case(name: str, folders: dict[str, list[Path]]) -> list[tuple[str, dict[str,
         for label, args in (("first run", ()), ("rebuild, rate remembered", ("rebuild=true",))):
             total, frames, _ = watched_index(home, *args, env=env)
             rows.append((f"{name}: {label}", judged(total, frames)))
+            kept_frames(f"{name}: {label}", total, frames)
             print(f"  {name}: {label}: {total:.1f} s", file=sys.stderr, flush=True)
         resumed = base / "resumed"
         resumed.mkdir()
@@ -186,8 +203,10 @@ def case(name: str, folders: dict[str, list[Path]]) -> list[tuple[str, dict[str,
         # the frame the stop was sent on: a stop the run did not obey (exit 0, the run whole)
         # is said, not a resumed run of nothing
         at, share = next(((t, _share(f)) for t, f in shown if _share(f) >= 0.5), (cut, 0.0))
+        kept_frames(f"{name}: stopped at half", cut, shown)
         total, frames, _ = watched_index(resumed, env=env)
         rows.append((f"{name}: resumed after a stop at half", judged(total, frames)))
+        kept_frames(f"{name}: resumed", total, frames)
         print(
             f"  {name}: SIGINT at {at:.1f} s ({share:.0%} of the passages shown), exit "
             f"{status} after {cut:.1f} s; resumed {total:.1f} s",

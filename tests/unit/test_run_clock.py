@@ -110,9 +110,10 @@ def test_a_few_items_are_not_remembered(clock_time, tmp_path: Path) -> None:
 
 
 def test_each_kind_is_counted_at_its_own_rate(clock_time, tmp_path: Path) -> None:
-    """Cells remembered 3x faster than pages: the cells' scope measured 20% slower than
-    remembered (a busier machine), so the pages still to come are counted 20% slower too; a
-    rate timed on a sample is taken as it is (a sample is not a batch)."""
+    """Cells remembered 3x faster than pages: the cells' scope measured 21% slower than
+    remembered (a busier machine), so the pages still to come are counted 10% slower too (the
+    pace's square root: a kind drifts on its own as well); a rate timed on a sample is taken
+    as it is (a sample is not a batch)."""
     (tmp_path / RATES).write_text(json.dumps({"e": {"cell": 0.01, "page": 0.03}}))
     clock = RunClock(tmp_path / RATES)
     assert clock.remembered("e") == {"cell", "page"}
@@ -125,12 +126,19 @@ def test_each_kind_is_counted_at_its_own_rate(clock_time, tmp_path: Path) -> Non
     clock.starts("vector notebooks")
     assert clock.left_s() == pytest.approx(300 * 0.01 + 100 * 0.03 + 50 * 0.05)
     clock.begin(300, {"cell": 300})
-    clock_time.now += 1.2
-    clock.advance(100, [("cell", 50.0)] * 100)  # 0.012 s a cell
-    assert clock.rate("cell") == pytest.approx(0.012)
-    assert clock.rate("page") == pytest.approx(0.036) and clock.rate("code") == 0.05
-    assert clock.left_s() == pytest.approx(200 * 0.012 + 100 * 0.036 + 50 * 0.05)
-    assert clock.embedding() == (100, 450)
+    clock_time.now += 3.0  # the first 100 cells and the partition's start
+    clock.advance(100, [("cell", 50.0)] * 100)
+    assert clock.rate("cell") == pytest.approx(0.03)  # its own first batch: all it has of them
+    assert clock.rate("page") == pytest.approx(0.03)  # a batch holding a start paces nothing
+    clock_time.now += 1.21
+    clock.advance(100, [("cell", 50.0)] * 100)  # 0.0121 s a cell
+    assert clock.rate("cell") == pytest.approx(0.0121)
+    assert clock.rate("page") == pytest.approx(0.033) and clock.rate("code") == 0.05
+    start = 3.0 - 100 * 0.0121  # counted once for each partition to come
+    assert clock.start_s == pytest.approx(start)
+    left = 100 * 0.0121 + start + 100 * 0.033 + start + 50 * 0.05
+    assert clock.left_s() == pytest.approx(left)
+    assert clock.embedding() == (200, 450)
 
 
 def test_a_mixed_batch_shares_its_time_by_length(clock_time, tmp_path: Path) -> None:
@@ -262,3 +270,60 @@ def test_a_stopped_partitions_batch_in_flight_is_not_remembered(clock_time, tmp_
     clock.remember()
     saved = json.loads((tmp_path / RATES).read_text())
     assert saved == {"e": {"page": pytest.approx(2.0 / 128)}}
+
+
+def test_a_partition_of_one_batch_paces_nothing(clock_time, tmp_path: Path) -> None:
+    """A resumed run's 87 cells in one batch, the model's first call in it: that batch is the
+    cells' start as much as their rate, so it neither paces the kinds to come (before: every
+    one counted 19% slower, the code said 47 s for 37) nor replaces the cells' remembered
+    rate."""
+    (tmp_path / RATES).write_text(json.dumps({"e": {"cell": 0.0072, "code": 0.0186}}))
+    clock = RunClock(tmp_path / RATES)
+    clock.remembered("e")
+    clock.planned({"vector cells": ({"cell": 87}, 0.0), "vector code": ({"code": 1155}, 0.0)})
+    clock.starts("vector cells")
+    clock.begin(87, {"cell": 87})
+    clock_time.now += 1.3  # 87 cells at 0.0072 s (0.63 s) and 0.67 s of start
+    clock.advance(87, [("cell", 1.0)] * 87)
+    assert clock.rate("cell") == pytest.approx(1.3 / 87)  # its own batch: what it has of cells
+    assert clock.rate("code") == pytest.approx(0.0186)
+    clock_time.now += 0.2
+    clock.starts("vector code")
+    clock.begin(1155, {"code": 1155})
+    assert clock.rate("code") == pytest.approx(0.0186)
+    assert clock.left_s() == pytest.approx(1155 * 0.0186 + clock.finish_s)
+    clock.remember()
+    saved = json.loads((tmp_path / RATES).read_text())
+    assert saved["e"]["cell"] == pytest.approx(0.0072)
+
+
+def test_no_time_left_is_said_until_every_partition_is_planned(clock_time, tmp_path) -> None:
+    """Planning partition by partition, the first one's plan alone is not the run: a resumed
+    run said 1 s left for 25 while its later partitions were still being worked out. Kinds
+    timed on a sample are known to the partitions planned after."""
+    from arr.compose.indexing import plan_semantic
+    from arr.tools.contract import Pending
+
+    clock = RunClock(tmp_path / RATES)
+    said: list[float | None] = []
+
+    class Channel:
+        def __init__(self, kinds: dict[str, int]) -> None:
+            self.kinds = kinds
+
+        def rate_key(self) -> str:
+            return "e"
+
+        def pending(self, scope, rebuild=False, sample=0, known=()) -> Pending:
+            said.append(clock.left_s())
+            rates = {kind: 0.01 for kind in self.kinds if kind not in known}
+            return Pending(sum(self.kinds.values()), kinds=self.kinds, kind_rates=rates)
+
+    jobs = [
+        (True, "vector", Channel({"cell": 87}), "cells", None),
+        (True, "vector", Channel({"cell": 10, "code": 1155}), "code", None),
+    ]
+    plan_semantic(clock, jobs, rebuild=False)
+    assert said == [None, None]  # nothing said with one partition planned of two
+    assert clock.sampled == {"cell": 0.01, "code": 0.01}
+    assert clock.left_s() == pytest.approx((87 + 10 + 1155) * 0.01, abs=0.01)
