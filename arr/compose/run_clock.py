@@ -23,10 +23,12 @@ as it is. Between reports the estimate counts down with the wall clock.
 A partition's first batch costs more than its items: the model's first call, the partition's
 texts read and cut into passages before the first is embedded (2-5 s on 2 cores against 2 s for
 a later batch of 128). Counted per item, that start made a kind's rate from a short run (an
-interrupted one: 256 pages) 40% too slow, and the run that resumed it said 31 s for 22. So once
-a partition's second batch is stored, its first batch leaves the kinds' rates, and what it took
-beyond its items at those rates is the partition's start, counted once for each partition still
-to begin (the latest start measured: the first partition's holds the model's load, once a run).
+interrupted one: 256 pages) 40% too slow, and the run that resumed it said 31 s for 22. So a
+partition's first batch is held apart: its own kind's rate until a second batch is stored (all
+there is to go by), never the pace of other kinds, and remembered only for a kind the machine
+knows no rate of; once the second batch is in, what the first took beyond its items at the
+measured rates is the partition's start, counted once for each partition still to begin (the
+latest start measured: the first partition's holds the model's load, once a run).
 Its work after the last batch (manifest, read snapshot, a rebuild's swap: the whole
 partition's, however few items this run embedded) is its finish, counted the same way; a
 stopped partition has none.
