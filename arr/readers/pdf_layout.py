@@ -18,6 +18,7 @@ import re
 import unicodedata
 from typing import NamedTuple
 
+from arr.readers.cork import cork_letters
 from arr.readers.ligatures import joined
 
 MAX_CHARS = 6000
@@ -59,7 +60,9 @@ MARK_RISE = 0.2
 
 
 def ligatures(text: str) -> str:
-    """TeX's unmapped ligature glyphs as their letters (``E\x1ecient`` -> ``Efficient``)."""
+    """TeX's unmapped ligature glyphs as their letters (``E\x1ecient`` -> ``Efficient``), and
+    T1 letters read as Latin-1 (``Dvo°ák`` -> ``Dvořák``: :mod:`arr.readers.cork`)."""
+    text = cork_letters(text)
     if not any("\x0b" <= c <= "\x1f" for c in text):
         return text
     text = _T1_AT.sub(lambda m: _T1_LIGATURES[m[0]], text)
