@@ -131,7 +131,6 @@ class RunClock:
             self.plans_redone[1] += self.plans[self.current][1]
         self.total = _by_kind(dict(kinds) if kinds else total)
         self.done = {}
-        self._fold_opening()
         self._update()
 
     def advance(self, count: int, shares: Sequence[tuple[str, float]] = ()) -> None:
@@ -149,27 +148,17 @@ class RunClock:
         if first:
             self._opening = (spent, parts)
         else:
-            self._count(spent, parts, self.measured)
+            _add(self.measured, _tally(spent, parts))
         if not first and self._opening is not None:  # its excess over the rates is the start
             opening, self._opening = self._opening, None
             expected = sum(self.rate(kind) or 0.0 for kind, _ in opening[1])
             self.start_s = max(0.0, opening[0] - expected)
         self._update()
 
-    def _count(
-        self, spent: float, parts: Sequence[tuple[str, float]], into: dict[str, list[float]]
-    ) -> None:
-        """A batch's time shared among its items' kinds by weight."""
-        for kind, seconds in _shared(spent, parts).items():
-            seconds_items = into.setdefault(kind, [0.0, 0])
-            seconds_items[0] += seconds
-            seconds_items[1] += sum(1 for k, _ in parts if k == kind)
-
-    def _fold_opening(self) -> None:
-        """A partition's first batch that no second batch followed joins ``openings``."""
-        if self._opening is not None:
-            self._count(*self._opening, self.openings)
-        self._opening = None
+    def _opening_tally(self) -> dict[str, list[float]]:
+        """The current partition's first batch by kind, while no second batch has told its
+        start apart: kind: [seconds, items]."""
+        return _tally(*self._opening) if self._opening is not None else {}
 
     # ---- read by the bar ---------------------------------------------------------------------
     def rate(self, kind: str | None = None) -> float | None:
@@ -187,7 +176,7 @@ class RunClock:
         if items >= MIN_ITEMS_MEASURED:
             return seconds / items
         # the current partition's first batch, its start in it: this kind's own measure
-        opening_s, opening_items = self._opening_share(kind)
+        opening_s, opening_items = self._opening_tally().get(kind, (0.0, 0))
         if items + opening_items >= MIN_ITEMS_MEASURED:
             return (seconds + opening_s) / (items + opening_items)
         kept = self.kept.get(kind)
@@ -206,22 +195,10 @@ class RunClock:
 
     def _with_openings(self) -> dict[str, list[float]]:
         """Every batch of this run by kind, first batches (their starts in them) included."""
-        every: dict[str, list[float]] = {k: list(v) for k, v in self.measured.items()}
-        for kind, (seconds, items) in self.openings.items():
-            every.setdefault(kind, [0.0, 0])
-            every[kind][0] += seconds
-            every[kind][1] += items
-        if self._opening is not None:
-            self._count(*self._opening, every)
+        every: dict[str, list[float]] = {}
+        for tally in (self.measured, self.openings, self._opening_tally()):
+            _add(every, tally)
         return every
-
-    def _opening_share(self, kind: str) -> tuple[float, int]:
-        """(seconds, items) of ``kind`` in the current partition's first batch, its start
-        included, while no second batch has told the start apart."""
-        if self._opening is None:
-            return 0.0, 0
-        spent, parts = self._opening
-        return _shared(spent, parts).get(kind, 0.0), sum(1 for k, _ in parts if k == kind)
 
     def left_s(self) -> float | None:
         """Seconds the run has left, counted down since the last estimate; None while unknown."""
@@ -242,7 +219,6 @@ class RunClock:
         """Each kind's rate this run measured on enough items, for the next run on this
         machine (best effort; an interrupted run's too)."""
         self._finish_partition()
-        self._fold_opening()
         # a kind's later batches; else, for a kind with no rate remembered, its first ones,
         # starts and all (a remembered rate is truer than one holding a start)
         firsts = {k: v for k, v in self._with_openings().items() if k not in self.kept}
@@ -293,6 +269,9 @@ class RunClock:
             if items and items >= sum(self.total.values()):
                 self.finish_s = time.monotonic() - self.batch_started
             self.embedded += items
+        # a first batch no second one followed (a partition of one batch) joins ``openings``
+        _add(self.openings, self._opening_tally())
+        self._opening = None
         self.embed_started, self.total, self.done = None, {}, {}
 
     def _update(self) -> None:
@@ -337,13 +316,24 @@ class RunClock:
         return seconds
 
 
-def _shared(spent: float, parts: Sequence[tuple[str, float]]) -> dict[str, float]:
-    """A batch's seconds shared among its items' kinds by the items' weights (their length)."""
+def _tally(spent: float, parts: Sequence[tuple[str, float]]) -> dict[str, list[float]]:
+    """A batch by kind, kind: [seconds, items], its time shared among its items by their
+    weights (their length)."""
     weight = sum(w for _, w in parts) or 1.0
-    seconds: dict[str, float] = {}
+    tally: dict[str, list[float]] = {}
     for kind, share in parts:
-        seconds[kind] = seconds.get(kind, 0.0) + spent * share / weight
-    return seconds
+        seconds_items = tally.setdefault(kind, [0.0, 0])
+        seconds_items[0] += spent * share / weight
+        seconds_items[1] += 1
+    return tally
+
+
+def _add(into: dict[str, list[float]], tally: Mapping[str, Sequence[float]]) -> None:
+    """``tally``'s seconds and items added to ``into``'s, kind by kind."""
+    for kind, (seconds, items) in tally.items():
+        seconds_items = into.setdefault(kind, [0.0, 0])
+        seconds_items[0] += seconds
+        seconds_items[1] += items
 
 
 def _by_kind(items: int | Mapping[str, int]) -> dict[str, int]:

@@ -25,44 +25,42 @@ from __future__ import annotations
 import re
 
 # Cork 0x80-0xBF, in order (0x9F and 0xBD-0xBF are signs there too: left as they are)
-_CORK = dict(
-    zip(
-        [chr(code) for code in range(0x80, 0xC0)],
+# Cork 0x80-0xBF, in order; its signs there (0x9F, 0xBD-0xBF) and the codes of Latin-1's
+# spacing accents (0xA8, 0xAF, 0xB4, 0xB8: how an OT1 font's accents read, set before their
+# letter, ``Ara´ujo``, composed later) are left as they are: never Cork's ĺ, ŕ, ť, ÿ
+_CORK = {
+    chr(code): letter
+    for code, letter in zip(
+        range(0x80, 0xC0),
         "ĂĄĆČĎĚĘĞĹĽŁŃŇŊŐŔŘŚŠŞŤŢŰŮŸŹŽŻĲİđ§ăąćčďěęğĺľłńňŋőŕřśšşťţűůÿźžżĳ¡¿£",
         strict=True,
     )
-)
-_SIGNS = frozenset("§¡¿£")
-# Latin-1's spacing accents are what an OT1 font's accents read as, set before their letter
-# (``Ara´ujo``, composed later): never taken for Cork's ĺ, ŕ, ť, ÿ at the same codes
-_OT1_ACCENTS = frozenset("\xa8\xaf\xb4\xb8")
+    if letter not in "§¡¿£" and code not in (0xA8, 0xAF, 0xB4, 0xB8)
+}
+# a dotless i (and j) given as its code, a control character the cleaners drop (``Y\x19lmaz``
+# read ``Ylmaz``): T1 has them at 0x19 and 0x1A, OT1 its dotless i at 0x10; only between letters
+_DOTLESS = {"\x10": "ı", "\x19": "ı", "\x1a": "ȷ"}
 _LETTER = r"[^\W\d_]"
+_SUSPECT = re.compile(r"[\x10\x19\x1a\x80-\xbf]")  # most pages hold none: one C-speed scan
+_DOTLESS_AT = re.compile(rf"(?<={_LETTER})[\x10\x19\x1a](?={_LETTER})")
 _INSIDE = re.compile(rf"(?<={_LETTER})[\x80-\xbf](?={_LETTER})")
 _CAPITAL = re.compile(rf"[\x80-\x9e](?={_LETTER})|(?<={_LETTER})[\x80-\x9e]")
 _WORD_END = re.compile(rf"(?<={_LETTER})[\x80-\xbf](?!{_LETTER}|\d)")
 
 
 def _letter(match: re.Match[str]) -> str:
-    found = _CORK[match[0]]
-    return match[0] if found in _SIGNS or match[0] in _OT1_ACCENTS else found
-
-
-# a dotless i (and j) given as its code, a control character the cleaners drop (``Y\x19lmaz``
-# read ``Ylmaz``): T1 has them at 0x19 and 0x1A, OT1 its dotless i at 0x10; only between letters
-_DOTLESS = re.compile(rf"(?<={_LETTER})[\x10\x19\x1a](?={_LETTER})")
-_DOTLESS_LETTERS = {"\x10": "ı", "\x19": "ı", "\x1a": "ȷ"}
+    return _CORK.get(match[0], match[0])
 
 
 def cork_letters(text: str) -> str:
     """``text`` with the Cork letters PDFium read as Latin-1 put back (see the module)."""
-    if any(c in _DOTLESS_LETTERS for c in text):
-        text = _DOTLESS.sub(lambda m: _DOTLESS_LETTERS[m[0]], text)
-    if not any("\x80" <= c <= "\xbf" for c in text):
+    if _SUSPECT.search(text) is None:
         return text
+    text = _DOTLESS_AT.sub(lambda m: _DOTLESS[m[0]], text)
     # Cork's capitals sit where Latin-1 has control characters, which no text holds: beside a
     # letter, one is always its capital (``\x8aukasz`` -> ``Łukasz``, not ``ukasz``)
     text = _CAPITAL.sub(_letter, text)
-    inside = _INSIDE.subn(_letter, text)
-    if inside[0] == text:
+    inside = _INSIDE.sub(_letter, text)
+    if inside == text:  # no letter misread between letters: a sign after one stays a sign
         return text
-    return _WORD_END.sub(_letter, inside[0])
+    return _WORD_END.sub(_letter, inside)

@@ -30,7 +30,7 @@ from __future__ import annotations
 
 import binascii
 import functools
-import re
+import string
 from collections.abc import Iterator
 from typing import Any
 
@@ -63,7 +63,7 @@ _SOURCES: dict[str, bytes] = {
     ),
     "password": (
         _ASSIGN
-        + rb"(?:" + _OPEN + rb"{1,2}(?P<t>[^\"'{}\s\\]{6,128})\\?[\"'}]"
+        + rb"(?:" + _OPEN + rb"{1,2}(?P<t>[^\"'{}\s\\]{6,128})" + _CLOSE
         + rb"|(?P<u>[A-Za-z0-9!@#$%^&*_+=~\-]{6,128})(?:[\s}]|$))"
     ),
     "user_pass": (
@@ -172,7 +172,7 @@ def _mixed(run: bytes) -> bool:
 
 _QUOTES = "\"'{}\\`"
 _HEX_WORD = frozenset("0123456789abcdefABCDEF")
-_TOKEN = re.compile(r"[A-Za-z0-9!@#$%^&*+=~_.\-]+")
+_TOKEN_CHARS = frozenset(string.ascii_letters + string.digits + "!@#$%^&*+=~_.-")
 
 
 def _not_a_secret_word(content: bytes, start: int) -> bool:
@@ -198,7 +198,7 @@ def _user_password(user: str, password: str) -> bool:
     as Sidekiq's vendor writes it)."""
     if not password:  # a token before an empty password: random-shaped, not a word
         shaped = any(c.isdigit() for c in user) and _mixed_value(user)
-        return len(user) >= 8 and shaped and not _placeholder(user) and _TOKEN.fullmatch(user)
+        return len(user) >= 8 and shaped and not _placeholder(user) and set(user) <= _TOKEN_CHARS
     if len(password) < 6 or _placeholder(password, user):
         return False
     if _mixed_value(password) or any(not c.isalnum() and c not in "_-." for c in password):
