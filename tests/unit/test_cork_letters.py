@@ -18,7 +18,6 @@ from arr.readers.pdf_layout import ligatures
         ("Sz\xaeke1 and Jane Doe2", "Szőke1 and Jane Doe2"),
         ("\x8aukasz Wróbel", "Łukasz Wróbel"),  # a capital where Latin-1 has a control code
         ("Ay\xb3e Y\x19lmaz", "Ayşe Yılmaz"),  # T1's dotless i, given as its code
-        ("Y\x10lmaz", "Yılmaz"),  # OT1's
     ],
 )
 def test_a_cork_letter_read_as_latin1_is_put_back(read: str, meant: str) -> None:
@@ -32,6 +31,9 @@ def test_a_cork_letter_read_as_latin1_is_put_back(read: str, meant: str) -> None
         "an area of 5 m\xb2 at 25\xb0C",  # signs after a letter, no misread letter on the page
         "Foo\xae is a mark; \xa7 3 and \xa3 5",
         "Ara\xb4ujo and Mu\xa8ller",  # an OT1 font's spacing accents, set before their letter
+        "\u00b5i\u00b5j = 1 and k\u00b7k\u221e, a\u00b1b",  # math a Unicode-mapped font sets
+        "no-break\xa0space and a soft\xadhyphen",
+        "h\x10PeVe and E\u0152z\x8d D",  # a math font's brackets: OT1's 0x10, a code after a letter
         "plain ASCII text",
     ],
 )
